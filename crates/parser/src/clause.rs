@@ -93,6 +93,13 @@ pub struct Word {
     pub span: Span,
 }
 
+impl AsRef<str> for Word {
+    /// The cooked text (what matching compares).
+    fn as_ref(&self) -> &str {
+        &self.cooked
+    }
+}
+
 /// An assignment such as `a=b`, `a+=b`, `a[i]=b` or `a=(x y)`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Assignment {

@@ -1,1 +1,72 @@
-//! placeholder
+//! shellgate-rules: the declarative TOML policy language, compiled once into an immutable
+//! [`Policy`].
+//!
+//! A policy says what is never allowed (`[[deny]]`), what is safe to run silently
+//! (`[[safe]]`), which commands wrap other commands (`[[wrapper]]`, `[[shell]]`), which run code
+//! shellgate cannot read (`[[interpreter]]`), what arguments mean (`[[verb]]`, `[classify]`),
+//! where an audience may read and write (`[audience.NAME]`, `[[protected]]`) and how it is
+//! tested (`[[test]]`). `policies/README.md` documents the language for policy authors.
+//!
+//! ```
+//! use shellgate_rules::{Layer, Policy, PolicySource};
+//!
+//! let user = PolicySource::new(
+//!     "user.toml",
+//!     r#"
+//! version = 1
+//! [[deny]]
+//! id = "no-terraform-destroy"
+//! category = "destructive"
+//! reason = "destroys infrastructure; run `terraform plan -destroy` and ask a person"
+//! verb = ["terraform", "destroy"]
+//! match = ["terraform destroy -auto-approve"]
+//! not_match = ["terraform plan"]
+//! "#,
+//!     Layer::User,
+//! );
+//! let policy = Policy::load(&[user]).unwrap();
+//! assert_eq!(policy.deny_rules().len(), 1);
+//! ```
+//!
+//! Loading is all or nothing: every file is validated whole, every error carries file, line
+//! and column ([`PolicyError`]), and every deny rule's `match`/`not_match` examples are checked
+//! against the compiled policy before it is returned.
+//!
+//! Matching works on a [`CommandView`], so it applies equally to a clause as written and to a
+//! command unwrapped from `sudo` or `bash -c`; [`Policy::expand`] is the one traversal that
+//! finds every command a parsed command line runs.
+
+mod classify;
+mod compile;
+mod decision;
+mod error;
+mod examples;
+mod expand;
+mod flags;
+mod model;
+mod paths;
+mod policy;
+mod raw;
+#[cfg(test)]
+mod testing;
+
+pub mod pattern;
+
+pub use classify::TokenClass;
+pub use decision::Decision;
+pub use error::{Located, Location, PolicyError};
+pub use examples::{EXAMPLE_CWD, EXAMPLE_HOME};
+pub use expand::{
+    CodeSource, DenyHit, ExpandOptions, Expansion, Invocation, InvocationKind, Opaque,
+    OriginStep, Pipeline, Via,
+};
+pub use model::{
+    ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, Interpreter, Layer,
+    PLACEHOLDERS, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings,
+    Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, ZoneTemplate, ZoneVars,
+};
+pub use paths::resolve_path;
+pub use pattern::{Access, PatternError, VerbPattern, ZonePath};
+pub use policy::{
+    CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy, SafeVerdict,
+};

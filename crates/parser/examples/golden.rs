@@ -1,0 +1,119 @@
+//! Prints `tests/corpus/parser.toml` cases for `name<TAB>input` lines read from stdin (`\n` in
+//! the input column is a newline, `\t` a tab). A drafting aid: every generated case must be
+//! reviewed by hand before it goes into the corpus.
+
+use std::io::BufRead as _;
+
+use shellgate_parser::{ParseOptions, RedirectFd, RedirectTarget, parse};
+
+fn q(s: &str) -> String {
+    format!("{s:?}").replace("\\'", "'")
+}
+
+fn list(items: &[String]) -> String {
+    let items: Vec<String> = items.iter().map(|s| q(s)).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// `\\` → `\`, `\n` → newline, `\t` → tab, `\r` → carriage return.
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+fn main() {
+    let options = ParseOptions {
+        cwd: Some("/work".into()),
+        home: Some("/home/me".into()),
+    };
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let Some((name, input)) = line.split_once('\t') else { continue };
+        let input = unescape(input);
+        let out = parse(&input, &options);
+        println!("[[case]]\nname = {}\ninput = {}", q(name), q(&input));
+        if !out.complete {
+            println!("complete = false");
+            if let Some(d) = out.diagnostics.first() {
+                println!("kind = {:?}", d.kind.as_str());
+            }
+        }
+        println!("clauses = [");
+        for c in out.graph.clauses() {
+            let argv: Vec<String> = c.cooked_argv().map(str::to_owned).collect();
+            let mut fields = vec![format!("argv = {}", list(&argv)), format!("verb = {}", list(&c.verb))];
+            if c.context.as_str() != "top" {
+                fields.push(format!("context = {:?}", c.context.as_str()));
+            }
+            if let Some(op) = c.operator {
+                fields.push(format!("operator = {:?}", op.as_str()));
+            }
+            if !c.redirects.is_empty() {
+                let r: Vec<String> = c
+                    .redirects
+                    .iter()
+                    .map(|r| {
+                        let fd = match &r.fd {
+                            Some(RedirectFd::Number(n)) => n.to_string(),
+                            Some(RedirectFd::Variable(v)) => format!("{{{v}}}"),
+                            None => String::new(),
+                        };
+                        let t = match &r.target {
+                            RedirectTarget::Word(w) => w.cooked.clone(),
+                            RedirectTarget::Heredoc(h) => h.delimiter.clone(),
+                        };
+                        format!("{fd}{} {t}", r.op.as_str())
+                    })
+                    .collect();
+                fields.push(format!("redirects = {}", list(&r)));
+                let bodies: Vec<String> = c.redirects.iter().filter_map(|r| r.stdin_text().map(str::to_owned)).collect();
+                if c.redirects.iter().any(|r| matches!(r.target, RedirectTarget::Heredoc(_))) {
+                    fields.push(format!("heredoc = {}", list(&bodies)));
+                }
+            }
+            let cwd = c.cwd.as_ref().map_or("?".to_owned(), |p| p.display().to_string());
+            if cwd != "/work" {
+                fields.push(format!("cwd = {}", q(&cwd)));
+            }
+            if let Some(p) = c.parent {
+                fields.push(format!("parent = {p}"));
+            }
+            if !c.literal_verb {
+                fields.push("literal_verb = false".to_owned());
+            }
+            if !c.assignments.is_empty() {
+                let a: Vec<String> = c
+                    .assignments
+                    .iter()
+                    .map(|a| {
+                        let op = if a.append { "+=" } else { "=" };
+                        let index = a.index.as_ref().map(|i| format!("[{i}]")).unwrap_or_default();
+                        let value = match (&a.value, &a.array) {
+                            (_, Some(items)) => format!("({})", items.iter().map(|w| w.cooked.as_str()).collect::<Vec<_>>().join(" ")),
+                            (Some(v), None) => v.cooked.clone(),
+                            (None, None) => String::new(),
+                        };
+                        format!("{}{index}{op}{value}", a.name)
+                    })
+                    .collect();
+                fields.push(format!("assignments = {}", list(&a)));
+            }
+            println!("  {{ {} }},", fields.join(", "));
+        }
+        println!("]\n");
+    }
+}

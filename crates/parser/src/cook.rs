@@ -1,0 +1,234 @@
+//! Word cooking helpers: ANSI-C decoding, escapes and the glob / brace / tilde checks.
+//!
+//! The grammar splits a word into parts; `build.rs` appends each part's cooked text with these
+//! helpers, so quote removal, backslash escapes, line continuations and `$'…'` decoding happen
+//! in one pass.
+
+/// Appends the cooked form of an unquoted `\c` escape (`raw` includes the backslash).
+pub(crate) fn push_unquoted_escape(raw: &str, out: &mut String) {
+    let rest = raw.strip_prefix('\\').unwrap_or(raw);
+    match rest {
+        // A line continuation disappears; a lone backslash at the end of input stays.
+        "\n" | "\r\n" => {}
+        "" => out.push('\\'),
+        other => out.push_str(other),
+    }
+}
+
+/// Appends the cooked form of a `\c` escape inside double quotes: the backslash is removed
+/// only before `$`, `` ` ``, `"`, `\` and a newline.
+pub(crate) fn push_dq_escape(raw: &str, out: &mut String) {
+    let rest = raw.strip_prefix('\\').unwrap_or(raw);
+    match rest {
+        "\n" | "\r\n" => {}
+        "$" | "`" | "\"" | "\\" => out.push_str(rest),
+        other => {
+            out.push('\\');
+            out.push_str(other);
+        }
+    }
+}
+
+/// Appends the cooked form of a `\c` escape inside an unquoted heredoc body: like double
+/// quotes, but `"` keeps its backslash.
+pub(crate) fn push_heredoc_escape(raw: &str, out: &mut String) {
+    let rest = raw.strip_prefix('\\').unwrap_or(raw);
+    match rest {
+        "\n" | "\r\n" => {}
+        "$" | "`" | "\\" => out.push_str(rest),
+        other => {
+            out.push('\\');
+            out.push_str(other);
+        }
+    }
+}
+
+/// Decodes the inside of `$'…'` (without the `$'` and `'`) and appends it.
+///
+/// Supports `\a \b \e \E \f \n \r \t \v \\ \' \" \?`, octal `\nnn`, `\xHH`, `\uHHHH`,
+/// `\UHHHHHHHH` and `\cX`. Like bash, a decoded NUL ends the string. Unknown escapes keep their
+/// backslash. Bytes that are not valid UTF-8 become U+FFFD.
+pub(crate) fn push_ansi_c(inner: &str, out: &mut String) {
+    let mut bytes: Vec<u8> = Vec::with_capacity(inner.len());
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            push_char_bytes(&mut bytes, c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            bytes.push(b'\\');
+            break;
+        };
+        let simple = match e {
+            'a' => Some(0x07),
+            'b' => Some(0x08),
+            'e' | 'E' => Some(0x1b),
+            'f' => Some(0x0c),
+            'n' => Some(b'\n'),
+            'r' => Some(b'\r'),
+            't' => Some(b'\t'),
+            'v' => Some(0x0b),
+            '\\' => Some(b'\\'),
+            '\'' => Some(b'\''),
+            '"' => Some(b'"'),
+            '?' => Some(b'?'),
+            _ => None,
+        };
+        if let Some(b) = simple {
+            bytes.push(b);
+            continue;
+        }
+        match e {
+            '0'..='7' => {
+                let mut value = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                bytes.push((value & 0xff) as u8);
+            }
+            'x' => match take_hex(&mut chars, 2) {
+                Some(v) => bytes.push((v & 0xff) as u8),
+                None => bytes.extend_from_slice(b"\\x"),
+            },
+            'u' | 'U' => {
+                let max = if e == 'u' { 4 } else { 8 };
+                match take_hex(&mut chars, max) {
+                    Some(v) => match char::from_u32(v) {
+                        Some(ch) => push_char_bytes(&mut bytes, ch),
+                        None => push_char_bytes(&mut bytes, char::REPLACEMENT_CHARACTER),
+                    },
+                    None => {
+                        bytes.push(b'\\');
+                        push_char_bytes(&mut bytes, e);
+                    }
+                }
+            }
+            'c' => match chars.next() {
+                Some('?') => bytes.push(0x7f),
+                Some(x) if x.is_ascii() => bytes.push((x as u8) & 0x1f),
+                Some(x) => {
+                    bytes.extend_from_slice(b"\\c");
+                    push_char_bytes(&mut bytes, x);
+                }
+                None => bytes.extend_from_slice(b"\\c"),
+            },
+            other => {
+                bytes.push(b'\\');
+                push_char_bytes(&mut bytes, other);
+            }
+        }
+    }
+    // bash ends the string at a decoded NUL.
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        bytes.truncate(nul);
+    }
+    out.push_str(&String::from_utf8_lossy(&bytes));
+}
+
+fn push_char_bytes(bytes: &mut Vec<u8>, c: char) {
+    let mut buf = [0u8; 4];
+    bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+fn take_hex(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, max: usize) -> Option<u32> {
+    let mut value: Option<u32> = None;
+    for _ in 0..max {
+        match chars.peek().and_then(|d| d.to_digit(16)) {
+            Some(d) => {
+                value = Some(value.unwrap_or(0).wrapping_mul(16).wrapping_add(d));
+                chars.next();
+            }
+            None => break,
+        }
+    }
+    value
+}
+
+/// True when unquoted text contains a glob character (`*`, `?`, or a `[` closed later).
+pub(crate) fn has_glob(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.iter().any(|&b| b == b'*' || b == b'?') {
+        return true;
+    }
+    match bytes.iter().position(|&b| b == b'[') {
+        Some(open) => bytes.iter().skip(open + 1).any(|&b| b == b']'),
+        None => false,
+    }
+}
+
+/// True when a word's unquoted shape (quoted parts replaced by `x`) contains a brace
+/// expansion: `{a,b}` or `{x..y}`.
+pub(crate) fn has_brace_expansion(shape: &str) -> bool {
+    let bytes = shape.as_bytes();
+    let mut opens: Vec<usize> = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'{' => opens.push(i),
+            b'}' => {
+                if let Some(open) = opens.pop() {
+                    let inner = bytes.get(open + 1..i).unwrap_or_default();
+                    if inner.contains(&b',') || inner.windows(2).any(|w| w == b"..") {
+                        return true;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ansi(s: &str) -> String {
+        let mut out = String::new();
+        push_ansi_c(s, &mut out);
+        out
+    }
+
+    #[test]
+    fn ansi_c_decodes_every_escape_form() {
+        assert_eq!(ansi(r"\x72m"), "rm");
+        assert_eq!(ansi(r"\162m"), "rm");
+        assert_eq!(ansi(r"\u0072\U0000006d"), "rm");
+        assert_eq!(ansi(r"a\tb\nc"), "a\tb\nc");
+        assert_eq!(ansi(r"\e[0m"), "\u{1b}[0m");
+        assert_eq!(ansi(r"\cA\c?"), "\u{1}\u{7f}");
+        assert_eq!(ansi(r"\'\\\q"), "'\\\\q");
+        assert_eq!(ansi(r"ab\x00cd"), "ab");
+        assert_eq!(ansi(r"\xc3\xa9"), "é");
+        assert_eq!(ansi(r"\xZ"), "\\xZ");
+    }
+
+    #[test]
+    fn glob_and_brace_checks() {
+        assert!(has_glob("*.rs"));
+        assert!(has_glob("a[0-9]"));
+        assert!(!has_glob("["));
+        assert!(!has_glob("plain"));
+        assert!(has_brace_expansion("{a,b}"));
+        assert!(has_brace_expansion("x{1..3}"));
+        assert!(!has_brace_expansion("{}"));
+        assert!(!has_brace_expansion("{abc}"));
+    }
+
+    #[test]
+    fn escapes_in_each_quoting_context() {
+        let mut s = String::new();
+        push_unquoted_escape("\\r", &mut s);
+        push_unquoted_escape("\\\n", &mut s);
+        push_dq_escape("\\$", &mut s);
+        push_dq_escape("\\n", &mut s);
+        push_heredoc_escape("\\\"", &mut s);
+        assert_eq!(s, "r$\\n\\\"");
+    }
+}

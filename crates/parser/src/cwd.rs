@@ -1,0 +1,175 @@
+//! Working-directory tracking: the static effect of `cd`, `pushd` and `popd`.
+//!
+//! Paths are joined and `..`-normalised lexically (no file system access). Anything that cannot
+//! be known statically (a dynamic target, `cd -`, `~user`, an unknown option, no base
+//! directory for a relative target) makes the directory unknown (`None`). `CDPATH` is not
+//! consulted: a relative `cd` is resolved against the current directory only.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::clause::Word;
+
+/// The words of a command that changes the directory, without a `builtin`/`command` prefix.
+fn cd_words(argv: &[Word]) -> Option<(&str, &[Word])> {
+    let (first, rest) = argv.split_first()?;
+    if !first.literal {
+        return None;
+    }
+    match first.cooked.as_str() {
+        "cd" | "pushd" | "popd" => Some((first.cooked.as_str(), rest)),
+        "builtin" | "command" => {
+            let (second, rest) = rest.split_first()?;
+            match second.cooked.as_str() {
+                "cd" | "pushd" | "popd" if second.literal => Some((second.cooked.as_str(), rest)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// True when the command changes the working directory of the shell that runs it.
+pub(crate) fn changes_cwd(argv: &[Word]) -> bool {
+    cd_words(argv).is_some()
+}
+
+/// The directory after running `argv` in `cwd`, or `None` when `argv` is not a directory
+/// change (the state is then unchanged). `Some(None)` means "unknown from now on".
+pub(crate) fn apply(argv: &[Word], cwd: Option<&Path>, home: Option<&Path>) -> Option<Option<PathBuf>> {
+    let (verb, args) = cd_words(argv)?;
+    if verb == "popd" {
+        return Some(None);
+    }
+    let mut target: Option<&Word> = None;
+    let mut options_done = false;
+    for word in args {
+        if !word.literal {
+            return Some(None);
+        }
+        let text = word.cooked.as_str();
+        if !options_done && text == "--" {
+            options_done = true;
+            continue;
+        }
+        if !options_done && text.len() > 1 && text.starts_with('-') {
+            let known = verb == "cd" && text.chars().skip(1).all(|c| matches!(c, 'L' | 'P' | 'e' | '@'));
+            if known {
+                continue;
+            }
+            return Some(None);
+        }
+        if !options_done && verb == "pushd" && text.starts_with('+') {
+            return Some(None);
+        }
+        if target.is_some() {
+            // Too many arguments: bash refuses; treat as unknown.
+            return Some(None);
+        }
+        target = Some(word);
+    }
+    let Some(target) = target else {
+        // `cd` alone goes home; `pushd` alone swaps the top two directories.
+        return Some(if verb == "cd" { home.map(normalize) } else { None });
+    };
+    let text = target.cooked.as_str();
+    if text == "-" {
+        return Some(None);
+    }
+    if text.is_empty() {
+        return Some(cwd.map(Path::to_path_buf));
+    }
+    if target.features.tilde {
+        return Some(resolve_tilde(text, cwd, home));
+    }
+    let path = Path::new(text);
+    if path.is_absolute() {
+        return Some(Some(normalize(path)));
+    }
+    Some(cwd.map(|base| normalize(&base.join(path))))
+}
+
+fn resolve_tilde(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    let (prefix, rest) = match text.find('/') {
+        Some(i) => (text.get(..i)?, text.get(i + 1..)?),
+        None => (text, ""),
+    };
+    let base = match prefix {
+        "~" => home?,
+        "~+" => cwd?,
+        _ => return None,
+    };
+    Some(normalize(&base.join(rest)))
+}
+
+/// Lexical normalisation: drops `.`, resolves `..` against the path so far (never above the
+/// root), keeps everything else.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() && !out.has_root() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clause::{Span, WordFeatures};
+
+    fn w(text: &str) -> Word {
+        let features = WordFeatures {
+            tilde: text.starts_with('~'),
+            parameter: text.contains('$'),
+            ..WordFeatures::default()
+        };
+        Word {
+            raw: text.to_owned(),
+            cooked: text.to_owned(),
+            literal: !features.is_dynamic(),
+            features,
+            span: Span::default(),
+        }
+    }
+
+    fn run(cmd: &str, cwd: Option<&str>) -> Option<Option<PathBuf>> {
+        let argv: Vec<Word> = cmd.split(' ').map(w).collect();
+        apply(&argv, cwd.map(Path::new), Some(Path::new("/home/me")))
+    }
+
+    #[test]
+    fn static_targets_resolve() {
+        assert_eq!(run("cd /tmp", Some("/x")), Some(Some(PathBuf::from("/tmp"))));
+        assert_eq!(run("cd sub/../other/.", Some("/x")), Some(Some(PathBuf::from("/x/other"))));
+        assert_eq!(run("cd ../..", Some("/a/b/c")), Some(Some(PathBuf::from("/a"))));
+        assert_eq!(run("cd /..", Some("/a")), Some(Some(PathBuf::from("/"))));
+        assert_eq!(run("cd", Some("/x")), Some(Some(PathBuf::from("/home/me"))));
+        assert_eq!(run("cd ~", Some("/x")), Some(Some(PathBuf::from("/home/me"))));
+        assert_eq!(run("cd ~/src", Some("/x")), Some(Some(PathBuf::from("/home/me/src"))));
+        assert_eq!(run("cd -P /tmp", Some("/x")), Some(Some(PathBuf::from("/tmp"))));
+        assert_eq!(run("pushd /srv", Some("/x")), Some(Some(PathBuf::from("/srv"))));
+        assert_eq!(run("builtin cd /srv", Some("/x")), Some(Some(PathBuf::from("/srv"))));
+    }
+
+    #[test]
+    fn unknowable_targets() {
+        assert_eq!(run("cd -", Some("/x")), Some(None));
+        assert_eq!(run("cd $D", Some("/x")), Some(None));
+        assert_eq!(run("cd ~bob", Some("/x")), Some(None));
+        assert_eq!(run("cd rel", None), Some(None));
+        assert_eq!(run("cd a b", Some("/x")), Some(None));
+        assert_eq!(run("popd", Some("/x")), Some(None));
+        assert_eq!(run("pushd", Some("/x")), Some(None));
+        assert_eq!(run("ls /tmp", Some("/x")), None);
+    }
+}

@@ -1,0 +1,132 @@
+//! Resource limits and the nesting pre-scan that runs before pest.
+//!
+//! pest recurses once per grammar level, so deep nesting must be refused before it is parsed.
+//! [`nesting_exceeds`] is a cheap linear byte scan that estimates the nesting depth from
+//! brackets, quotes, backquotes and block keywords; it errs on the side of a larger depth
+//! (quotes are tracked, so brackets inside quotes do not count, but any `(`, `{` or `[` in code
+//! does). The tree builder counts depth again exactly, and pest's own stack guard is a last
+//! line of defence.
+
+/// Inputs longer than this are not parsed (bytes).
+pub const MAX_INPUT_BYTES: usize = 64 * 1024;
+/// Deepest nesting of lists, compound commands and substitutions.
+pub const MAX_DEPTH: usize = 64;
+/// Most clauses one command line may produce.
+pub const MAX_CLAUSES: usize = 4096;
+/// pest's call limit (rule calls per parse run).
+pub const CALL_LIMIT: usize = 40_000_000;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Code,
+    DoubleQuoted,
+    Backquoted,
+}
+
+/// Returns the offset where the estimated nesting depth first exceeds `max`, if it does.
+pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
+    let bytes = input.as_bytes();
+    let mut stack: Vec<Mode> = vec![Mode::Code];
+    let mut keywords: usize = 0;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let mode = stack.last().copied().unwrap_or(Mode::Code);
+        match mode {
+            Mode::Code | Mode::Backquoted => match b {
+                b'\\' => i += 1,
+                b'\'' => {
+                    let ansi = i > 0 && bytes.get(i - 1) == Some(&b'$');
+                    i += 1;
+                    while let Some(&c) = bytes.get(i) {
+                        if c == b'\'' {
+                            break;
+                        }
+                        if ansi && c == b'\\' {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                }
+                b'"' => stack.push(Mode::DoubleQuoted),
+                b'`' => {
+                    if mode == Mode::Backquoted {
+                        stack.pop();
+                    } else {
+                        stack.push(Mode::Backquoted);
+                    }
+                }
+                b'(' | b'{' | b'[' => stack.push(Mode::Code),
+                b')' | b'}' | b']' if stack.len() > 1 && mode == Mode::Code => {
+                    stack.pop();
+                }
+                b'#' if at_word_start(bytes, i) => {
+                    while bytes.get(i).is_some_and(|&c| c != b'\n') {
+                        i += 1;
+                    }
+                }
+                b'a'..=b'z' if at_word_start(bytes, i) => {
+                    let end = bytes
+                        .get(i..)
+                        .and_then(|rest| rest.iter().position(|c| !c.is_ascii_lowercase()))
+                        .map_or(bytes.len(), |n| i + n);
+                    let delimited = bytes
+                        .get(end)
+                        .is_none_or(|c| b" \t\r\n;&|()<>".contains(c));
+                    if delimited {
+                        match bytes.get(i..end) {
+                            Some(b"if" | b"case" | b"for" | b"while" | b"until" | b"select") => {
+                                keywords += 1;
+                            }
+                            Some(b"fi" | b"esac" | b"done") => keywords = keywords.saturating_sub(1),
+                            _ => {}
+                        }
+                    }
+                    i = end.saturating_sub(1);
+                }
+                _ => {}
+            },
+            Mode::DoubleQuoted => match b {
+                b'\\' => i += 1,
+                b'"' => {
+                    stack.pop();
+                }
+                b'$' if matches!(bytes.get(i + 1), Some(b'(' | b'{' | b'[')) => {
+                    stack.push(Mode::Code);
+                    i += 1;
+                }
+                b'`' => stack.push(Mode::Backquoted),
+                _ => {}
+            },
+        }
+        if stack.len().saturating_sub(1).saturating_add(keywords) > max {
+            return Some(i.min(input.len()));
+        }
+        i += 1;
+    }
+    None
+}
+
+fn at_word_start(bytes: &[u8], i: usize) -> bool {
+    i == 0
+        || bytes
+            .get(i - 1)
+            .is_some_and(|c| b" \t\r\n;&|()<>{}`".contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prescan_counts_brackets_quotes_and_keywords() {
+        assert_eq!(nesting_exceeds("echo hi", 2), None);
+        assert_eq!(nesting_exceeds("((((", 3), Some(3));
+        assert_eq!(nesting_exceeds("'(((('", 2), None);
+        assert_eq!(nesting_exceeds("\"$($($(\"", 2), Some(6));
+        assert_eq!(nesting_exceeds("if if if", 2), Some(6));
+        assert_eq!(nesting_exceeds("if a; then b; fi; if c; then d; fi", 1), None);
+        assert_eq!(nesting_exceeds("echo a#(((", 2), Some(9));
+        assert_eq!(nesting_exceeds("echo # ((((", 2), None);
+        assert_eq!(nesting_exceeds(&"$(".repeat(10_000), 64), Some(129));
+    }
+}

@@ -1,0 +1,385 @@
+//! Printing the typed tree back to canonical bash text.
+//!
+//! Words, assignments and redirections are printed as written; structure is printed in one
+//! canonical layout (one list element per line, keywords at line starts, heredoc bodies after
+//! the line that opened them). Parsing the rendered text gives the same clause graph as the
+//! original (spans aside), which the property tests check.
+
+use crate::ast::{
+    AWord, AndOr, AndOrOp, ARedirect, ATarget, Command, Compound, DoGroup, HeredocSlot, List,
+    PipeOp, Pipeline, Sep, SimpleCommand, Sub,
+};
+use crate::build;
+use crate::limits;
+
+/// Renders `input` in canonical form, or `None` when it does not parse completely (or is over
+/// a limit).
+#[must_use]
+pub fn render(input: &str) -> Option<String> {
+    if input.len() > limits::MAX_INPUT_BYTES
+        || input.contains('\0')
+        || limits::nesting_exceeds(input, limits::MAX_DEPTH).is_some()
+    {
+        return None;
+    }
+    pest::set_call_limit(std::num::NonZeroUsize::new(limits::CALL_LIMIT));
+    let script = build::build_script(input, limits::MAX_DEPTH).ok()?;
+    let mut printer = Printer {
+        out: String::with_capacity(input.len().saturating_add(16)),
+        heredocs: &script.heredocs,
+        pending: Vec::new(),
+    };
+    printer.list(&script.list);
+    printer.flush();
+    Some(printer.out)
+}
+
+struct Printer<'a> {
+    out: String,
+    heredocs: &'a [HeredocSlot],
+    pending: Vec<usize>,
+}
+
+impl Printer<'_> {
+    /// Ends a line and writes the bodies of the heredocs opened on it.
+    fn newline(&mut self) {
+        self.out.push('\n');
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        for slot in std::mem::take(&mut self.pending) {
+            if let Some(h) = self.heredocs.get(slot) {
+                self.out.push_str(&h.body_raw);
+                self.out.push_str(&h.terminator_raw);
+                self.out.push('\n');
+            }
+        }
+    }
+
+    fn list(&mut self, list: &List) {
+        for item in &list.items {
+            self.and_or(&item.and_or);
+            if item.sep == Sep::Background {
+                self.out.push_str(" &");
+            }
+            self.newline();
+        }
+    }
+
+    fn and_or(&mut self, and_or: &AndOr) {
+        self.pipeline(&and_or.first);
+        for (op, pipeline) in &and_or.rest {
+            self.out.push_str(match op {
+                AndOrOp::And => " && ",
+                AndOrOp::Or => " || ",
+            });
+            self.pipeline(pipeline);
+        }
+    }
+
+    fn pipeline(&mut self, pipeline: &Pipeline) {
+        if pipeline.time {
+            self.out.push_str("time ");
+            if pipeline.time_posix {
+                self.out.push_str("-p ");
+            }
+        }
+        if pipeline.bang {
+            self.out.push_str("! ");
+        }
+        self.command(&pipeline.first);
+        for (op, command) in &pipeline.rest {
+            self.out.push_str(match op {
+                PipeOp::Pipe => " | ",
+                PipeOp::PipeBoth => " |& ",
+            });
+            self.command(command);
+        }
+    }
+
+    fn command(&mut self, command: &Command) {
+        match command {
+            Command::Simple(simple) => self.simple(simple),
+            Command::Compound(compound, redirects, _) => {
+                self.compound(compound);
+                self.redirects(redirects);
+            }
+            Command::Function(function) => {
+                if function.keyword {
+                    self.out.push_str("function ");
+                }
+                self.out.push_str(&function.name);
+                if function.parens || !function.keyword {
+                    self.out.push_str("()");
+                }
+                self.out.push(' ');
+                self.compound(&function.body);
+                self.redirects(&function.redirects);
+            }
+            Command::Coproc(coproc) => {
+                self.out.push_str("coproc ");
+                if let Some(name) = &coproc.name {
+                    self.out.push_str(name);
+                    self.out.push(' ');
+                }
+                self.command(&coproc.body);
+            }
+        }
+    }
+
+    fn simple(&mut self, simple: &SimpleCommand) {
+        let mut first = true;
+        for assignment in &simple.assignments {
+            if !first {
+                self.out.push(' ');
+            }
+            first = false;
+            self.out.push_str(&assignment.raw);
+            self.note_subs(&assignment.subs, assignment.assignment.span.end);
+        }
+        for word in &simple.words {
+            if !first {
+                self.out.push(' ');
+            }
+            first = false;
+            self.word(word);
+        }
+        if first {
+            // Redirection-only: no leading blank needed.
+            let mut leading = true;
+            for redirect in &simple.redirects {
+                if !leading {
+                    self.out.push(' ');
+                }
+                leading = false;
+                self.redirect(redirect);
+            }
+        } else {
+            self.redirects(&simple.redirects);
+        }
+    }
+
+    fn redirects(&mut self, redirects: &[ARedirect]) {
+        for redirect in redirects {
+            self.out.push(' ');
+            self.redirect(redirect);
+        }
+    }
+
+    fn redirect(&mut self, redirect: &ARedirect) {
+        self.out.push_str(&redirect.raw);
+        match &redirect.target {
+            ATarget::Word(word) => self.note_subs(&word.subs, word.word.span.end),
+            ATarget::Heredoc(slot) => {
+                self.pending.push(*slot);
+                if let Some(h) = self.heredocs.get(*slot) {
+                    self.note_subs(&h.subs, h.body_span.end);
+                }
+            }
+        }
+    }
+
+    fn word(&mut self, word: &AWord) {
+        self.out.push_str(&word.word.raw);
+        self.note_subs(&word.subs, word.word.span.end);
+    }
+
+    /// Heredocs opened inside a printed word whose bodies come after the word are pending on
+    /// the current line.
+    fn note_subs(&mut self, subs: &[Sub], end: usize) {
+        for sub in subs {
+            visit_heredocs(&sub.list, &mut |slot| {
+                if let Some(h) = self.heredocs.get(slot)
+                    && h.body_span.start >= end
+                {
+                    self.pending.push(slot);
+                }
+            });
+        }
+    }
+
+    fn do_group(&mut self, group: &DoGroup) {
+        if group.braces {
+            self.out.push_str("{ ");
+            self.list(&group.list);
+            self.out.push('}');
+        } else {
+            self.out.push_str("do ");
+            self.list(&group.list);
+            self.out.push_str("done");
+        }
+    }
+
+    fn compound(&mut self, compound: &Compound) {
+        match compound {
+            Compound::Subshell(list) => {
+                self.out.push_str("( ");
+                self.list(list);
+                self.out.push(')');
+            }
+            Compound::Group(list) => {
+                self.out.push_str("{ ");
+                self.list(list);
+                self.out.push('}');
+            }
+            Compound::If {
+                branches,
+                otherwise,
+            } => {
+                for (index, (condition, body)) in branches.iter().enumerate() {
+                    self.out.push_str(if index == 0 { "if " } else { "elif " });
+                    self.list(condition);
+                    self.out.push_str("then ");
+                    self.list(body);
+                }
+                if let Some(list) = otherwise {
+                    self.out.push_str("else ");
+                    self.list(list);
+                }
+                self.out.push_str("fi");
+            }
+            Compound::While {
+                until,
+                condition,
+                body,
+            } => {
+                self.out.push_str(if *until { "until " } else { "while " });
+                self.list(condition);
+                self.do_group(body);
+            }
+            Compound::For {
+                select,
+                name,
+                words,
+                body,
+            } => {
+                self.out.push_str(if *select { "select " } else { "for " });
+                self.out.push_str(name);
+                if let Some(words) = words {
+                    self.out.push_str(" in");
+                    for word in words {
+                        self.out.push(' ');
+                        self.word(word);
+                    }
+                }
+                self.newline();
+                self.do_group(body);
+            }
+            Compound::ArithFor { expr, body } => {
+                self.out.push_str("for ((");
+                self.out.push_str(&expr.word.raw);
+                self.note_subs(&expr.subs, expr.word.span.end);
+                self.out.push_str("))");
+                self.newline();
+                self.do_group(body);
+            }
+            Compound::Case { word, arms } => {
+                self.out.push_str("case ");
+                self.word(word);
+                self.out.push_str(" in");
+                self.newline();
+                for arm in arms {
+                    self.out.push('(');
+                    for (index, pattern) in arm.patterns.iter().enumerate() {
+                        if index > 0 {
+                            self.out.push_str(" | ");
+                        }
+                        self.word(pattern);
+                    }
+                    self.out.push(')');
+                    self.newline();
+                    if let Some(body) = &arm.body {
+                        self.list(body);
+                    }
+                    self.out.push_str(arm.end.unwrap_or(";;"));
+                    self.newline();
+                }
+                self.out.push_str("esac");
+            }
+            Compound::Cond { items, .. } => {
+                self.out.push_str("[[");
+                for item in items {
+                    self.out.push(' ');
+                    self.word(item);
+                }
+                self.out.push_str(" ]]");
+            }
+            Compound::Arith { expr, .. } => {
+                self.out.push_str("((");
+                self.out.push_str(&expr.word.raw);
+                self.note_subs(&expr.subs, expr.word.span.end);
+                self.out.push_str("))");
+            }
+        }
+    }
+}
+
+/// Calls `f` with the slot of every heredoc redirection in `list` (not inside its words).
+fn visit_heredocs(list: &List, f: &mut dyn FnMut(usize)) {
+    for item in &list.items {
+        for pipeline in std::iter::once(&item.and_or.first).chain(item.and_or.rest.iter().map(|(_, p)| p)) {
+            for command in std::iter::once(&pipeline.first).chain(pipeline.rest.iter().map(|(_, c)| c)) {
+                visit_command(command, f);
+            }
+        }
+    }
+}
+
+fn visit_command(command: &Command, f: &mut dyn FnMut(usize)) {
+    let redirects: &[ARedirect] = match command {
+        Command::Simple(simple) => &simple.redirects,
+        Command::Compound(compound, redirects, _) => {
+            visit_compound(compound, f);
+            redirects
+        }
+        Command::Function(function) => {
+            visit_compound(&function.body, f);
+            &function.redirects
+        }
+        Command::Coproc(coproc) => {
+            visit_command(&coproc.body, f);
+            &[]
+        }
+    };
+    for redirect in redirects {
+        if let ATarget::Heredoc(slot) = redirect.target {
+            f(slot);
+        }
+    }
+}
+
+fn visit_compound(compound: &Compound, f: &mut dyn FnMut(usize)) {
+    match compound {
+        Compound::Subshell(list) | Compound::Group(list) => visit_heredocs(list, f),
+        Compound::If {
+            branches,
+            otherwise,
+        } => {
+            for (c, b) in branches {
+                visit_heredocs(c, f);
+                visit_heredocs(b, f);
+            }
+            if let Some(o) = otherwise {
+                visit_heredocs(o, f);
+            }
+        }
+        Compound::While {
+            condition, body, ..
+        } => {
+            visit_heredocs(condition, f);
+            visit_heredocs(&body.list, f);
+        }
+        Compound::For { body, .. } | Compound::ArithFor { body, .. } => {
+            visit_heredocs(&body.list, f);
+        }
+        Compound::Case { arms, .. } => {
+            for arm in arms {
+                if let Some(body) = &arm.body {
+                    visit_heredocs(body, f);
+                }
+            }
+        }
+        Compound::Cond { .. } | Compound::Arith { .. } => {}
+    }
+}

@@ -1,0 +1,244 @@
+//! One-line display text for prompts.
+//!
+//! A person approves what they see, so the prompt must show exactly what will run, on one line,
+//! with nothing hidden:
+//!
+//! - an argument that spans several lines (a message body, an inline script) is summarised as
+//!   `(N lines, M chars)` when it is fully literal; an argument with a substitution inside is
+//!   never summarised, so a payload cannot hide in a summary;
+//! - every other line break, carriage return, tab, escape character (ANSI sequences), C0/C1
+//!   control, bidirectional control (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C),
+//!   zero-width or other invisible format character is shown escaped: `\n`, `\r`, `\t`,
+//!   `\x1b`, `\u{202e}`.
+//!
+//! Backslashes are shown as they are (not doubled), so the display reads like the command.
+
+use std::fmt::Write as _;
+
+/// Whether a text spans several lines: it contains a line feed or a carriage return.
+#[must_use]
+pub fn is_multiline(text: &str) -> bool {
+    text.contains(['\n', '\r'])
+}
+
+/// The summary of a multi-line argument: `(N lines, M chars)`.
+///
+/// Lines are separated by `\n`, `\r\n` or a lone `\r`; a trailing line break does not start a
+/// new line. Characters are Unicode scalar values of the whole text, line breaks included.
+///
+/// ```
+/// use shellgate_policy::display::summarize;
+///
+/// assert_eq!(summarize("Hi,\nWe've rolled out a fix. Please verify."), "(2 lines, 42 chars)");
+/// assert_eq!(summarize("a\r\nb\rc\n"), "(3 lines, 7 chars)");
+/// ```
+#[must_use]
+pub fn summarize(text: &str) -> String {
+    format!("({} lines, {} chars)", line_count(text), text.chars().count())
+}
+
+/// The number of lines in `text` (see [`summarize`]).
+fn line_count(text: &str) -> usize {
+    let mut lines = 1_usize;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let is_break = match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                true
+            }
+            '\n' => true,
+            _ => false,
+        };
+        if is_break && chars.peek().is_some() {
+            lines += 1;
+        }
+    }
+    lines
+}
+
+/// Whether a character must be shown escaped: controls, line and paragraph separators, and
+/// invisible format characters (bidirectional controls, zero-width characters, tags, variation
+/// selectors, fillers).
+#[must_use]
+pub fn is_hidden(c: char) -> bool {
+    if c.is_control() {
+        return true;
+    }
+    matches!(
+        u32::from(c),
+        0x00AD
+            | 0x034F
+            | 0x061C
+            | 0x0600..=0x0605
+            | 0x06DD
+            | 0x070F
+            | 0x0890..=0x0891
+            | 0x08E2
+            | 0x115F..=0x1160
+            | 0x17B4..=0x17B5
+            | 0x180B..=0x180F
+            | 0x200B..=0x200F
+            | 0x2028..=0x202E
+            | 0x2060..=0x206F
+            | 0x3164
+            | 0xFE00..=0xFE0F
+            | 0xFEFF
+            | 0xFFA0
+            | 0xFFF0..=0xFFFB
+            | 0x110BD
+            | 0x110CD
+            | 0x13430..=0x1343F
+            | 0x1BCA0..=0x1BCA3
+            | 0x1D173..=0x1D17A
+            | 0xE0000..=0xE0FFF
+    )
+}
+
+/// Escapes every hidden character of `text` (see [`is_hidden`]).
+///
+/// `\n`, `\r` and `\t` keep their short forms; other ASCII controls become `\xHH`; every other
+/// hidden character becomes `\u{H…}` (lowercase hex, as Rust writes it).
+///
+/// ```
+/// use shellgate_policy::display::escape;
+///
+/// assert_eq!(escape("a\tb\r\n"), "a\\tb\\r\\n");
+/// assert_eq!(escape("\u{1b}[31mred"), "\\x1b[31mred");
+/// assert_eq!(escape("safe\u{202e}txt.exe"), "safe\\u{202e}txt.exe");
+/// assert_eq!(escape("zero\u{200b}width"), "zero\\u{200b}width");
+/// ```
+#[must_use]
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    push_escaped(&mut out, text);
+    out
+}
+
+/// Appends `text` to `out` with hidden characters escaped.
+pub fn push_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if !is_hidden(c) {
+            out.push(c);
+            continue;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_ascii() => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            c => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+        }
+    }
+}
+
+/// One replacement in a source text: the byte range and what to show instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replacement {
+    /// First byte replaced.
+    pub start: usize,
+    /// One past the last byte replaced.
+    pub end: usize,
+    /// The text shown instead (already one line).
+    pub text: String,
+}
+
+/// Renders `source` on one line: the given replacements are applied (ranges that overlap an
+/// earlier one, or that are not on character boundaries, are ignored), and everything else is
+/// escaped with [`push_escaped`].
+#[must_use]
+pub fn render(source: &str, mut replacements: Vec<Replacement>) -> String {
+    replacements.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let mut out = String::with_capacity(source.len());
+    let mut at = 0_usize;
+    for replacement in replacements {
+        if replacement.start < at || replacement.end < replacement.start {
+            continue;
+        }
+        let (Some(before), Some(_)) = (
+            source.get(at..replacement.start),
+            source.get(replacement.start..replacement.end),
+        ) else {
+            continue;
+        };
+        push_escaped(&mut out, before);
+        out.push_str(&replacement.text);
+        at = replacement.end;
+    }
+    if let Some(rest) = source.get(at..) {
+        push_escaped(&mut out, rest);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_count_lines_and_chars() {
+        let cases = [
+            ("a\nb", "(2 lines, 3 chars)"),
+            ("a\n", "(1 lines, 2 chars)"),
+            ("a\r\nb", "(2 lines, 4 chars)"),
+            ("a\rb", "(2 lines, 3 chars)"),
+            ("\n\n", "(2 lines, 2 chars)"),
+            ("é\nü", "(2 lines, 3 chars)"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(summarize(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn hidden_characters_are_escaped() {
+        let cases = [
+            ("plain text", "plain text"),
+            ("a\u{0}b", "a\\x00b"),
+            ("del\u{7f}", "del\\x7f"),
+            ("c1\u{85}", "c1\\u{85}"),
+            ("\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}", "\\u{202a}\\u{202b}\\u{202c}\\u{202d}\\u{202e}"),
+            ("\u{2066}\u{2067}\u{2068}\u{2069}", "\\u{2066}\\u{2067}\\u{2068}\\u{2069}"),
+            ("\u{200e}\u{200f}\u{61c}", "\\u{200e}\\u{200f}\\u{61c}"),
+            ("\u{200b}\u{200c}\u{200d}\u{2060}\u{feff}", "\\u{200b}\\u{200c}\\u{200d}\\u{2060}\\u{feff}"),
+            ("line\u{2028}sep", "line\\u{2028}sep"),
+            ("tag\u{e0041}", "tag\\u{e0041}"),
+            ("soft\u{ad}hyphen", "soft\\u{ad}hyphen"),
+            ("ünïcödé ok → ✓", "ünïcödé ok → ✓"),
+            ("back\\slash", "back\\slash"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(escape(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn render_applies_replacements_in_order() {
+        let source = "echo \"a\nb\" > x\ny";
+        let out = render(
+            source,
+            vec![Replacement {
+                start: 5,
+                end: 10,
+                text: summarize("a\nb"),
+            }],
+        );
+        assert_eq!(out, "echo (2 lines, 3 chars) > x\\ny");
+        // An overlapping or out-of-range replacement is ignored.
+        let out = render(
+            "abcdef",
+            vec![
+                Replacement { start: 1, end: 4, text: "X".into() },
+                Replacement { start: 2, end: 3, text: "Y".into() },
+                Replacement { start: 5, end: 99, text: "Z".into() },
+            ],
+        );
+        assert_eq!(out, "aXef");
+    }
+}

@@ -1,0 +1,210 @@
+//! The value an evaluation returns: the decision with its evidence and the one prompt.
+//!
+//! Its serde form is the `shellgate eval --json` contract:
+//!
+//! ```json
+//! {"decision": "Approved"|"NeedsPrompt"|"HardDenied",
+//!  "clauses": [{"verb": [string], "argv": [string], "origin": string, "decision": string,
+//!               "reasons": [{"kind": string, "rule": string|null, "message": string}]}],
+//!  "hard_deny": [{"rule": string, "category": string, "reason": string}],
+//!  "prompt": null | {"paths": [{"path": string, "access": "read"|"write"}],
+//!                    "clauses": [{"text": string, "pattern": string|null}],
+//!                    "persistable": bool, "display": string}}
+//! ```
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use shellgate_rules::{Access, Decision, VerbPattern};
+
+/// The result of evaluating one command.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Evaluation {
+    /// The decision: the strictest over every clause and every command-level rule.
+    pub decision: Decision,
+    /// Each judged clause (after unwrapping wrappers and parsing shell code again), in order.
+    pub clauses: Vec<ClauseVerdict>,
+    /// Every hard-deny rule that matched, once each.
+    pub hard_deny: Vec<DenyHit>,
+    /// The one prompt, present exactly when the decision is `NeedsPrompt`.
+    pub prompt: Option<Prompt>,
+    /// Whether the command parsed completely (and every nested shell code too).
+    #[serde(skip)]
+    pub complete: bool,
+    /// Internal errors met while evaluating; each one raised the decision.
+    #[serde(skip)]
+    pub errors: Vec<String>,
+}
+
+impl Evaluation {
+    /// Whether every clause was judged and passed: true exactly when the decision is
+    /// `Approved`.
+    #[must_use]
+    pub fn all_clauses_passed(&self) -> bool {
+        self.complete
+            && self.errors.is_empty()
+            && self.hard_deny.is_empty()
+            && self.clauses.iter().all(|c| c.decision == Decision::Approved)
+    }
+}
+
+/// The verdict on one clause.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClauseVerdict {
+    /// The verb hint (display only).
+    pub verb: Vec<String>,
+    /// The cooked words that run (after unwrapping).
+    pub argv: Vec<String>,
+    /// Where the clause comes from: its context (`top`, `pipeline`, `substitution`…), then
+    /// each wrapper or shell it was found through, joined by ` > ` (`top > sudo > bash -c`).
+    pub origin: String,
+    /// This clause's decision.
+    pub decision: Decision,
+    /// Why: every check that decided or informed the decision, in order.
+    pub reasons: Vec<Reason>,
+    /// The clause shown on one line (escaped, multi-line arguments summarised).
+    #[serde(skip)]
+    pub text: String,
+    /// The pattern proposed when the clause's verb needs a person.
+    #[serde(skip)]
+    pub proposal: Option<VerbPattern>,
+}
+
+/// One piece of evidence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reason {
+    /// What kind of check produced it.
+    pub kind: ReasonKind,
+    /// The rule id, zone, pattern or catalog entry that decided, if any.
+    pub rule: Option<String>,
+    /// A one-line explanation.
+    pub message: String,
+}
+
+impl Reason {
+    /// A reason with a deciding rule.
+    #[must_use]
+    pub fn new(kind: ReasonKind, rule: Option<String>, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+/// The kinds of evidence, serialised in snake case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonKind {
+    /// A hard-deny rule matched.
+    HardDeny,
+    /// About the executable: dynamic, or path-qualified.
+    Executable,
+    /// A path is trusted by a zone.
+    Zone,
+    /// A path is not trusted.
+    Path,
+    /// A protected path forced a decision.
+    Protected,
+    /// The safe catalog admitted the verb.
+    Safe,
+    /// The safe catalog refused the verb (an unsafe flag or argument).
+    Unsafe,
+    /// A pure side-effect verb with no write redirect.
+    Pure,
+    /// An approved pattern matched.
+    Pattern,
+    /// The verb is not approved by anything.
+    Verb,
+    /// An assignment prefix changes how the command behaves.
+    Assignment,
+    /// Embedded code the gate cannot read.
+    Interpreter,
+    /// Code that is not visible at all (a script file, code from a pipe, a remote command).
+    Opaque,
+    /// Through a wrapper that changes privilege.
+    Privileged,
+    /// The command (or nested shell code) did not parse completely.
+    Incomplete,
+    /// An internal error; the decision was raised.
+    Internal,
+}
+
+impl ReasonKind {
+    /// The snake-case name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::HardDeny => "hard_deny",
+            Self::Executable => "executable",
+            Self::Zone => "zone",
+            Self::Path => "path",
+            Self::Protected => "protected",
+            Self::Safe => "safe",
+            Self::Unsafe => "unsafe",
+            Self::Pure => "pure",
+            Self::Pattern => "pattern",
+            Self::Verb => "verb",
+            Self::Assignment => "assignment",
+            Self::Interpreter => "interpreter",
+            Self::Opaque => "opaque",
+            Self::Privileged => "privileged",
+            Self::Incomplete => "incomplete",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+impl fmt::Display for ReasonKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A hard-deny rule that matched.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DenyHit {
+    /// The rule id.
+    pub rule: String,
+    /// Its category (`destructive`, `privilege`…).
+    pub category: String,
+    /// Its reason, naming the safer alternative.
+    pub reason: String,
+}
+
+/// The one prompt a person answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Prompt {
+    /// Every untrusted path, once (a path both read and written is listed as written).
+    pub paths: Vec<PromptPath>,
+    /// Every clause whose verb, executable or code needs a person, once.
+    pub clauses: Vec<PromptClause>,
+    /// Whether "Session" and "Always" can be offered: false when a clause is dynamic, opaque,
+    /// unparsed or has no pattern, or a path cannot be trusted as a zone.
+    pub persistable: bool,
+    /// The whole command on one line.
+    pub display: String,
+}
+
+/// An untrusted path in the prompt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PromptPath {
+    /// The path as judged (absolute, resolved), or the word as written when it is dynamic.
+    pub path: String,
+    /// The access needed.
+    pub access: Access,
+    /// The zone a person may trust for it (the path itself), when it can be one.
+    #[serde(skip)]
+    pub zone: Option<PathBuf>,
+}
+
+/// A clause in the prompt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PromptClause {
+    /// The clause on one line.
+    pub text: String,
+    /// The proposed pattern, when one can be saved.
+    pub pattern: Option<VerbPattern>,
+}

@@ -1,0 +1,538 @@
+//! Path resolution and zone membership.
+//!
+//! Every path the gate judges goes through the same steps:
+//!
+//! 1. **Expansion.** A leading unquoted `~` or `~/` becomes the home directory and `~+` the
+//!    working directory (`~user` and `~-` are unknown, so the path is dynamic). A word whose only
+//!    expansion is a leading `$HOME` or `${HOME}` is expanded the same way. A relative path is
+//!    joined to the clause's working directory; when that is unknown the path is dynamic.
+//! 2. **Normalisation.** With symbolic-link resolution off, `.` segments and repeated `/` are
+//!    dropped and `..` removes the previous segment (lexically; `/..` stays `/`). With it on, the
+//!    path is walked component by component the way the kernel does: every symbolic link met on
+//!    the way is replaced by its target (so `..` after a link goes to the target's parent), and
+//!    components past the first one that does not exist are added lexically.
+//! 3. **Membership.** A path is inside a zone when the zone's components are a prefix of the
+//!    path's components ([`Path::starts_with`]): `/tmpevil` is not inside `/tmp`, and
+//!    `/tmp/../etc` is `/etc`.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
+
+/// How many symbolic links one resolution may follow (Linux's `MAXSYMLINKS`).
+const MAX_SYMLINKS: usize = 40;
+
+/// Lexically normalises an absolute path.
+///
+/// Drops `.` segments and repeated separators and resolves `..` against the previous segment;
+/// `..` at the root stays at the root. Returns `None` for a relative path.
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// use shellgate_policy::paths::normalize;
+///
+/// assert_eq!(normalize(Path::new("/tmp/../etc//x/.")), Some(PathBuf::from("/etc/x")));
+/// assert_eq!(normalize(Path::new("/../..")), Some(PathBuf::from("/")));
+/// assert_eq!(normalize(Path::new("relative")), None);
+/// ```
+#[must_use]
+pub fn normalize(path: &Path) -> Option<PathBuf> {
+    if !path.is_absolute() {
+        return None;
+    }
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            // The root is already in `out`; `.` adds nothing.
+            Component::RootDir | Component::CurDir => {}
+            // `..` drops the previous segment; `pop` at the root is a no-op.
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(segment) => out.push(segment),
+            // Windows prefixes never occur in an absolute Unix path.
+            Component::Prefix(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Resolves an absolute path against the file system, following symbolic links.
+///
+/// Walks the components in order; a component that is a symbolic link is replaced by the
+/// link's target (an absolute target restarts from `/`), so `..` after a link goes to the
+/// target's parent as it does in the kernel. Once a component does not exist, the rest is
+/// added lexically. Returns `None` for a relative path, when links loop (more than 40), or when
+/// a link cannot be read.
+#[must_use]
+pub fn resolve_symlinks(path: &Path) -> Option<PathBuf> {
+    if !path.is_absolute() {
+        return None;
+    }
+    let mut queue: VecDeque<OsString> = VecDeque::new();
+    push_components(&mut queue, path, false)?;
+    let mut out = PathBuf::from("/");
+    let mut followed = 0_usize;
+    let mut exists = true;
+    while let Some(segment) = queue.pop_front() {
+        if segment == ".." {
+            out.pop();
+            continue;
+        }
+        out.push(&segment);
+        if !exists {
+            continue;
+        }
+        match std::fs::symlink_metadata(&out) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                followed += 1;
+                if followed > MAX_SYMLINKS {
+                    return None;
+                }
+                let target = std::fs::read_link(&out).ok()?;
+                out.pop();
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                push_components(&mut queue, &target, true)?;
+            }
+            Ok(_) => {}
+            Err(_) => exists = false,
+        }
+    }
+    Some(out)
+}
+
+/// Adds the normal and `..` components of `path` to `queue`, at the front when `front`.
+fn push_components(queue: &mut VecDeque<OsString>, path: &Path, front: bool) -> Option<()> {
+    let mut segments = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::RootDir | Component::CurDir => {}
+            Component::ParentDir => segments.push(OsString::from("..")),
+            Component::Normal(segment) => segments.push(segment.to_os_string()),
+            Component::Prefix(_) => return None,
+        }
+    }
+    if front {
+        for segment in segments.into_iter().rev() {
+            queue.push_front(segment);
+        }
+    } else {
+        queue.extend(segments);
+    }
+    Some(())
+}
+
+/// Turns an absolute (not yet normalised) path into the path the gate judges: resolved through
+/// symbolic links when `symlinks`, else lexically normalised.
+#[must_use]
+pub fn finish(path: &Path, symlinks: bool) -> Option<PathBuf> {
+    if symlinks {
+        resolve_symlinks(path)
+    } else {
+        normalize(path)
+    }
+}
+
+/// Expands the cooked text of a path operand into an absolute, not yet normalised path.
+///
+/// `tilde` says whether the word began with an unquoted `~` (only then is `~` expanded, as in
+/// bash). Returns `None` when the path depends on something unknown: `~user`, `~-`, a missing
+/// home directory, or a relative path with no known working directory.
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// use shellgate_policy::paths::expand;
+///
+/// let cwd = Some(Path::new("/w"));
+/// let home = Some(Path::new("/home/u"));
+/// assert_eq!(expand("~/x", true, cwd, home), Some(PathBuf::from("/home/u/x")));
+/// assert_eq!(expand("~/x", false, cwd, home), Some(PathBuf::from("/w/~/x")));
+/// assert_eq!(expand("a/b", false, cwd, home), Some(PathBuf::from("/w/a/b")));
+/// assert_eq!(expand("~root", true, cwd, home), None);
+/// ```
+#[must_use]
+pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    if tilde && text.starts_with('~') {
+        let (head, rest) = match text.split_once('/') {
+            Some((head, rest)) => (head, Some(rest)),
+            None => (text, None),
+        };
+        let base = match head {
+            "~" => home?,
+            "~+" => cwd?,
+            // `~user` needs the password database and `~-` the previous directory: unknown.
+            _ => return None,
+        };
+        if !base.is_absolute() {
+            return None;
+        }
+        return Some(match rest {
+            Some(rest) if !rest.is_empty() => base.join(rest),
+            _ => base.to_path_buf(),
+        });
+    }
+    if text.is_empty() {
+        return None;
+    }
+    let path = Path::new(text);
+    if path.is_absolute() {
+        Some(path.to_path_buf())
+    } else {
+        let cwd = cwd?;
+        if cwd.is_absolute() {
+            Some(cwd.join(path))
+        } else {
+            None
+        }
+    }
+}
+
+/// Expands a leading `$HOME` or `${HOME}` when it is the only expansion of a word.
+///
+/// `cooked` is the word's cooked text (expansions kept as source text). Returns the text with
+/// the home directory substituted, or `None` when the word has another expansion, a different
+/// variable (`$HOMEDIR`), or the home directory is unknown.
+#[must_use]
+pub fn expand_home_variable(cooked: &str, home: Option<&Path>) -> Option<String> {
+    let after = cooked
+        .strip_prefix("${HOME}")
+        .or_else(|| cooked.strip_prefix("$HOME"))?;
+    if !(after.is_empty() || after.starts_with('/')) {
+        return None;
+    }
+    // Any other `$` or backquote may be another expansion: refuse rather than guess.
+    if after.contains(['$', '`']) {
+        return None;
+    }
+    let home = home?.to_str()?;
+    if !Path::new(home).is_absolute() {
+        return None;
+    }
+    let mut text = String::with_capacity(home.len() + after.len());
+    text.push_str(home);
+    text.push_str(after);
+    Some(text)
+}
+
+/// Whether `path` is `dir` or below it, comparing whole components.
+///
+/// ```
+/// use std::path::Path;
+/// use shellgate_policy::paths::is_within;
+///
+/// assert!(is_within(Path::new("/tmp/a"), Path::new("/tmp")));
+/// assert!(is_within(Path::new("/tmp"), Path::new("/tmp")));
+/// assert!(!is_within(Path::new("/tmpevil"), Path::new("/tmp")));
+/// ```
+#[must_use]
+pub fn is_within(path: &Path, dir: &Path) -> bool {
+    path.starts_with(dir)
+}
+
+/// The device files that are never judged as paths: writing to them writes nowhere, or where
+/// the command's own output goes.
+pub const WRITE_EXEMPT: [&str; 3] = ["/dev/null", "/dev/stdout", "/dev/stderr"];
+
+/// The device files that are never judged as paths when read.
+pub const READ_EXEMPT: [&str; 2] = ["/dev/null", "/dev/stdin"];
+
+/// The parts of a glob path: the literal directory before the first glob component, and
+/// whether the glob is safe to judge by that directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobSplit<'a> {
+    /// The text before the first component with a glob character (may be empty: the cwd).
+    pub prefix: &'a str,
+    /// The components from the first glob component on.
+    pub rest: Vec<&'a str>,
+}
+
+/// Splits a glob path into its literal directory and the glob components.
+///
+/// Returns `None` when the glob could reach outside its literal directory: a glob component
+/// that could match `.` or `..` (one that starts with `.` or `[`, or uses an extglob `(…)`), or
+/// a `..` component after the first glob component.
+///
+/// ```
+/// use shellgate_policy::paths::split_glob;
+///
+/// let split = split_glob("src/*/main.rs").unwrap();
+/// assert_eq!(split.prefix, "src");
+/// assert_eq!(split.rest, ["*", "main.rs"]);
+/// assert!(split_glob("src/.*").is_none());
+/// assert!(split_glob("src/*/../../etc").is_none());
+/// ```
+#[must_use]
+pub fn split_glob(text: &str) -> Option<GlobSplit<'_>> {
+    let mut offset = 0_usize;
+    let mut first_glob = None;
+    for (index, component) in text.split('/').enumerate() {
+        if component.contains(['*', '?', '[']) || component.contains('(') {
+            first_glob = Some((index, offset));
+            break;
+        }
+        offset += component.len() + 1;
+    }
+    let (glob_index, glob_offset) = first_glob?;
+    let prefix = match glob_index {
+        0 => "",
+        // `/*`: the literal directory is the root itself.
+        1 if text.starts_with('/') => "/",
+        _ => text.get(..glob_offset.saturating_sub(1))?,
+    };
+    let rest: Vec<&str> = text.get(glob_offset..)?.split('/').collect();
+    let mut seen_glob = false;
+    for component in &rest {
+        let is_glob = component.contains(['*', '?', '[']) || component.contains('(');
+        if is_glob {
+            seen_glob = true;
+            if component.starts_with(['.', '[']) || component.contains('(') {
+                return None;
+            }
+        } else if seen_glob && *component == ".." {
+            return None;
+        }
+    }
+    Some(GlobSplit { prefix, rest })
+}
+
+/// Matches one path component (or one word) against a shell-style glob: `*` (any run of
+/// characters), `?` (one character) and `[…]` (a set, with ranges and `!`/`^` negation).
+///
+/// When `leading_dot` is true, a leading `.` in `name` must be matched by a literal `.`, as in
+/// bash without `dotglob`.
+///
+/// ```
+/// use shellgate_policy::paths::fnmatch;
+///
+/// assert!(fnmatch("*.rs", "main.rs", true));
+/// assert!(!fnmatch("*.rs", ".hidden.rs", true));
+/// assert!(fnmatch("v[0-9]*", "v1.2", false));
+/// assert!(!fnmatch("a?c", "ac", false));
+/// ```
+#[must_use]
+pub fn fnmatch(pattern: &str, name: &str, leading_dot: bool) -> bool {
+    if leading_dot && name.starts_with('.') && !pattern.starts_with('.') {
+        return false;
+    }
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    match_from(&pattern, &name)
+}
+
+/// Iterative glob matching with single-star backtracking.
+fn match_from(pattern: &[char], name: &[char]) -> bool {
+    let (mut p, mut n) = (0_usize, 0_usize);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        let Some(&c) = name.get(n) else { return false };
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+                continue;
+            }
+            Some('?') => {
+                p += 1;
+                n += 1;
+                continue;
+            }
+            Some('[') => {
+                if let Some((matched, len)) = match_class(pattern.get(p..).unwrap_or_default(), c) {
+                    if matched {
+                        p += len;
+                        n += 1;
+                        continue;
+                    }
+                } else if c == '[' {
+                    // An unterminated `[` is a literal bracket.
+                    p += 1;
+                    n += 1;
+                    continue;
+                }
+            }
+            Some(&literal) if literal == c => {
+                p += 1;
+                n += 1;
+                continue;
+            }
+            _ => {}
+        }
+        match star {
+            Some((star_p, star_n)) => {
+                p = star_p + 1;
+                n = star_n + 1;
+                star = Some((star_p, star_n + 1));
+            }
+            None => return false,
+        }
+    }
+    pattern.get(p..).unwrap_or_default().iter().all(|&c| c == '*')
+}
+
+/// Matches `c` against the bracket expression at the start of `pattern` (which starts with
+/// `[`). Returns whether it matched and the expression's length, or `None` when unterminated.
+fn match_class(pattern: &[char], c: char) -> Option<(bool, usize)> {
+    let mut i = 1_usize;
+    let negate = matches!(pattern.get(i), Some('!' | '^'));
+    if negate {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    loop {
+        let &current = pattern.get(i)?;
+        if current == ']' && !first {
+            break;
+        }
+        first = false;
+        if pattern.get(i + 1) == Some(&'-') && pattern.get(i + 2).is_some_and(|&end| end != ']') {
+            let &end = pattern.get(i + 2)?;
+            if current <= c && c <= end {
+                matched = true;
+            }
+            i += 3;
+        } else {
+            if current == c {
+                matched = true;
+            }
+            i += 1;
+        }
+    }
+    Some((matched != negate, i + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> PathBuf {
+        PathBuf::from(text)
+    }
+
+    #[test]
+    fn lexical_normalisation() {
+        let cases = [
+            ("/", "/"),
+            ("/tmp", "/tmp"),
+            ("/tmp/", "/tmp"),
+            ("//tmp///a//", "/tmp/a"),
+            ("/tmp/./a/.", "/tmp/a"),
+            ("/tmp/../etc", "/etc"),
+            ("/tmp/a/../../../etc/passwd", "/etc/passwd"),
+            ("/..", "/"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(normalize(Path::new(input)), Some(p(expected)), "{input}");
+        }
+        assert_eq!(normalize(Path::new("a/b")), None);
+    }
+
+    #[test]
+    fn expansion_of_tilde_and_relative_paths() {
+        let cwd = Some(Path::new("/w/proj"));
+        let home = Some(Path::new("/home/u"));
+        let cases: [(&str, bool, Option<&str>); 11] = [
+            ("~", true, Some("/home/u")),
+            ("~/", true, Some("/home/u")),
+            ("~/.ssh/id", true, Some("/home/u/.ssh/id")),
+            ("~+/x", true, Some("/w/proj/x")),
+            ("~-", true, None),
+            ("~root/x", true, None),
+            ("~/x", false, Some("/w/proj/~/x")),
+            ("x", false, Some("/w/proj/x")),
+            ("../x", false, Some("/w/proj/../x")),
+            ("/abs", false, Some("/abs")),
+            ("", false, None),
+        ];
+        for (text, tilde, expected) in cases {
+            assert_eq!(expand(text, tilde, cwd, home), expected.map(p), "{text}");
+        }
+        assert_eq!(expand("x", false, None, home), None);
+        assert_eq!(expand("~/x", true, cwd, None), None);
+        assert_eq!(expand("x", false, Some(Path::new("rel")), home), None);
+    }
+
+    #[test]
+    fn home_variable_expansion() {
+        let home = Some(Path::new("/home/u"));
+        assert_eq!(expand_home_variable("$HOME", home).as_deref(), Some("/home/u"));
+        assert_eq!(expand_home_variable("$HOME/a", home).as_deref(), Some("/home/u/a"));
+        assert_eq!(expand_home_variable("${HOME}/a", home).as_deref(), Some("/home/u/a"));
+        assert_eq!(expand_home_variable("$HOMEDIR/a", home), None);
+        assert_eq!(expand_home_variable("$HOME/$X", home), None);
+        assert_eq!(expand_home_variable("$HOME/`id`", home), None);
+        assert_eq!(expand_home_variable("$X/a", home), None);
+        assert_eq!(expand_home_variable("$HOME/a", None), None);
+    }
+
+    #[test]
+    fn membership_is_by_components() {
+        assert!(is_within(Path::new("/tmp/x/y"), Path::new("/tmp")));
+        assert!(!is_within(Path::new("/tmpevil/x"), Path::new("/tmp")));
+        assert!(!is_within(Path::new("/tm"), Path::new("/tmp")));
+        assert!(is_within(Path::new("/anything"), Path::new("/")));
+    }
+
+    #[test]
+    fn globs_split_at_the_first_glob_component() {
+        let split = split_glob("/tmp/*").unwrap();
+        assert_eq!((split.prefix, split.rest), ("/tmp", vec!["*"]));
+        let split = split_glob("*.rs").unwrap();
+        assert_eq!((split.prefix, split.rest), ("", vec!["*.rs"]));
+        let split = split_glob("/*").unwrap();
+        assert_eq!((split.prefix, split.rest), ("/", vec!["*"]));
+        let split = split_glob("a/b/c?/d").unwrap();
+        assert_eq!((split.prefix, split.rest), ("a/b", vec!["c?", "d"]));
+        assert!(split_glob("plain/path").is_none());
+        assert!(split_glob("a/.?").is_none());
+        assert!(split_glob("a/[.]x").is_none());
+        assert!(split_glob("a/@(x|..)").is_none());
+        assert!(split_glob("a/*/..").is_none());
+    }
+
+    #[test]
+    fn component_globs() {
+        let cases = [
+            ("*", "anything", true),
+            ("*", ".hidden", false),
+            (".*", ".hidden", true),
+            ("*.log", "a.log", true),
+            ("*.log", "a.log.gz", false),
+            ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxbyy", false),
+            ("?", "ab", false),
+            ("[abc]", "b", true),
+            ("[!abc]", "b", false),
+            ("[a-c]x", "cx", true),
+            ("[]]", "]", true),
+            ("[", "[", true),
+            ("", "", true),
+            ("", "a", false),
+        ];
+        for (pattern, name, expected) in cases {
+            assert_eq!(fnmatch(pattern, name, true), expected, "{pattern} vs {name}");
+        }
+    }
+
+    #[test]
+    fn symlinks_are_followed_to_their_targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("zone/sub")).unwrap();
+        std::fs::create_dir_all(root.join("outside")).unwrap();
+        std::os::unix::fs::symlink(root.join("outside"), root.join("zone/link")).unwrap();
+        std::os::unix::fs::symlink("../outside", root.join("zone/rel")).unwrap();
+        std::os::unix::fs::symlink("loop2", root.join("zone/loop1")).unwrap();
+        std::os::unix::fs::symlink("loop1", root.join("zone/loop2")).unwrap();
+        let r = |s: &str| resolve_symlinks(&root.join(s));
+        assert_eq!(r("zone/link/f"), Some(root.join("outside/f")));
+        assert_eq!(r("zone/rel/f"), Some(root.join("outside/f")));
+        assert_eq!(r("zone/link/../x"), Some(root.join("x")));
+        assert_eq!(r("zone/sub/../new/x"), Some(root.join("zone/new/x")));
+        assert_eq!(r("zone/missing/../../etc"), Some(root.join("etc")));
+        assert_eq!(r("zone/loop1"), None);
+        assert_eq!(resolve_symlinks(Path::new("rel")), None);
+    }
+}

@@ -1,0 +1,343 @@
+//! Proposed patterns: what a person is offered to approve, narrow by default.
+//!
+//! For a command that needs a person, the gate proposes a [`VerbPattern`] built from the
+//! command's own words (after unwrapping wrappers):
+//!
+//! 1. the **verb hint** (the parser's greedy walk over verb-like words, seed 000), located in
+//!    the actual words so that transparent flag/value pairs (`git -C /repo status`) stay in the
+//!    prefix — security matching compares the first N words, so a pattern must be a real prefix;
+//! 2. **trailing value tokens trimmed** from the hint (seed 002): a word that is not a flag, not
+//!    path-shaped and contains a digit is a call-specific value, so `git tag v0.4.2` and
+//!    `git tag 0.4.2` both give `git tag`; the command word itself is always kept;
+//! 3. then the command's **remaining literal arguments**, up to the first value token, the
+//!    first multi-line argument (seed 004), or the first word a pattern cannot spell (not
+//!    literal, empty, with whitespace, a glob character or an invisible character);
+//! 4. then ` *`.
+//!
+//! `git push origin main` gives `git push origin main *`; `docker run --name test123
+//! --port=8080` gives `docker run --name *`; `freshdesk ticket reply --message "Hi,\n…"` gives
+//! `freshdesk ticket reply --message *`.
+//!
+//! A path-qualified executable outside the trusted bin directories is proposed by its resolved
+//! absolute path (`./run.sh` in `/w/proj` gives `/w/proj/run.sh *`), so approving it in one
+//! directory does not approve a file of the same name elsewhere.
+//!
+//! **Banned widenings** are never proposed: a pattern headed by a shell, an interpreter or a
+//! wrapper (`env`, `sudo`, `xargs`, `timeout`…) would approve arbitrary commands, and so would a
+//! bare package runner (`npx`, `pnpx`, `bunx`, `uvx`, `pipx run`, `npm exec`…) or a bare `git`
+//! (`git *`, `git -c x=y *`): those need a subcommand in the hint (`git push *`,
+//! `npx prettier *`). When no pattern can be proposed, the prompt is not persistable.
+//!
+//! Embedded code (an interpreter call the gate cannot read) is only ever proposed as the exact
+//! command — every word, then ` *` — and matching enforces that the glob matches nothing.
+
+use shellgate_rules::VerbPattern;
+
+use crate::display;
+use crate::matching::{Executable, Token};
+
+/// Verbs that never head a proposed pattern: shells, interpreters, wrappers and privilege
+/// tools. The policy's own `[[shell]]`, `[[interpreter]]` and `[[wrapper]]` verbs are added to
+/// this list by the evaluator.
+pub const NEVER_HEADS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "python",
+    "python2", "python3", "node", "nodejs", "deno", "perl", "ruby", "php", "lua", "luajit",
+    "Rscript", "tclsh", "pwsh", "osascript", "awk", "gawk", "mawk", "nawk", "env", "sudo",
+    "doas", "su", "xargs", "exec", "eval", "command", "builtin", "nohup", "timeout", "nice",
+    "ionice", "stdbuf", "setsid", "time", "watch", "flock", "chroot", "ssh", "parallel",
+    "source", ".",
+];
+
+/// Heads that need a subcommand after them: the verb hint (trimmed) must be longer than the
+/// head, so `git *` and `npx *` are never proposed but `git push *` and `npx prettier *` are.
+pub const SUBCOMMAND_HEADS: &[&[&str]] = &[
+    &["git"],
+    &["npx"],
+    &["pnpx"],
+    &["bunx"],
+    &["uvx"],
+    &["pipx", "run"],
+    &["npm", "exec"],
+    &["pnpm", "exec"],
+    &["pnpm", "dlx"],
+    &["yarn", "dlx"],
+    &["yarn", "exec"],
+    &["bun", "x"],
+    &["uv", "run"],
+    &["uv", "tool", "run"],
+];
+
+/// Whether a word is a call-specific value (seed 002): not a flag, not path-shaped, and
+/// contains a digit. Path-shaped: contains `/`, starts with `~`, or is `.` or `..`.
+///
+/// ```
+/// use shellgate_policy::proposal::is_value_token;
+///
+/// for value in ["v0.4.2", "0.4.2", "605", "aa211dc", "v0.4.1..dev", "test123"] {
+///     assert!(is_value_token(value), "{value}");
+/// }
+/// for word in ["main", "-3", "--max-count=10", "./v1", "src/a1.rs", "push"] {
+///     assert!(!is_value_token(word), "{word}");
+/// }
+/// ```
+#[must_use]
+pub fn is_value_token(word: &str) -> bool {
+    !word.starts_with('-') && !is_path_shaped(word) && word.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Whether a word looks like a path: contains `/`, starts with `~`, or is `.` or `..`.
+#[must_use]
+pub fn is_path_shaped(word: &str) -> bool {
+    word.contains('/') || word.starts_with('~') || word == "." || word == ".."
+}
+
+/// Whether a word can be written as a pattern token: literal, non-empty, no whitespace, no
+/// glob character, nothing invisible.
+#[must_use]
+pub fn is_representable(token: &Token<'_>) -> bool {
+    token.literal
+        && !token.text.is_empty()
+        && !token
+            .text
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '*' | '?' | '[') || display::is_hidden(c))
+}
+
+/// What the proposal needs to know besides the words.
+#[derive(Clone, Copy, Debug)]
+pub struct ProposalInput<'a> {
+    /// The command's words (after unwrapping).
+    pub words: &'a [Token<'a>],
+    /// The parser's verb hint for those words.
+    pub hint: &'a [String],
+    /// What the first word executes.
+    pub executable: &'a Executable,
+    /// Extra verbs that never head a pattern (the policy's shells, interpreters, wrappers).
+    pub never_heads: &'a [String],
+}
+
+/// Proposes a narrow pattern for a command (see the module docs), or `None` when no pattern
+/// can be proposed.
+#[must_use]
+pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
+    let head = head_text(input.executable)?;
+    if NEVER_HEADS.contains(&head.as_str()) || input.never_heads.iter().any(|h| *h == head) {
+        return None;
+    }
+    let words = input.words;
+    // Where each hint token is in the words (the hint's first token is the executable).
+    let mut positions = vec![0_usize];
+    let mut from = 1_usize;
+    for token in input.hint.iter().skip(1) {
+        let Some(offset) = words
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .position(|w| w.literal && w.text == token.as_str())
+        else {
+            break;
+        };
+        positions.push(from + offset);
+        from += offset + 1;
+    }
+    // Trim trailing value tokens from the hint, always keeping the command word.
+    while positions.len() > 1 {
+        let Some(&last) = positions.last() else { break };
+        if words.get(last).is_some_and(|w| is_value_token(w.text)) {
+            positions.pop();
+        } else {
+            break;
+        }
+    }
+    let hint_len = positions.len();
+    let mut end = positions.last().map_or(1, |last| last + 1);
+    // The remaining literal arguments up to the first value or multi-line argument.
+    while let Some(word) = words.get(end) {
+        if !is_representable(word) || is_value_token(word.text) || display::is_multiline(word.text) {
+            break;
+        }
+        end += 1;
+    }
+    // Every word in the prefix must be spellable (a transparent flag value may not be).
+    let spellable = words
+        .get(1..end)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|w| is_representable(w))
+        .count();
+    end = 1 + spellable;
+    let hint_in_prefix = positions.iter().filter(|&&p| p < end).count().min(hint_len);
+    let mut tokens: Vec<&str> = Vec::with_capacity(end + 1);
+    tokens.push(&head);
+    tokens.extend(words.get(1..end).unwrap_or_default().iter().map(|w| w.text));
+    if needs_subcommand(&tokens, hint_in_prefix) {
+        return None;
+    }
+    tokens.push("*");
+    VerbPattern::new(&tokens.join(" ")).ok()
+}
+
+/// Proposes the exact command (for embedded code): every word, then ` *`; `None` when a word
+/// cannot be spelled in a pattern.
+#[must_use]
+pub fn propose_exact(words: &[Token<'_>], executable: &Executable) -> Option<VerbPattern> {
+    let head = head_text(executable)?;
+    let mut tokens: Vec<&str> = Vec::with_capacity(words.len() + 1);
+    tokens.push(&head);
+    for word in words.get(1..).unwrap_or_default() {
+        if !is_representable(word) || display::is_multiline(word.text) {
+            return None;
+        }
+        tokens.push(word.text);
+    }
+    tokens.push("*");
+    VerbPattern::new(&tokens.join(" ")).ok()
+}
+
+/// The pattern text of the executable: its name, or its resolved path.
+fn head_text(executable: &Executable) -> Option<String> {
+    let text = match executable {
+        Executable::Name(name) => name.clone(),
+        Executable::Path(path) => path.to_str()?.to_owned(),
+        Executable::Unknown => return None,
+    };
+    let token = Token::literal(&text);
+    is_representable(&token).then_some(text)
+}
+
+/// Whether the prefix is a bare subcommand head such as `git` or `pipx run` without a
+/// subcommand from the hint after it.
+fn needs_subcommand(tokens: &[&str], hint_in_prefix: usize) -> bool {
+    SUBCOMMAND_HEADS.iter().any(|head| {
+        tokens.len() >= head.len()
+            && tokens.iter().zip(head.iter()).all(|(a, b)| a == b)
+            && hint_in_prefix <= head.len()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rough stand-in for the parser's verb hint, enough for these unit tests: consecutive
+    /// lowercase words, `-C DIR` transparent after `git`.
+    fn hint(words: &[Token<'_>]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while let Some(w) = words.get(i) {
+            if i > 0 && out.first().is_some_and(|f: &String| f == "git") && w.text == "-C" {
+                i += 2;
+                continue;
+            }
+            let verb_like = w.literal
+                && w.text.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && w.text.chars().all(|c| c.is_ascii_alphanumeric() || "-._".contains(c))
+                && !w.text.contains('/');
+            if !verb_like || (i > 0 && w.text.chars().next().is_some_and(|c| c.is_ascii_digit())) {
+                break;
+            }
+            out.push(w.text.to_owned());
+            i += 1;
+        }
+        if out.is_empty() {
+            if let Some(w) = words.first() {
+                out.push(w.text.to_owned());
+            }
+        }
+        out
+    }
+
+    fn proposal(command: &str) -> Option<String> {
+        let words: Vec<Token<'_>> = command
+            .split(' ')
+            .map(|w| Token { text: w, literal: !w.starts_with('$'), tilde: false })
+            .collect();
+        let hint = hint(&words);
+        let first = words.first().unwrap();
+        let executable = if first.text.contains('/') {
+            Executable::Path(std::path::PathBuf::from(first.text))
+        } else {
+            Executable::Name(first.text.to_owned())
+        };
+        propose(&ProposalInput { words: &words, hint: &hint, executable: &executable, never_heads: &[] })
+            .map(|p| p.as_str().to_owned())
+    }
+
+    #[test]
+    fn seed_002_value_tokens_are_trimmed() {
+        let cases = [
+            ("git tag v0.4.2", Some("git tag *")),
+            ("git tag 0.4.2", Some("git tag *")),
+            ("git tag v0.4.2 --sign", Some("git tag *")),
+            ("git show aa211dc", Some("git show *")),
+            ("git log v0.4.1..dev", Some("git log *")),
+            ("git push origin main", Some("git push origin main *")),
+            ("aws s3 ls", Some("aws s3 ls *")),
+            ("docker run --name test123 --port=8080", Some("docker run --name *")),
+            ("git checkout v2", Some("git checkout *")),
+            ("chmod 755 file", Some("chmod *")),
+        ];
+        for (command, expected) in cases {
+            assert_eq!(proposal(command).as_deref(), expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn seed_004_multi_line_arguments_end_the_pattern() {
+        assert_eq!(
+            proposal("freshdesk ticket reply --message Hi,\nthere").as_deref(),
+            Some("freshdesk ticket reply --message *")
+        );
+        assert_eq!(
+            proposal("freshdesk ticket reply 605 --message Hi,\nthere").as_deref(),
+            Some("freshdesk ticket reply *")
+        );
+        assert_eq!(proposal("tool --x a\rb").as_deref(), Some("tool --x *"));
+    }
+
+    #[test]
+    fn banned_widenings_are_never_proposed() {
+        let cases = [
+            ("git", None),
+            ("git --no-pager log", None),
+            ("git -c core.pager=x log", None),
+            ("git -C /repo status", Some("git -C /repo status *")),
+            ("npx", None),
+            ("npx -y cowsay", None),
+            ("npx prettier --write", Some("npx prettier --write *")),
+            ("pipx run", None),
+            ("pipx run black", Some("pipx run black *")),
+            ("sudo apt update", None),
+            ("env FOO=1 make", None),
+            ("bash -c ls", None),
+            ("python3 x.py", None),
+            ("xargs rm", None),
+            ("$CMD arg", None),
+        ];
+        for (command, expected) in cases {
+            assert_eq!(proposal(command).as_deref(), expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn unspellable_words_end_the_pattern() {
+        let cases = [
+            ("git commit -m $MSG", Some("git commit -m *")),
+            ("ls a*b", Some("ls *")),
+            ("/w/proj/run.sh --fast", Some("/w/proj/run.sh --fast *")),
+            ("tool a\u{202e}b", Some("tool *")),
+        ];
+        for (command, expected) in cases {
+            assert_eq!(proposal(command).as_deref(), expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn exact_proposals_cover_every_word() {
+        let words = [Token::literal("python3"), Token::literal("-c"), Token::literal("print(1)")];
+        let exe = Executable::Name("python3".into());
+        assert_eq!(propose_exact(&words, &exe).unwrap().as_str(), "python3 -c print(1) *");
+        let words = [Token::literal("python3"), Token::literal("-c"), Token::literal("import os; os.getcwd()")];
+        assert_eq!(propose_exact(&words, &exe), None);
+    }
+}

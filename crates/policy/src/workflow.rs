@@ -1,0 +1,204 @@
+//! The approval workflow: a person's answer to the prompt, turned into effects.
+//!
+//! [`respond`] is a pure function. The caller applies the effects in order: session grants go
+//! into the session's [`TrustState`](crate::TrustState) (or the store's session grants),
+//! persisted grants into the trust store, and [`Effect::Complete`] says whether the command may
+//! run now.
+//!
+//! | evaluation | choice | effects |
+//! | --- | --- | --- |
+//! | `NeedsPrompt` | `Once` | `Complete(Approved)` |
+//! | `NeedsPrompt` | `Session` | `AddSessionZone` per path, `AddSessionPattern` per pattern, `Complete(Approved)` |
+//! | `NeedsPrompt` | `Always` | `PersistZone` per path, `PersistPattern` per pattern, `Complete(Approved)` |
+//! | `NeedsPrompt` | `Deny` | `Complete(HardDenied)` |
+//! | not persistable | `Session` or `Always` | error: only `Once` and `Deny` are offered |
+//! | `Approved` or `HardDenied` | any | error: there is no prompt to answer |
+//!
+//! After the `Session` or `Always` effects are applied, evaluating the same command in the same
+//! place again gives `Approved` (the grants cover exactly what was asked).
+
+use std::fmt;
+use std::path::PathBuf;
+
+use shellgate_rules::{Access, Decision, VerbPattern, ZonePath};
+
+use crate::evaluation::Evaluation;
+
+/// A person's answer to a prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Choice {
+    /// Run it this time only.
+    Once,
+    /// Run it, and trust the same paths and patterns for the rest of the session.
+    Session,
+    /// Run it, and trust the same paths and patterns from now on (persisted).
+    Always,
+    /// Do not run it.
+    Deny,
+}
+
+impl Choice {
+    /// Every choice, in the order a prompt offers them.
+    pub const ALL: [Self; 4] = [Self::Once, Self::Session, Self::Always, Self::Deny];
+
+    /// The lowercase name: `once`, `session`, `always` or `deny`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Once => "once",
+            Self::Session => "session",
+            Self::Always => "always",
+            Self::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Choice {
+    type Err = WorkflowError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.as_str() == text)
+            .ok_or_else(|| WorkflowError::UnknownChoice {
+                text: text.to_owned(),
+            })
+    }
+}
+
+/// Something the caller must do after a person answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Trust a directory for the rest of the session.
+    AddSessionZone {
+        /// The directory.
+        path: PathBuf,
+        /// The access it grants.
+        access: Access,
+    },
+    /// Approve a pattern for the rest of the session.
+    AddSessionPattern(VerbPattern),
+    /// Persist a zone in the trust store.
+    PersistZone {
+        /// The validated directory.
+        path: ZonePath,
+        /// The access it grants.
+        access: Access,
+    },
+    /// Persist a pattern in the trust store.
+    PersistPattern(VerbPattern),
+    /// The call is decided: run it (`Approved`) or not (`HardDenied`).
+    Complete(Decision),
+}
+
+/// Why an answer was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum WorkflowError {
+    /// The evaluation has no prompt.
+    #[error("there is no prompt to answer: the decision is `{decision}`")]
+    #[diagnostic(
+        code(shellgate::workflow::no_prompt),
+        help("only a `NeedsPrompt` evaluation can be answered; run an approved command, never a denied one")
+    )]
+    NoPrompt {
+        /// The evaluation's decision.
+        decision: Decision,
+    },
+    /// Session or Always on a prompt that cannot be saved.
+    #[error("`{choice}` is not offered for this prompt: it cannot be saved")]
+    #[diagnostic(
+        code(shellgate::workflow::not_persistable),
+        help("a dynamic, opaque or unparsed command, or a path that cannot be a zone, can only be allowed `once` or denied")
+    )]
+    NotPersistable {
+        /// The refused choice.
+        choice: Choice,
+    },
+    /// A choice name that does not exist.
+    #[error("unknown choice `{text}`")]
+    #[diagnostic(
+        code(shellgate::workflow::unknown_choice),
+        help("choose `once`, `session`, `always` or `deny`")
+    )]
+    UnknownChoice {
+        /// The name as given.
+        text: String,
+    },
+}
+
+/// Turns a person's choice on an evaluation's prompt into effects (see the module docs).
+///
+/// # Errors
+///
+/// [`WorkflowError::NoPrompt`] when the evaluation has no prompt (it is `Approved` or
+/// `HardDenied`); [`WorkflowError::NotPersistable`] for `Session` or `Always` on a prompt that
+/// is not persistable.
+pub fn respond(evaluation: &Evaluation, choice: Choice) -> Result<Vec<Effect>, WorkflowError> {
+    let Some(prompt) = evaluation.prompt.as_ref() else {
+        return Err(WorkflowError::NoPrompt {
+            decision: evaluation.decision,
+        });
+    };
+    if evaluation.decision != Decision::NeedsPrompt {
+        // A prompt only exists for NeedsPrompt; anything else is refused, never approved.
+        return Err(WorkflowError::NoPrompt {
+            decision: evaluation.decision,
+        });
+    }
+    let persist = match choice {
+        // Run once: nothing is remembered.
+        Choice::Once => return Ok(vec![Effect::Complete(Decision::Approved)]),
+        // Refuse: nothing is remembered either.
+        Choice::Deny => return Ok(vec![Effect::Complete(Decision::HardDenied)]),
+        // Remember for the session or for good, when the prompt allows it.
+        Choice::Session | Choice::Always => {
+            if !prompt.persistable {
+                return Err(WorkflowError::NotPersistable { choice });
+            }
+            choice == Choice::Always
+        }
+    };
+    let mut effects = Vec::new();
+    for path in &prompt.paths {
+        let Some(zone) = path.zone.as_ref() else {
+            return Err(WorkflowError::NotPersistable { choice });
+        };
+        if persist {
+            let Some(validated) = zone.to_str().and_then(|z| ZonePath::new(z, None).ok()) else {
+                return Err(WorkflowError::NotPersistable { choice });
+            };
+            effects.push(Effect::PersistZone {
+                path: validated,
+                access: path.access,
+            });
+        } else {
+            effects.push(Effect::AddSessionZone {
+                path: zone.clone(),
+                access: path.access,
+            });
+        }
+    }
+    let mut seen: Vec<&VerbPattern> = Vec::new();
+    for clause in &prompt.clauses {
+        let Some(pattern) = clause.pattern.as_ref() else {
+            return Err(WorkflowError::NotPersistable { choice });
+        };
+        if seen.contains(&pattern) {
+            continue;
+        }
+        seen.push(pattern);
+        effects.push(if persist {
+            Effect::PersistPattern(pattern.clone())
+        } else {
+            Effect::AddSessionPattern(pattern.clone())
+        });
+    }
+    effects.push(Effect::Complete(Decision::Approved));
+    Ok(effects)
+}

@@ -1,0 +1,156 @@
+//! The value-token classifier: ordered classes, first match wins.
+
+use std::fmt;
+
+use regex::RegexSet;
+
+/// The class of an argument token (see `[classify]` in the policy language).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenClass {
+    /// `-x`, `--long`, `--long=value`.
+    Flag,
+    /// `scheme://…`.
+    Url,
+    /// `$NAME`, `${…}`.
+    EnvRef,
+    /// Path-shaped: has a `/`, starts with `~`, or is `.`/`..`.
+    Path,
+    /// Contains `*`, `?` or `[`.
+    Glob,
+    /// A call-specific value: not a flag, not path-shaped, contains a digit (versions, SHAs,
+    /// ids, ports). Trailing value tokens are trimmed from approval patterns.
+    Value,
+    /// Anything else: subcommands, branch names, package names.
+    Word,
+}
+
+impl TokenClass {
+    /// Every class, in the default order.
+    pub const ALL: [Self; 7] = [
+        Self::Flag,
+        Self::Url,
+        Self::EnvRef,
+        Self::Path,
+        Self::Glob,
+        Self::Value,
+        Self::Word,
+    ];
+
+    /// The name used in policy files: `flag`, `url`, `env-ref`, `path`, `glob`, `value`, `word`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Flag => "flag",
+            Self::Url => "url",
+            Self::EnvRef => "env-ref",
+            Self::Path => "path",
+            Self::Glob => "glob",
+            Self::Value => "value",
+            Self::Word => "word",
+        }
+    }
+
+    /// The class named `name`, if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// The built-in pattern for this class (used when a policy does not give one).
+    ///
+    /// The `value` pattern is the call-specific-value rule: classes earlier in the order have
+    /// already taken flags and path-shaped tokens, so a remaining token with a digit is a value.
+    #[must_use]
+    pub const fn default_pattern(self) -> &'static str {
+        match self {
+            Self::Flag => r"^-",
+            Self::Url => r"^[A-Za-z][A-Za-z0-9+.-]*://",
+            Self::EnvRef => r"^\$",
+            Self::Path => r"(^[~.]?/)|(/)|(^\.\.?$)|(^~)",
+            Self::Glob => r"[*?\[]",
+            Self::Value => r"[0-9]",
+            Self::Word => r".",
+        }
+    }
+}
+
+impl fmt::Display for TokenClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The compiled classifier: one regex set, tried in order.
+#[derive(Clone, Debug)]
+pub(crate) struct Classifier {
+    /// The classes, in order; `set` pattern `i` belongs to `order[i]`.
+    order: Vec<TokenClass>,
+    set: RegexSet,
+}
+
+impl Classifier {
+    /// Compiles `(class, pattern)` pairs in order.
+    pub(crate) fn new(pairs: Vec<(TokenClass, String)>) -> Result<Self, regex::Error> {
+        let set = RegexSet::new(pairs.iter().map(|(_, p)| p.as_str()))?;
+        let order = pairs.into_iter().map(|(c, _)| c).collect();
+        Ok(Self { order, set })
+    }
+
+    /// The built-in classifier (every class, default order and patterns).
+    #[cfg(test)]
+    pub(crate) fn builtin() -> Result<Self, regex::Error> {
+        Self::new(
+            TokenClass::ALL
+                .into_iter()
+                .map(|c| (c, c.default_pattern().to_owned()))
+                .collect(),
+        )
+    }
+
+    /// The first class whose pattern matches; [`TokenClass::Word`] when none does.
+    pub(crate) fn classify(&self, token: &str) -> TokenClass {
+        let matches = self.set.matches(token);
+        self.order
+            .iter()
+            .enumerate()
+            .find(|(i, _)| matches.matched(*i))
+            .map_or(TokenClass::Word, |(_, c)| *c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_002_value_rule() {
+        let c = Classifier::builtin().unwrap();
+        let cases = [
+            ("v0.4.2", TokenClass::Value),
+            ("0.4.2", TokenClass::Value),
+            ("1.0.0-beta.3", TokenClass::Value),
+            ("aa211dc", TokenClass::Value),
+            ("v0.4.1..dev", TokenClass::Value),
+            ("test123", TokenClass::Value),
+            ("8080", TokenClass::Value),
+            ("v2", TokenClass::Value),
+            ("main", TokenClass::Word),
+            ("origin", TokenClass::Word),
+            ("-3", TokenClass::Flag),
+            ("--max-count=10", TokenClass::Flag),
+            ("/tmp/build1", TokenClass::Path),
+            ("src/lib2.rs", TokenClass::Path),
+            ("~", TokenClass::Path),
+            ("..", TokenClass::Path),
+            ("https://x.io/1", TokenClass::Url),
+            ("$HOME", TokenClass::EnvRef),
+            ("*.rs", TokenClass::Glob),
+            ("file[12]", TokenClass::Glob),
+            ("", TokenClass::Word),
+        ];
+        for (token, class) in cases {
+            assert_eq!(c.classify(token), class, "{token}");
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! The one error type of policy loading, with file, line and column on every diagnostic.
+//!
+//! Every error that comes from a policy file carries a [`Location`] (file name, 1-based line
+//! and column) and a labelled span over the file's text, so `miette` can draw the offending
+//! line. Messages are lowercase without a final period, user input is in backticks, and the fix
+//! is in [`PolicyError::help_text`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
+
+/// Where in a policy file an error is: file name and 1-based line and column (in characters).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Location {
+    /// The file name as given in [`crate::PolicySource::name`].
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, counted in characters.
+    pub column: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// The text of one policy file, shared by every error that points into it.
+#[derive(Clone, Debug)]
+pub(crate) struct SourceFile {
+    /// The file name.
+    pub(crate) name: Arc<str>,
+    /// The whole text.
+    pub(crate) text: Arc<str>,
+}
+
+impl SourceFile {
+    /// A source file from a name and its text.
+    pub(crate) fn new(name: &str, text: &str) -> Self {
+        Self {
+            name: Arc::from(name),
+            text: Arc::from(text),
+        }
+    }
+
+    /// The location of byte offset `at` (clamped to the text, moved back to a char boundary).
+    pub(crate) fn location(&self, at: usize) -> Location {
+        let mut at = at.min(self.text.len());
+        while at > 0 && !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let before = self.text.get(..at).unwrap_or_default();
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+        Location {
+            file: self.name.to_string(),
+            line,
+            column,
+        }
+    }
+
+    /// An error of `kind` at byte range `span` with `message`, a `label` and an optional `help`.
+    pub(crate) fn error(
+        &self,
+        kind: ErrorKind,
+        span: std::ops::Range<usize>,
+        message: impl Into<String>,
+        label: impl Into<String>,
+        help: Option<String>,
+    ) -> PolicyError {
+        let start = span.start.min(self.text.len());
+        let end = span.end.clamp(start, self.text.len());
+        let located = Located {
+            message: message.into(),
+            help,
+            label: label.into(),
+            location: self.location(start),
+            source: NamedSource::new(self.name.as_ref(), Arc::clone(&self.text)),
+            span: SourceSpan::from(start..end),
+        };
+        match kind {
+            ErrorKind::Syntax => PolicyError::Syntax(Box::new(located)),
+            ErrorKind::Schema => PolicyError::Schema(Box::new(located)),
+            ErrorKind::Invalid => PolicyError::Invalid(Box::new(located)),
+            ErrorKind::Example => PolicyError::Example(Box::new(located)),
+        }
+    }
+}
+
+/// Which kind of located error to build (see [`PolicyError`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ErrorKind {
+    /// [`PolicyError::Syntax`].
+    Syntax,
+    /// [`PolicyError::Schema`].
+    Schema,
+    /// [`PolicyError::Invalid`].
+    Invalid,
+    /// [`PolicyError::Example`].
+    Example,
+}
+
+/// One diagnostic that points into a policy file.
+#[derive(Debug)]
+pub struct Located {
+    message: String,
+    help: Option<String>,
+    label: String,
+    location: Location,
+    source: NamedSource<Arc<str>>,
+    span: SourceSpan,
+}
+
+impl Located {
+    /// The message (lowercase, no final period).
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// How to fix it, if known.
+    #[must_use]
+    pub fn help(&self) -> Option<&str> {
+        self.help.as_deref()
+    }
+
+    /// The text of the label drawn under the offending source.
+    #[must_use]
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// File, line and column of the start of the offending source.
+    #[must_use]
+    pub const fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// The byte range of the offending source.
+    #[must_use]
+    pub fn span(&self) -> std::ops::Range<usize> {
+        self.span.offset()..self.span.offset() + self.span.len()
+    }
+}
+
+/// Everything that can go wrong when loading a policy. An invalid file is refused whole: no
+/// partial policy is ever produced.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// The file is not valid TOML.
+    #[error("{}", .0.message)]
+    Syntax(Box<Located>),
+    /// The TOML does not fit the policy schema: an unknown key, a missing key or a value of
+    /// the wrong type.
+    #[error("{}", .0.message)]
+    Schema(Box<Located>),
+    /// The file fits the schema but says something invalid: a bad glob or regex, a duplicate
+    /// id, an unknown name, a rule without matchers, a layer doing what it may not.
+    #[error("{}", .0.message)]
+    Invalid(Box<Located>),
+    /// A deny rule does not match one of its `match` examples, or matches a `not_match` one.
+    #[error("{}", .0.message)]
+    Example(Box<Located>),
+    /// A name given outside any policy file (such as a layer name on the command line) is not
+    /// known.
+    #[error("unknown {what} `{name}`")]
+    UnknownName {
+        /// What kind of name (`layer`).
+        what: &'static str,
+        /// The name as given.
+        name: String,
+        /// The fix.
+        help: String,
+    },
+    /// Several errors, in file order. Never empty; never nested.
+    #[error("{} errors in the policy", .0.len())]
+    Several(Vec<PolicyError>),
+}
+
+impl PolicyError {
+    /// The located diagnostic, for every variant that points into a file.
+    #[must_use]
+    pub fn located(&self) -> Option<&Located> {
+        match self {
+            Self::Syntax(l) | Self::Schema(l) | Self::Invalid(l) | Self::Example(l) => Some(l),
+            Self::UnknownName { .. } | Self::Several(_) => None,
+        }
+    }
+
+    /// File, line and column, when the error points into a file.
+    #[must_use]
+    pub fn location(&self) -> Option<&Location> {
+        self.located().map(Located::location)
+    }
+
+    /// How to fix it, if known.
+    #[must_use]
+    pub fn help_text(&self) -> Option<&str> {
+        match self {
+            Self::Syntax(l) | Self::Schema(l) | Self::Invalid(l) | Self::Example(l) => l.help(),
+            Self::UnknownName { help, .. } => Some(help),
+            Self::Several(_) => None,
+        }
+    }
+
+    /// The individual errors: the errors of [`PolicyError::Several`], or this one alone.
+    #[must_use]
+    pub fn errors(&self) -> Vec<&Self> {
+        match self {
+            Self::Several(all) => all.iter().collect(),
+            other => vec![other],
+        }
+    }
+
+    /// A stable machine-readable code such as `shellgate::policy::schema`.
+    #[must_use]
+    pub const fn code_str(&self) -> &'static str {
+        match self {
+            Self::Syntax(_) => "shellgate::policy::syntax",
+            Self::Schema(_) => "shellgate::policy::schema",
+            Self::Invalid(_) => "shellgate::policy::invalid",
+            Self::Example(_) => "shellgate::policy::example",
+            Self::UnknownName { .. } => "shellgate::policy::unknown_name",
+            Self::Several(_) => "shellgate::policy::several",
+        }
+    }
+
+    /// Combines errors: none → `None`, one → itself, more → [`PolicyError::Several`] (flattened).
+    pub(crate) fn combine(errors: Vec<Self>) -> Option<Self> {
+        let mut flat = Vec::with_capacity(errors.len());
+        for error in errors {
+            match error {
+                Self::Several(inner) => flat.extend(inner),
+                other => flat.push(other),
+            }
+        }
+        if flat.len() > 1 {
+            Some(Self::Several(flat))
+        } else {
+            flat.pop()
+        }
+    }
+}
+
+impl Diagnostic for PolicyError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.code_str()))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help_text()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display + 'a>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.located().map(|l| &l.source as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.located().map(|l| {
+            Box::new(std::iter::once(LabeledSpan::new_with_span(
+                Some(l.label.clone()),
+                l.span,
+            ))) as Box<dyn Iterator<Item = LabeledSpan>>
+        })
+    }
+
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        match self {
+            Self::Several(all) => Some(Box::new(all.iter().map(|e| e as &dyn Diagnostic))),
+            _ => None,
+        }
+    }
+}
+
+/// The candidate closest to `input` by edit distance, if it is close enough to be a likely
+/// typo (at most a third of the longer length, and at most 3 edits).
+#[must_use]
+pub(crate) fn closest<'c, I>(input: &str, candidates: I) -> Option<&'c str>
+where
+    I: IntoIterator<Item = &'c str>,
+{
+    let mut best: Option<(usize, &'c str)> = None;
+    for candidate in candidates {
+        if candidate == input {
+            continue;
+        }
+        let distance = edit_distance(input, candidate);
+        let longest = input.chars().count().max(candidate.chars().count());
+        let limit = (longest / 3).clamp(1, 3);
+        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// "did you mean `x`?" for the closest candidate, if any.
+pub(crate) fn did_you_mean<'c, I>(input: &str, candidates: I) -> Option<String>
+where
+    I: IntoIterator<Item = &'c str>,
+{
+    closest(input, candidates).map(|c| format!("did you mean `{c}`?"))
+}
+
+/// Levenshtein distance over chars (insertions, deletions, substitutions, and adjacent
+/// transpositions counted as one edit).
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // Rows of the optimal-string-alignment distance table: two rows back, one back, current.
+    let mut two_back: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur: Vec<usize> = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        if let Some(first) = cur.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            let deletion = prev.get(j + 1).map_or(usize::MAX, |v| v + 1);
+            let insertion = cur.get(j).map_or(usize::MAX, |v| v + 1);
+            let substitution = prev.get(j).map_or(usize::MAX, |v| v + cost);
+            let mut best = deletion.min(insertion).min(substitution);
+            let transposed = i > 0
+                && j > 0
+                && a.get(i - 1) == Some(cb)
+                && b.get(j - 1) == Some(ca)
+                && ca != cb;
+            if transposed {
+                best = best.min(two_back.get(j - 1).map_or(usize::MAX, |v| v + 1));
+            }
+            if let Some(slot) = cur.get_mut(j + 1) {
+                *slot = best;
+            }
+        }
+        std::mem::swap(&mut two_back, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev.last().copied().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("verb", "verbs"), 1);
+        assert_eq!(edit_distance("verbs", "verb"), 1);
+        assert_eq!(edit_distance("destrutive", "destructive"), 1);
+        assert_eq!(edit_distance("flgas_any", "flags_any"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn closest_candidate() {
+        let keys = ["verb", "flags_any", "flags_all", "args_any"];
+        assert_eq!(closest("verbs", keys), Some("verb"));
+        assert_eq!(closest("flags_anny", keys), Some("flags_any"));
+        assert_eq!(closest("zzzzzzz", keys), None);
+        assert_eq!(did_you_mean("arg_any", keys).as_deref(), Some("did you mean `args_any`?"));
+    }
+
+    #[test]
+    fn location_counts_lines_and_chars() {
+        let file = SourceFile::new("p.toml", "a = 1\nbé = 2\nc = 3");
+        assert_eq!(file.location(0).to_string(), "p.toml:1:1");
+        assert_eq!(file.location(6).to_string(), "p.toml:2:1");
+        // `=` after the two-char (three-byte) key `bé ` on line 2.
+        assert_eq!(file.location(10).to_string(), "p.toml:2:4");
+        assert_eq!(file.location(999).to_string(), "p.toml:3:6");
+    }
+}

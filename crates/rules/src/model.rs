@@ -1,0 +1,575 @@
+//! The compiled, immutable pieces of a [`crate::Policy`].
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use globset::GlobSet;
+use regex::RegexSet;
+
+use crate::decision::Decision;
+use crate::error::{Location, PolicyError, did_you_mean};
+use crate::paths;
+
+/// Which layer a policy file belongs to. Layers apply in this order; later layers add.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    /// The embedded `policies/default.toml`.
+    Default,
+    /// The person's own policy files. May `disable` deny rules (with a reason).
+    User,
+    /// Files shipped with a project. May only add restrictions.
+    Project,
+}
+
+impl Layer {
+    /// Every layer, in application order.
+    pub const ALL: [Self; 3] = [Self::Default, Self::User, Self::Project];
+
+    /// `default`, `user` or `project`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::User => "user",
+            Self::Project => "project",
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Layer {
+    type Err = PolicyError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|l| l.as_str() == text)
+            .ok_or_else(|| PolicyError::UnknownName {
+                what: "layer",
+                name: text.to_owned(),
+                help: did_you_mean(text, Self::ALL.iter().map(|l| l.as_str())).unwrap_or_else(
+                    || "a layer is `default`, `user` or `project`".to_owned(),
+                ),
+            })
+    }
+}
+
+/// One policy file to load.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicySource {
+    /// The name shown in diagnostics (usually the path).
+    pub name: String,
+    /// The TOML text.
+    pub text: String,
+    /// The layer the file belongs to.
+    pub layer: Layer,
+}
+
+impl PolicySource {
+    /// A source from its parts.
+    #[must_use]
+    pub fn new(name: impl Into<String>, text: impl Into<String>, layer: Layer) -> Self {
+        Self {
+            name: name.into(),
+            text: text.into(),
+            layer,
+        }
+    }
+}
+
+/// What kind of harm a deny rule prevents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// Deleting or overwriting data or devices.
+    Destructive,
+    /// Changing privilege (`sudo`, `su`, `doas`).
+    Privilege,
+    /// Sending data or secrets elsewhere.
+    Exfiltration,
+    /// Making something run again later (rc files, crontabs, hooks).
+    Persistence,
+    /// Changing shellgate's own configuration or the agent's guard rails.
+    SelfProtection,
+    /// Anything else.
+    Custom,
+}
+
+impl Category {
+    /// Every category.
+    pub const ALL: [Self; 6] = [
+        Self::Destructive,
+        Self::Privilege,
+        Self::Exfiltration,
+        Self::Persistence,
+        Self::SelfProtection,
+        Self::Custom,
+    ];
+
+    /// The name used in policy files, such as `self-protection`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Destructive => "destructive",
+            Self::Privilege => "privilege",
+            Self::Exfiltration => "exfiltration",
+            Self::Persistence => "persistence",
+            Self::SelfProtection => "self-protection",
+            Self::Custom => "custom",
+        }
+    }
+
+    /// The category named `name`, if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A hard-deny rule.
+#[derive(Clone, Debug)]
+pub struct DenyRule {
+    /// Unique kebab-case id.
+    pub id: String,
+    /// What harm it prevents.
+    pub category: Category,
+    /// Why, naming the safer alternative.
+    pub reason: String,
+    /// The layer that declared it.
+    pub layer: Layer,
+    /// Where it is declared (the `[[deny]]` header).
+    pub location: Location,
+    /// Commands that must hit it (checked when the policy loads).
+    pub examples: Vec<String>,
+    /// Commands that must not hit it (checked when the policy loads).
+    pub counter_examples: Vec<String>,
+    pub(crate) matcher: DenyMatcher,
+}
+
+impl DenyRule {
+    /// The cooked verb prefix the rule is keyed on, empty when it has none.
+    #[must_use]
+    pub fn verb(&self) -> &[String] {
+        match &self.matcher {
+            DenyMatcher::View(v) => &v.verb,
+            DenyMatcher::Raw { .. } | DenyMatcher::Pipeline(_) => &[],
+        }
+    }
+
+    /// Which kind of matcher the rule uses.
+    #[must_use]
+    pub const fn kind(&self) -> DenyKind {
+        match &self.matcher {
+            DenyMatcher::View(_) => DenyKind::Command,
+            DenyMatcher::Raw { .. } => DenyKind::Raw,
+            DenyMatcher::Pipeline(_) => DenyKind::Pipeline,
+        }
+    }
+}
+
+/// How a deny rule is matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DenyKind {
+    /// Against one command ([`crate::Policy::deny`]): `verb`, flags, `args_any`,
+    /// `redirect_to`, `env`.
+    Command,
+    /// Against whole command text ([`crate::Policy::deny_raw`]): `raw`.
+    Raw,
+    /// Against the stages of a pipeline ([`crate::Policy::deny_pipeline`]): `pipeline`.
+    Pipeline,
+}
+
+/// The compiled matcher of a deny rule.
+#[derive(Clone, Debug)]
+pub(crate) enum DenyMatcher {
+    /// Matched against one command view.
+    View(ViewMatcher),
+    /// Matched against whole text; `index` is the rule's pattern in the raw regex set.
+    Raw {
+        /// Index into the policy's raw regex set.
+        index: usize,
+    },
+    /// Matched against pipeline stages.
+    Pipeline(PipelineMatcher),
+}
+
+/// Matchers against one command; all present ones must hold.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ViewMatcher {
+    pub(crate) verb: Vec<String>,
+    pub(crate) flags_any: Vec<Vec<String>>,
+    pub(crate) flags_all: Vec<Vec<String>>,
+    pub(crate) args_any: Option<GlobSet>,
+    pub(crate) redirect_to: Option<GlobSet>,
+    pub(crate) env: Option<GlobSet>,
+}
+
+/// A stage matching `from` piped (directly or later) into a stage matching `to`.
+#[derive(Clone, Debug)]
+pub(crate) struct PipelineMatcher {
+    pub(crate) from: Vec<Vec<String>>,
+    pub(crate) to: Vec<Vec<String>>,
+}
+
+/// A deny rule removed by a user layer's `disable`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisabledRule {
+    /// The rule id.
+    pub id: String,
+    /// The `disable_reason` given.
+    pub reason: String,
+    /// Where it was disabled.
+    pub location: Location,
+}
+
+/// An entry of the safe catalog.
+#[derive(Clone, Debug)]
+pub struct SafeEntry {
+    /// The cooked verb prefix.
+    pub verb: Vec<String>,
+    /// Why it is safe.
+    pub why: String,
+    /// Operating systems it applies to (empty: all). Names as in `std::env::consts::OS`, with
+    /// `linux`, `macos`, `freebsd`, `windows`….
+    pub os: Vec<String>,
+    /// A pure side-effect verb (`echo`, `true`): safe unless it writes through a redirect.
+    pub pure: bool,
+    /// Flags that take a value.
+    pub value_flags: Vec<String>,
+    /// Flags that make it unsafe.
+    pub unless_flags: Vec<UnlessFlag>,
+    /// Argument globs that make it unsafe.
+    pub unless_args: Vec<UnlessArg>,
+    pub(crate) unless_args_set: Option<GlobSet>,
+}
+
+/// Flags (in any spelling) that make a safe verb unsafe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnlessFlag {
+    /// The spellings.
+    pub flags: Vec<String>,
+    /// Why they make it unsafe.
+    pub why: String,
+}
+
+/// An argument glob that makes a safe verb unsafe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnlessArg {
+    /// The glob, as written.
+    pub pattern: String,
+    /// Why it makes the verb unsafe.
+    pub why: String,
+}
+
+/// How a wrapper finds its inner command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WrapperMode {
+    /// After options and `positionals`, the remaining words are the inner command (`sudo`,
+    /// `env`, `timeout`, `xargs`…).
+    Prefix,
+    /// Each of `exec_options` starts an inner command that ends at one of `terminators`
+    /// (`find -exec … ;`). The wrapper also runs by itself.
+    ExecOption,
+    /// The wrapper's verb stays and the `value_flags` (with their values) are removed, such as
+    /// `git -C DIR log` → `git log` run in `DIR`. Other options stay in place. Applies only when
+    /// one of the `value_flags` is present.
+    Strip,
+}
+
+/// A command that runs another command.
+#[derive(Clone, Debug)]
+pub struct Wrapper {
+    /// The cooked verb prefix.
+    pub verb: Vec<String>,
+    /// Changes privilege (`sudo`, `doas`).
+    pub privileged: bool,
+    /// How the inner command is found.
+    pub mode: WrapperMode,
+    /// Options that take a value.
+    pub value_flags: Vec<String>,
+    /// Skip `NAME=value` words (env); they become assignments of the inner command.
+    pub assignments: bool,
+    /// Positionals to skip before the inner command (`timeout DURATION`).
+    pub positionals: usize,
+    /// Words that end option parsing (`--`).
+    pub stop_at: Vec<String>,
+    /// `exec-option` mode: the options that start an inner command.
+    pub exec_options: Vec<String>,
+    /// `exec-option` mode: the words that end it (`;`, `+` after `{}`).
+    pub terminators: Vec<String>,
+    /// The inner command receives unknown appended arguments (`xargs`).
+    pub appends_args: bool,
+    /// Options whose value is the inner command's working directory (`git -C`, `env -C`).
+    pub cwd_flags: Vec<String>,
+    /// Options that make the wrapper run nothing (`command -v`).
+    pub query_flags: Vec<String>,
+    /// What it does, for explanations.
+    pub why: Option<String>,
+}
+
+/// A command whose argument is shell code, parsed again.
+#[derive(Clone, Debug)]
+pub struct Shell {
+    /// The cooked verb prefix.
+    pub verb: Vec<String>,
+    /// Flags after which the first operand is code (`-c`; bundled `-lc` works).
+    pub code_flags: Vec<String>,
+    /// The first operand is code and the rest are not (`trap CODE SIGNAL…`).
+    pub code_operand: bool,
+    /// With no code or script operand, standard input is code.
+    pub stdin: bool,
+    /// A first operand (without a code flag) is a script file.
+    pub script_operand: bool,
+    /// All operands (after `skip_positionals`) joined by spaces are the code (`eval`, `ssh`).
+    pub join_args: bool,
+    /// Operands to skip before the code (`ssh HOST`).
+    pub skip_positionals: usize,
+    /// Options that take a value.
+    pub value_flags: Vec<String>,
+    /// The code runs on another machine.
+    pub remote: bool,
+    /// The code is split into words, not parsed as shell (`env -S`).
+    pub split_only: bool,
+    /// Changes privilege (`su -c`).
+    pub privileged: bool,
+    /// What it does, for explanations.
+    pub why: Option<String>,
+}
+
+/// A command that runs embedded code shellgate cannot read.
+#[derive(Clone, Debug)]
+pub struct Interpreter {
+    /// The cooked verb prefix.
+    pub verb: Vec<String>,
+    /// Flags whose value is code (`python -c`); for `program_operand` interpreters, a program.
+    pub code_flags: Vec<String>,
+    /// Flags whose value is a program file (`awk -f`).
+    pub script_flags: Vec<String>,
+    /// Other flags that take a value.
+    pub value_flags: Vec<String>,
+    /// Flags that make it run no code (`--version`).
+    pub query_flags: Vec<String>,
+    /// Code may come from standard input.
+    pub stdin: bool,
+    /// A first operand is a script file.
+    pub script_operand: bool,
+    /// The first operand is a program (awk, sed) that is unsafe only when it matches one of
+    /// `unsafe_program`.
+    pub program_operand: bool,
+    /// Regexes over a program that make it unsafe.
+    pub unsafe_program: Vec<String>,
+    /// Why it is opaque.
+    pub why: String,
+    pub(crate) unsafe_set: Option<RegexSet>,
+}
+
+/// The role of an argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// A path that is read.
+    ReadPath,
+    /// A path that is written (created, changed or deleted).
+    WritePath,
+    /// Code or a program that is run.
+    Exec,
+    /// A plain value.
+    Value,
+}
+
+impl Role {
+    /// Every role.
+    pub const ALL: [Self; 4] = [Self::ReadPath, Self::WritePath, Self::Exec, Self::Value];
+
+    /// The name used in policy files: `read`, `write`, `exec`, `value`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadPath => "read",
+            Self::WritePath => "write",
+            Self::Exec => "exec",
+            Self::Value => "value",
+        }
+    }
+
+    /// The role named `name`, if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+}
+
+/// Argument roles of one verb.
+#[derive(Clone, Debug)]
+pub struct VerbRoles {
+    /// The cooked verb prefix.
+    pub verb: Vec<String>,
+    /// The role of operands; `None`: operands have no role.
+    pub operands: Option<Role>,
+    /// The role of the last operand when there are two or more.
+    pub last: Option<Role>,
+    /// Option → role of its value.
+    pub options: Vec<(String, Role)>,
+    /// `key=value` operands (dd): key → role of the value.
+    pub assign: Vec<(String, Role)>,
+    /// Other flags that take a value (role [`Role::Value`]).
+    pub value_flags: Vec<String>,
+}
+
+/// One argument's role.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ArgRole {
+    /// The index of the word in [`crate::CommandView::words`].
+    pub index: usize,
+    /// The role.
+    pub role: Role,
+    /// The argument text: the cooked word, or its value part for `--opt=value`, `-ovalue` and
+    /// `key=value`.
+    pub text: String,
+}
+
+/// A zone template such as `{project}` or `{home}/.cache`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZoneTemplate {
+    /// The template as written.
+    pub text: String,
+}
+
+/// The directories zone placeholders stand for.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ZoneVars<'a> {
+    /// `{project}`.
+    pub project: Option<&'a Path>,
+    /// `{session}`.
+    pub session: Option<&'a Path>,
+    /// `{home}`.
+    pub home: Option<&'a Path>,
+    /// `{tmp}`.
+    pub tmp: Option<&'a Path>,
+}
+
+/// The placeholders a zone template may use.
+pub const PLACEHOLDERS: [&str; 4] = ["{project}", "{session}", "{home}", "{tmp}"];
+
+impl ZoneTemplate {
+    /// The directory, with placeholders substituted and the result normalised; `None` when a
+    /// placeholder it uses is unknown in `vars` or the result is not absolute.
+    #[must_use]
+    pub fn resolve(&self, vars: &ZoneVars<'_>) -> Option<PathBuf> {
+        let mut text = self.text.clone();
+        for (name, value) in [
+            ("{project}", vars.project),
+            ("{session}", vars.session),
+            ("{home}", vars.home),
+            ("{tmp}", vars.tmp),
+        ] {
+            if text.contains(name) {
+                text = text.replace(name, value?.to_str()?);
+            }
+        }
+        let resolved = paths::forms(&text, None, vars.home).resolved;
+        resolved.starts_with('/').then(|| PathBuf::from(resolved))
+    }
+}
+
+/// Where an audience may read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadZones {
+    /// Everywhere.
+    All,
+    /// Only these zones.
+    Templates(Vec<ZoneTemplate>),
+}
+
+/// An audience profile: who will see the agent's work, and so where it may read and write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Audience {
+    /// The name (`personal`, `team`, `public`…).
+    pub name: String,
+    /// Read zones.
+    pub read: ReadZones,
+    /// Write zones.
+    pub write: Vec<ZoneTemplate>,
+}
+
+/// A protected path set and the decisions it forces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Protected {
+    /// Unique id.
+    pub id: String,
+    /// Path globs (`~/.ssh/**`, `**/.env`).
+    pub paths: Vec<String>,
+    /// The decision forced for reads (`Approved`: not forced).
+    pub read: Decision,
+    /// The decision forced for writes.
+    pub write: Decision,
+    /// Why.
+    pub why: String,
+    /// The layer that declared it.
+    pub layer: Layer,
+}
+
+/// A `[[test]]` case. shellgate-rules only validates it; the policy evaluator runs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyTest {
+    /// The case name.
+    pub name: String,
+    /// The command.
+    pub command: String,
+    /// The working directory (default: the project directory).
+    pub cwd: Option<PathBuf>,
+    /// The project directory.
+    pub project: Option<PathBuf>,
+    /// The home directory.
+    pub home: Option<PathBuf>,
+    /// The audience profile.
+    pub audience: Option<String>,
+    /// Extra write zones.
+    pub zones: Vec<String>,
+    /// Approved patterns.
+    pub grants: Vec<String>,
+    /// The expected decision.
+    pub expect: Decision,
+    /// A deny rule id that must be among the deciding rules.
+    pub rule: Option<String>,
+    /// The layer that declared it.
+    pub layer: Layer,
+    /// Where it is declared.
+    pub location: Location,
+}
+
+/// Global settings (later layers may only tighten them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Directories whose binaries count as the bare command (`/usr/bin/rm` is `rm`).
+    pub trusted_bin_dirs: Vec<PathBuf>,
+    /// How deep `bash -c`, `eval` and the like are parsed again.
+    pub max_shell_depth: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            trusted_bin_dirs: ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin"]
+                .into_iter()
+                .map(PathBuf::from)
+                .collect(),
+            max_shell_depth: 8,
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! Byte-exact snapshots of written trust files, comment survival, skipped no-op writes and
+//! reloading after another writer's change.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: a failed step should fail the test loudly"
+)]
+
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+
+use shellgate_store::{Access, Grants, Reload, TrustStore, VerbPattern, ZoneGrant, ZonePath};
+
+const FRESH: &str = include_str!("../../../tests/data/store/fresh.toml");
+const COMMENTED: &str = include_str!("../../../tests/data/store/commented.toml");
+const COMMENTED_AFTER: &str = include_str!("../../../tests/data/store/commented.after.toml");
+
+fn home() -> Option<PathBuf> {
+    Some(PathBuf::from("/home/u"))
+}
+
+fn zone(text: &str) -> ZonePath {
+    ZonePath::new(text, home().as_deref()).unwrap()
+}
+
+fn pattern(text: &str) -> VerbPattern {
+    text.parse().unwrap()
+}
+
+fn open(path: &Path) -> TrustStore {
+    let opened = TrustStore::open_with_home(path, home()).unwrap();
+    assert_eq!(opened.quarantined, None);
+    opened.store
+}
+
+#[test]
+fn a_new_file_is_written_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sub/dir/trust.toml");
+    let mut store = open(&path);
+    assert!(!path.exists(), "opening must not create the file");
+    assert!(
+        store
+            .add_zone("personal", &zone("/home/u/proj"), Access::Write)
+            .unwrap()
+            .changed
+    );
+    assert!(
+        store
+            .add_pattern("personal", &pattern("git push origin main *"))
+            .unwrap()
+            .changed
+    );
+    assert!(
+        store
+            .add_zone("personal", &zone("/tmp/build/"), Access::Read)
+            .unwrap()
+            .changed
+    );
+    assert!(
+        store
+            .add_pattern("ci", &pattern("cargo   test *"))
+            .unwrap()
+            .changed
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), FRESH);
+    assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
+    assert_eq!(
+        store.snapshot("personal"),
+        Grants {
+            zones: vec![
+                ZoneGrant {
+                    path: zone("/home/u/proj"),
+                    access: Access::Write
+                },
+                ZoneGrant {
+                    path: zone("/tmp/build"),
+                    access: Access::Read
+                },
+            ],
+            patterns: vec![pattern("git push origin main *")],
+        }
+    );
+    // Revoking everything leaves the tables, with empty lists.
+    for (audience, p) in [
+        ("personal", "git push origin main *"),
+        ("ci", "cargo test *"),
+    ] {
+        assert!(store.revoke_pattern(audience, &pattern(p)).unwrap().changed);
+    }
+    for z in ["/home/u/proj", "/tmp/build"] {
+        assert!(store.revoke_zone("personal", &zone(z)).unwrap().changed);
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "# shellgate trust file: what this person approved with \"Always\".\n\
+         # Edit it by hand or with `shellgate approvals`; comments and order are kept.\n\
+         version = 1\n\n[audience.personal]\nzones = []\npatterns = []\n\n[audience.ci]\npatterns = []\n"
+    );
+}
+
+#[test]
+fn hand_written_comments_and_order_survive_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    std::fs::write(&path, COMMENTED).unwrap();
+    let mut store = open(&path);
+    // `~/src/shellgate` was written by hand; it matches its expanded form.
+    assert_eq!(
+        store.snapshot("personal").zones.first(),
+        Some(&ZoneGrant {
+            path: zone("/home/u/src/shellgate"),
+            access: Access::Write
+        })
+    );
+    assert!(
+        store
+            .add_pattern("personal", &pattern("make test-*"))
+            .unwrap()
+            .changed
+    );
+    assert!(
+        store
+            .add_zone("personal", &zone("~/notes"), Access::Read)
+            .unwrap()
+            .changed
+    );
+    assert!(
+        store
+            .add_zone("personal", &zone("/home/u/src/shellgate"), Access::Read)
+            .unwrap()
+            .changed
+    );
+    assert!(
+        store
+            .revoke_pattern("personal", &pattern("cargo publish *"))
+            .unwrap()
+            .changed
+    );
+    assert!(
+        store
+            .add_pattern("ci", &pattern("cargo clippy *"))
+            .unwrap()
+            .changed
+    );
+    assert!(
+        store
+            .revoke_zone("personal", &zone("/tmp/scratch"))
+            .unwrap()
+            .changed
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), COMMENTED_AFTER);
+}
+
+#[test]
+fn a_write_that_changes_nothing_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    std::fs::write(&path, COMMENTED).unwrap();
+    let before = std::fs::metadata(&path).unwrap();
+    let mut store = open(&path);
+    let cases = [
+        store
+            .add_pattern("personal", &pattern("git  push origin main *"))
+            .unwrap(),
+        store
+            .add_zone("personal", &zone("/home/u/src/shellgate/"), Access::Write)
+            .unwrap(),
+        store
+            .revoke_pattern("personal", &pattern("not granted *"))
+            .unwrap(),
+        store.revoke_zone("nobody", &zone("/tmp/scratch")).unwrap(),
+    ];
+    for outcome in cases {
+        assert!(!outcome.changed);
+        assert_eq!(outcome.quarantined, None);
+    }
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        (after.ino(), after.mtime_nsec(), after.len()),
+        (before.ino(), before.mtime_nsec(), before.len())
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), COMMENTED);
+    // A revoke on a missing file creates nothing.
+    let missing = dir.path().join("missing.toml");
+    assert!(
+        !open(&missing)
+            .revoke_pattern("personal", &pattern("ls *"))
+            .unwrap()
+            .changed
+    );
+    assert!(!missing.exists());
+}
+
+#[test]
+fn another_writers_revocation_applies_without_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    let mut gate = open(&path);
+    let mut cli = open(&path);
+    assert!(
+        cli.add_pattern("personal", &pattern("git push *"))
+            .unwrap()
+            .changed
+    );
+    assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
+    assert_eq!(
+        gate.snapshot("personal").patterns,
+        vec![pattern("git push *")]
+    );
+    assert_eq!(gate.reload_if_changed().unwrap(), Reload::Unchanged);
+    assert!(
+        cli.revoke_pattern("personal", &pattern("git push *"))
+            .unwrap()
+            .changed
+    );
+    assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
+    assert!(gate.snapshot("personal").is_empty());
+    // Deleting the file revokes everything.
+    assert!(
+        cli.add_pattern("personal", &pattern("ls *"))
+            .unwrap()
+            .changed
+    );
+    assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
+    assert!(gate.snapshot("personal").is_empty());
+    assert_eq!(gate.reload_if_changed().unwrap(), Reload::Unchanged);
+}
+
+/// An in-place edit of the same size, within the same timestamp tick and on the same inode,
+/// leaves size, inode and (coarse) times alike; the racy-window check must still see it.
+#[test]
+fn a_same_size_in_place_edit_is_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    let text = |p: &str| format!("version = 1\n[audience.personal]\npatterns = [\"{p}\"]\n");
+    std::fs::write(&path, text("aa *")).unwrap();
+    let mut gate = open(&path);
+    for p in ["bb *", "cc *", "aa *"] {
+        std::fs::write(&path, text(p)).unwrap();
+        assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded, "{p}");
+        assert_eq!(gate.snapshot("personal").patterns, vec![pattern(p)]);
+    }
+}

@@ -1,0 +1,296 @@
+//! Grant suggestions: which single grant would remove the most prompts, proven by
+//! re-evaluation.
+//!
+//! While the log streams by, the audit keeps every *distinct* record (command, cwd, audience)
+//! that needed a person or was refused, with how often it occurred — agent logs repeat the same
+//! commands, so this stays small — up to a fixed number of distinct records
+//! ([`PROMPTS_KEPT`], [`DENIALS_KEPT`]). At the end the candidates are the most frequent
+//! proposed patterns and the directories that hold the most untrusted paths. Each candidate is
+//! then proven:
+//!
+//! - every kept refused record is judged again with the candidate added: a candidate under
+//!   which any of them is no longer `HardDenied` is rejected (a grant must never beat a deny
+//!   rule);
+//! - the judge must admit the grant (never a banned widening such as a bare `git`, `sudo`, a
+//!   shell or an interpreter; zones at least two segments deep, never the home directory);
+//! - every kept prompting record the candidate may concern (its proposed patterns start with
+//!   the candidate's words, or one of its untrusted paths lies in the candidate directory) is
+//!   judged again with the candidate added, and the records that become `Approved` are counted.
+//!
+//! The counts are exact re-evaluations. When more distinct records occurred than were kept,
+//! [`GrantCheck::complete`] is false and the counts cover only the kept ones.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::judge::{Access, Decision, Grant, Judge, Outcome, Record};
+
+/// Distinct prompting records kept for the proof.
+pub const PROMPTS_KEPT: usize = 32_768;
+/// Distinct refused records kept for the proof.
+pub const DENIALS_KEPT: usize = 16_384;
+/// Candidates of each kind (patterns, zones) tried.
+pub const CANDIDATES_PER_KIND: usize = 12;
+
+/// A grant that removes prompts without letting anything refused through.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GrantSuggestion {
+    /// The grant.
+    #[serde(flatten)]
+    pub grant: Grant,
+    /// Records that needed a person and would run silently with this grant.
+    pub prompts_removed: u64,
+}
+
+/// A candidate grant that was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RejectedGrant {
+    /// The grant.
+    #[serde(flatten)]
+    pub grant: Grant,
+    /// Why it was rejected.
+    pub reason: String,
+}
+
+/// How thoroughly the suggestions were checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct GrantCheck {
+    /// Distinct prompting records re-evaluated against the candidates.
+    pub prompting_commands: u64,
+    /// Distinct refused records re-evaluated against every candidate.
+    pub refused_commands: u64,
+    /// Whether every non-approved record of the run was kept (else the counts cover the kept
+    /// ones only).
+    pub complete: bool,
+    /// Candidates that were rejected, and why.
+    pub rejected: Vec<RejectedGrant>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    line: u64,
+    count: u64,
+    decision: Decision,
+    /// Proposed patterns and clause texts of the prompt (what a pattern may concern).
+    words: Vec<String>,
+    /// Untrusted paths (what a zone may concern).
+    paths: Vec<String>,
+}
+
+type Key = (String, Option<String>, Option<String>);
+
+/// The distinct non-approved records of a run.
+#[derive(Debug, Default)]
+pub(crate) struct Evidence {
+    kept: HashMap<Key, Kept>,
+    prompts: usize,
+    denials: usize,
+    dropped: u64,
+}
+
+impl Evidence {
+    /// Keeps a non-approved record (owned command, cwd, audience) with its outcome.
+    pub(crate) fn add(&mut self, key: Key, line: u64, outcome: &Outcome) {
+        if let Some(kept) = self.kept.get_mut(&key) {
+            kept.count = kept.count.saturating_add(1);
+            return;
+        }
+        let slot = match outcome.decision {
+            Decision::Approved => return,
+            Decision::NeedsPrompt => (&mut self.prompts, PROMPTS_KEPT),
+            Decision::HardDenied => (&mut self.denials, DENIALS_KEPT),
+        };
+        if *slot.0 >= slot.1 {
+            self.dropped = self.dropped.saturating_add(1);
+            return;
+        }
+        *slot.0 = slot.0.saturating_add(1);
+        let mut words: Vec<String> = Vec::new();
+        for clause in &outcome.prompt_clauses {
+            words.extend(clause.pattern.iter().cloned());
+            words.push(clause.text.clone());
+        }
+        self.kept.insert(
+            key,
+            Kept {
+                line,
+                count: 1,
+                decision: outcome.decision,
+                words,
+                paths: outcome
+                    .untrusted_paths
+                    .iter()
+                    .map(|untrusted| untrusted.path.clone())
+                    .collect(),
+            },
+        );
+    }
+}
+
+/// Whether `pattern` may concern a prompt with these patterns and clause texts: the pattern's
+/// words before its first glob are the first words of one of them.
+fn pattern_may_concern(pattern: &str, words: &[String]) -> bool {
+    let prefix: Vec<&str> = pattern
+        .split_whitespace()
+        .take_while(|word| !word.contains(['*', '?', '[']))
+        .collect();
+    !prefix.is_empty()
+        && words.iter().any(|text| {
+            let mut tokens = text.split_whitespace();
+            prefix.iter().all(|word| tokens.next() == Some(word))
+        })
+}
+
+/// Whether `path` lies in `dir` (component-wise).
+fn inside(path: &str, dir: &str) -> bool {
+    Path::new(path).starts_with(dir)
+}
+
+fn may_concern(grant: &Grant, kept: &Kept) -> bool {
+    match grant {
+        Grant::Pattern(pattern) => pattern_may_concern(pattern, &kept.words),
+        Grant::Zone { path, .. } => kept.paths.iter().any(|untrusted| inside(untrusted, path)),
+    }
+}
+
+#[derive(Clone, Default)]
+struct Tally {
+    removed: u64,
+    lowered: u64,
+}
+
+/// Proves `candidates` against the evidence and returns the admissible ones that remove
+/// prompts, most prompts first, at most `limit`.
+pub(crate) fn prove<J: Judge>(
+    judge: &J,
+    evidence: &Evidence,
+    candidates: Vec<Grant>,
+    limit: usize,
+) -> (Vec<GrantSuggestion>, GrantCheck) {
+    let mut check = GrantCheck {
+        prompting_commands: evidence.prompts as u64,
+        refused_commands: evidence.denials as u64,
+        complete: evidence.dropped == 0,
+        rejected: Vec::new(),
+    };
+    let (admitted, refused): (Vec<Grant>, Vec<Grant>) = candidates
+        .into_iter()
+        .partition(|grant| judge.admissible(grant));
+    check
+        .rejected
+        .extend(refused.into_iter().map(|grant| RejectedGrant {
+            grant,
+            reason: "not an admissible grant (banned widening or too broad a zone)".to_owned(),
+        }));
+    let tallies = evidence
+        .kept
+        .par_iter()
+        .fold(
+            || vec![Tally::default(); admitted.len()],
+            |mut tallies, ((command, cwd, audience), kept)| {
+                let record = Record {
+                    line: kept.line,
+                    command: Cow::Borrowed(command),
+                    cwd: cwd.as_deref().map(Cow::Borrowed),
+                    audience: audience.as_deref().map(Cow::Borrowed),
+                };
+                for (grant, tally) in admitted.iter().zip(tallies.iter_mut()) {
+                    let relevant = match kept.decision {
+                        Decision::HardDenied => true,
+                        Decision::NeedsPrompt => may_concern(grant, kept),
+                        Decision::Approved => false,
+                    };
+                    if !relevant {
+                        continue;
+                    }
+                    let after = judge.judge(&record, Some(grant)).decision;
+                    match (kept.decision, after) {
+                        (Decision::NeedsPrompt, Decision::Approved) => {
+                            tally.removed = tally.removed.saturating_add(kept.count);
+                        }
+                        (Decision::HardDenied, Decision::Approved | Decision::NeedsPrompt) => {
+                            tally.lowered = tally.lowered.saturating_add(kept.count);
+                        }
+                        _ => {}
+                    }
+                }
+                tallies
+            },
+        )
+        .reduce(
+            || vec![Tally::default(); admitted.len()],
+            |mut left, right| {
+                for (l, r) in left.iter_mut().zip(right) {
+                    l.removed = l.removed.saturating_add(r.removed);
+                    l.lowered = l.lowered.saturating_add(r.lowered);
+                }
+                left
+            },
+        );
+    let mut suggestions = Vec::new();
+    for (grant, tally) in admitted.into_iter().zip(tallies) {
+        if tally.lowered > 0 {
+            check.rejected.push(RejectedGrant {
+                grant,
+                reason: format!(
+                    "would let {} refused record(s) through a deny rule",
+                    tally.lowered
+                ),
+            });
+        } else if tally.removed > 0 {
+            suggestions.push(GrantSuggestion {
+                grant,
+                prompts_removed: tally.removed,
+            });
+        }
+    }
+    suggestions.sort_by(|a, b| {
+        b.prompts_removed
+            .cmp(&a.prompts_removed)
+            .then_with(|| a.grant.cmp(&b.grant))
+    });
+    suggestions.truncate(limit);
+    (suggestions, check)
+}
+
+/// Candidate grants: the most frequent proposed patterns, then the directories holding the
+/// most untrusted paths.
+pub(crate) fn candidates(patterns: Vec<String>, dirs: Vec<(String, Access)>) -> Vec<Grant> {
+    let mut grants: Vec<Grant> = patterns
+        .into_iter()
+        .take(CANDIDATES_PER_KIND)
+        .map(Grant::Pattern)
+        .collect();
+    grants.extend(
+        dirs.into_iter()
+            .take(CANDIDATES_PER_KIND)
+            .map(|(path, access)| Grant::Zone { path, access }),
+    );
+    grants.dedup();
+    grants
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_relevance_uses_the_words_before_the_glob() {
+        let words = vec!["cargo test *".to_owned(), "cargo test -p api".to_owned()];
+        assert!(pattern_may_concern("cargo test *", &words));
+        assert!(pattern_may_concern("cargo *", &words));
+        assert!(!pattern_may_concern("cargo build *", &words));
+        assert!(!pattern_may_concern("*", &words));
+    }
+
+    #[test]
+    fn zones_contain_paths_component_wise() {
+        assert!(inside("/srv/data/a", "/srv/data"));
+        assert!(inside("/srv/data", "/srv/data"));
+        assert!(!inside("/srv/database/a", "/srv/data"));
+    }
+}

@@ -1,0 +1,317 @@
+//! `shellgate approvals`: show, grant and revoke the approvals persisted in the trust file.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use shellgate_rules::{Access, PatternError, VerbPattern, ZonePath};
+use shellgate_store::{Grants, Quarantine, StoreError, TrustStore, validate_audience};
+
+use super::Exit;
+
+/// The audience changed when `--audience` is not given.
+const DEFAULT_AUDIENCE: &str = "personal";
+
+/// Show, grant and revoke persisted approvals.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The trust file [default: $SHELLGATE_TRUST, else $XDG_CONFIG_HOME/shellgate/trust.toml,
+    /// else ~/.config/shellgate/trust.toml].
+    #[arg(long, value_name = "FILE", global = true)]
+    trust: Option<PathBuf>,
+    /// The audience to show or change [default: `personal`; `list` shows every audience].
+    #[arg(long, value_name = "A", global = true)]
+    audience: Option<String>,
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(Debug, Subcommand)]
+enum Action {
+    /// List the trusted zones and patterns.
+    List {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Trust a directory for reading and writing (or only reading with --read-only).
+    TrustZone {
+        /// An absolute directory, or one starting with `~/` or `$HOME/`.
+        dir: String,
+        /// Trust it for reading only.
+        #[arg(long)]
+        read_only: bool,
+    },
+    /// Trust a verb pattern, such as 'git push origin main *'.
+    TrustVerb {
+        /// Literal command words, then one argument glob (quote it).
+        pattern: String,
+    },
+    /// Revoke a trusted zone or pattern.
+    Revoke {
+        /// The directory to stop trusting.
+        #[arg(
+            long,
+            value_name = "DIR",
+            conflicts_with = "pattern",
+            required_unless_present = "pattern"
+        )]
+        zone: Option<String>,
+        /// The pattern to stop trusting.
+        #[arg(long, value_name = "PATTERN")]
+        pattern: Option<String>,
+    },
+}
+
+/// Runs `shellgate approvals`.
+pub fn run(args: &Args) -> Exit {
+    match execute(args) {
+        Ok(exit) => exit,
+        Err(failure) => failure.report(),
+    }
+}
+
+/// Why a command failed, and its exit status.
+enum Failure {
+    /// Usage or validation: exit 1.
+    Invalid(Box<dyn miette::Diagnostic + Send + Sync>),
+    /// Unreadable or unwritable store: exit 2.
+    Store(StoreError),
+    /// A store quarantined at open; nothing else was done: exit 2.
+    Quarantined(Quarantine),
+}
+
+impl From<PatternError> for Failure {
+    fn from(err: PatternError) -> Self {
+        Self::Invalid(Box::new(err))
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::Invalid(_)
+            | StoreError::InvalidAudience { .. }
+            | StoreError::NoLocation => Self::Invalid(Box::new(err)),
+            StoreError::Read { .. }
+            | StoreError::Write { .. }
+            | StoreError::Lock { .. }
+            | StoreError::Quarantine { .. }
+            | StoreError::Edit { .. }
+            | StoreError::AuditOpen { .. }
+            | StoreError::AuditWrite { .. }
+            | StoreError::AuditRead { .. }
+            | StoreError::AuditRecord { .. }
+            | StoreError::AuditEncode { .. } => Self::Store(err),
+        }
+    }
+}
+
+/// A "not trusted" revoke: a validation error with a hint.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("{what} `{text}` is not trusted for audience `{audience}`")]
+#[diagnostic(help("run `shellgate approvals list` to see what is trusted"))]
+struct NotTrusted {
+    what: &'static str,
+    text: String,
+    audience: String,
+}
+
+/// `revoke` without exactly one target (clap normally catches this first).
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("`revoke` needs exactly one of `--zone DIR` or `--pattern PATTERN`")]
+#[diagnostic(help("such as `shellgate approvals revoke --pattern 'git push *'`"))]
+struct RevokeWhat;
+
+impl Failure {
+    /// Prints the failure to stderr and returns its exit status.
+    fn report(self) -> Exit {
+        match self {
+            Self::Invalid(diagnostic) => {
+                print_error(diagnostic.as_ref());
+                Exit::Error
+            }
+            Self::Store(err) => {
+                print_error(&err);
+                Exit::NeedsPrompt
+            }
+            Self::Quarantined(quarantine) => {
+                warn_quarantine(&quarantine);
+                eprintln!(
+                    "  nothing else was done; run the command again to use the new, empty store"
+                );
+                Exit::NeedsPrompt
+            }
+        }
+    }
+}
+
+/// Prints `error: …`, each cause, and the help text.
+fn print_error(diagnostic: &dyn miette::Diagnostic) {
+    let mut stderr = std::io::stderr().lock();
+    let _ignored = writeln!(stderr, "error: {diagnostic}");
+    let mut source = diagnostic.source();
+    while let Some(cause) = source {
+        let _ignored = writeln!(stderr, "  caused by: {cause}");
+        source = cause.source();
+    }
+    if let Some(help) = diagnostic.help() {
+        let _ignored = writeln!(stderr, "  help: {help}");
+    }
+}
+
+/// Reports a quarantine loudly.
+fn warn_quarantine(quarantine: &Quarantine) {
+    eprintln!("warning: {quarantine}");
+}
+
+/// Does the work; `Ok` carries the exit status of a command that ran.
+fn execute(args: &Args) -> Result<Exit, Failure> {
+    if let Some(audience) = &args.audience {
+        validate_audience(audience)?;
+    }
+    let path = shellgate_store::default_trust_path(args.trust.as_deref())?;
+    let home = shellgate_store::home_dir();
+    let opened = TrustStore::open_with_home(path, home.clone())?;
+    if let Some(quarantine) = opened.quarantined {
+        return Err(Failure::Quarantined(quarantine));
+    }
+    let mut store = opened.store;
+    let audience = args.audience.as_deref().unwrap_or(DEFAULT_AUDIENCE);
+    match &args.action {
+        Action::List { json } => Ok(list(&store, args.audience.as_deref(), *json)),
+        Action::TrustZone { dir, read_only } => {
+            let zone = ZonePath::new(dir, home.as_deref())?;
+            let access = if *read_only {
+                Access::Read
+            } else {
+                Access::Write
+            };
+            let outcome = store.add_zone(audience, &zone, access)?;
+            let verb = if outcome.changed {
+                "trusted"
+            } else {
+                "already trusted"
+            };
+            println!("{verb}: zone `{zone}` ({access}) for audience `{audience}`");
+            Ok(finish(outcome.quarantined.as_ref()))
+        }
+        Action::TrustVerb { pattern } => {
+            let pattern: VerbPattern = pattern.parse()?;
+            let outcome = store.add_pattern(audience, &pattern)?;
+            let verb = if outcome.changed {
+                "trusted"
+            } else {
+                "already trusted"
+            };
+            println!("{verb}: pattern `{pattern}` for audience `{audience}`");
+            Ok(finish(outcome.quarantined.as_ref()))
+        }
+        Action::Revoke { zone, pattern } => {
+            let (what, text, outcome) = match (zone, pattern) {
+                (Some(dir), None) => {
+                    let zone = ZonePath::new(dir, home.as_deref())?;
+                    (
+                        "zone",
+                        zone.to_string(),
+                        store.revoke_zone(audience, &zone)?,
+                    )
+                }
+                (None, Some(pattern)) => {
+                    let pattern: VerbPattern = pattern.parse()?;
+                    (
+                        "pattern",
+                        pattern.to_string(),
+                        store.revoke_pattern(audience, &pattern)?,
+                    )
+                }
+                // clap enforces exactly one of the two; should it not, refuse rather than guess.
+                (Some(_), Some(_)) | (None, None) => {
+                    return Err(Failure::Invalid(Box::new(RevokeWhat)));
+                }
+            };
+            if let Some(quarantine) = &outcome.quarantined {
+                warn_quarantine(quarantine);
+            }
+            if !outcome.changed {
+                return Err(Failure::Invalid(Box::new(NotTrusted {
+                    what,
+                    text,
+                    audience: audience.to_owned(),
+                })));
+            }
+            println!("revoked: {what} `{text}` for audience `{audience}`");
+            Ok(finish(outcome.quarantined.as_ref()))
+        }
+    }
+}
+
+/// Exit 0, or 2 after a quarantine that happened during the edit.
+fn finish(quarantined: Option<&Quarantine>) -> Exit {
+    match quarantined {
+        Some(quarantine) => {
+            warn_quarantine(quarantine);
+            Exit::NeedsPrompt
+        }
+        None => Exit::Ok,
+    }
+}
+
+/// The `list --json` object.
+#[derive(serde::Serialize)]
+struct Listing<'a> {
+    trust_file: String,
+    audiences: BTreeMap<&'a str, Grants>,
+}
+
+/// Prints every audience (or only `only`), as text or JSON.
+fn list(store: &TrustStore, only: Option<&str>, json: bool) -> Exit {
+    let selected: BTreeMap<&str, Grants> = match only {
+        Some(audience) => BTreeMap::from([(audience, store.snapshot(audience))]),
+        None => store
+            .audiences()
+            .map(|(name, grants)| (name, grants.clone()))
+            .collect(),
+    };
+    if json {
+        let listing = Listing {
+            trust_file: store.path().display().to_string(),
+            audiences: selected,
+        };
+        return match serde_json::to_string(&listing) {
+            Ok(text) => {
+                println!("{text}");
+                Exit::Ok
+            }
+            // Strings and lists always encode; should that change, say so rather than print half.
+            Err(err) => {
+                eprintln!("error: cannot encode the listing: {err}");
+                Exit::Error
+            }
+        };
+    }
+    let mut out = String::new();
+    out.push_str(&format!("trust file: {}\n", store.path().display()));
+    if selected.values().all(Grants::is_empty) {
+        out.push_str("no approvals\n");
+    }
+    for (name, grants) in &selected {
+        if grants.is_empty() && only.is_none() {
+            continue;
+        }
+        out.push_str(&format!("{name}:\n"));
+        for zone in &grants.zones {
+            out.push_str(&format!(
+                "  zone     {:<6} {}\n",
+                zone.access.as_str(),
+                zone.path
+            ));
+        }
+        for pattern in &grants.patterns {
+            out.push_str(&format!("  pattern         {pattern}\n"));
+        }
+    }
+    print!("{out}");
+    Exit::Ok
+}

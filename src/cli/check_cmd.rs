@@ -1,0 +1,229 @@
+//! `shellgate check FILE… [--layer L] [--json]`: validate policy files layered on the embedded
+//! default.
+
+use std::path::{Path, PathBuf};
+
+use miette::{GraphicalReportHandler, GraphicalTheme};
+use shellgate_rules::{Layer, Policy, PolicyError, PolicySource};
+
+use super::Exit;
+
+/// Validate policy files layered on the embedded default policy.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Policy files, applied in the order given after the embedded default. A file named
+    /// `default.toml` is checked as the default policy itself (it replaces the embedded one).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The layer of the other files: `user` or `project`.
+    #[arg(long, value_name = "LAYER", default_value = "user")]
+    layer: String,
+    /// Print one JSON object instead of diagnostics.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One problem, for `--json`.
+#[derive(serde::Serialize)]
+struct JsonError {
+    file: Option<String>,
+    line: Option<usize>,
+    column: Option<usize>,
+    code: &'static str,
+    message: String,
+    help: Option<String>,
+}
+
+/// What a clean policy holds, for `--json` and the summary line.
+#[derive(serde::Serialize)]
+struct Summary {
+    deny: usize,
+    examples: usize,
+    safe: usize,
+    wrappers: usize,
+    shells: usize,
+    interpreters: usize,
+    verbs: usize,
+    audiences: usize,
+    protected: usize,
+    tests: usize,
+    disabled: usize,
+}
+
+/// The `--json` output.
+#[derive(serde::Serialize)]
+struct Report {
+    ok: bool,
+    files: Vec<String>,
+    errors: Vec<JsonError>,
+    summary: Option<Summary>,
+}
+
+/// Runs `shellgate check`.
+pub fn run(args: &Args) -> Exit {
+    let files: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+    let errors = match args.layer.parse::<Layer>() {
+        Ok(Layer::Default) => Err(vec![usage(
+            "`--layer default` is not needed: a file named `default.toml` is checked as the default policy",
+        )]),
+        Ok(layer) => sources(&args.files, layer),
+        Err(e) => Err(vec![json_error(&e)]),
+    };
+    let (sources, mut errors) = match errors {
+        Ok(sources) => (sources, Vec::new()),
+        Err(errors) => (Vec::new(), errors),
+    };
+    let mut summary = None;
+    if errors.is_empty() {
+        match Policy::load(&sources) {
+            Ok(policy) => summary = Some(summarize(&policy)),
+            Err(e) => {
+                if !args.json {
+                    render(&e);
+                }
+                errors = e.errors().into_iter().map(json_error).collect();
+            }
+        }
+    } else if !args.json {
+        for error in &errors {
+            eprintln!("error: {}", error.message);
+            if let Some(help) = &error.help {
+                eprintln!("  help: {help}");
+            }
+        }
+    }
+    let ok = errors.is_empty();
+    if args.json {
+        let report = Report {
+            ok,
+            files,
+            errors,
+            summary,
+        };
+        match serde_json::to_string(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: cannot write the report: {e}");
+                return Exit::Error;
+            }
+        }
+    } else if let Some(s) = &summary {
+        println!(
+            "ok: {} checked: {} deny rules ({} examples), {} safe entries, {} wrappers, {} shells, {} interpreters, {} verb roles, {} audiences, {} protected paths, {} tests",
+            files.join(", "),
+            s.deny,
+            s.examples,
+            s.safe,
+            s.wrappers,
+            s.shells,
+            s.interpreters,
+            s.verbs,
+            s.audiences,
+            s.protected,
+            s.tests
+        );
+    }
+    if ok { Exit::Ok } else { Exit::Error }
+}
+
+/// Reads the files into sources: `default.toml` files as the default layer (first), the
+/// embedded default when none is given, then the others in order.
+fn sources(files: &[PathBuf], layer: Layer) -> Result<Vec<PolicySource>, Vec<JsonError>> {
+    let mut defaults = Vec::new();
+    let mut others = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        let name = file.display().to_string();
+        match std::fs::read_to_string(file) {
+            Ok(text) if is_default(file) => {
+                defaults.push(PolicySource::new(name, text, Layer::Default));
+            }
+            Ok(text) => others.push(PolicySource::new(name, text, layer)),
+            Err(e) => errors.push(JsonError {
+                file: Some(name.clone()),
+                line: None,
+                column: None,
+                code: "shellgate::policy::io",
+                message: format!("cannot read `{name}`: {e}"),
+                help: Some("check the path and its permissions".to_owned()),
+            }),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if defaults.is_empty() {
+        defaults.push(PolicySource::new(
+            shellgate_rules::DEFAULT_POLICY_NAME,
+            shellgate_rules::DEFAULT_POLICY,
+            Layer::Default,
+        ));
+    }
+    defaults.extend(others);
+    Ok(defaults)
+}
+
+/// Whether a file is the default policy itself.
+fn is_default(file: &Path) -> bool {
+    file.file_name().is_some_and(|n| n == "default.toml")
+}
+
+fn usage(message: &str) -> JsonError {
+    JsonError {
+        file: None,
+        line: None,
+        column: None,
+        code: "shellgate::usage",
+        message: message.to_owned(),
+        help: None,
+    }
+}
+
+fn json_error(error: &PolicyError) -> JsonError {
+    let location = error.location();
+    JsonError {
+        file: location.map(|l| l.file.clone()),
+        line: location.map(|l| l.line),
+        column: location.map(|l| l.column),
+        code: error.code_str(),
+        message: error.to_string(),
+        help: error.help_text().map(str::to_owned),
+    }
+}
+
+/// Prints every diagnostic to standard error, with the offending source line.
+fn render(error: &PolicyError) {
+    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor());
+    for single in error.errors() {
+        let mut out = String::new();
+        if handler.render_report(&mut out, single).is_err() {
+            out = format!("error: {single}\n");
+        }
+        eprintln!("{out}");
+    }
+    let count = error.errors().len();
+    eprintln!(
+        "{count} error{} found; the policy was not loaded",
+        if count == 1 { "" } else { "s" }
+    );
+}
+
+fn summarize(policy: &Policy) -> Summary {
+    Summary {
+        deny: policy.deny_rules().len(),
+        examples: policy
+            .deny_rules()
+            .iter()
+            .map(|r| r.examples.len() + r.counter_examples.len())
+            .sum(),
+        safe: policy.safe_entries().len(),
+        wrappers: policy.wrappers().len(),
+        shells: policy.shells().len(),
+        interpreters: policy.interpreters().len(),
+        verbs: policy.verb_roles().len(),
+        audiences: policy.audiences().len(),
+        protected: policy.protected_entries().len(),
+        tests: policy.tests().len(),
+        disabled: policy.disabled().len(),
+    }
+}

@@ -1,0 +1,133 @@
+//! `shellgate parse [--json] [--cwd DIR] [--home DIR] -- COMMAND`: show the clause graph.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use shellgate_parser::{Clause, ParseOptions, ParseOutput, RedirectTarget, parse};
+
+use super::Exit;
+
+/// Arguments of `shellgate parse`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print the clause graph as JSON (a stable contract; see README.md).
+    #[arg(long)]
+    pub json: bool,
+    /// The directory the command starts in [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// The home directory for `cd`, `cd ~` and `~/…` [default: $HOME].
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// The command to parse (`-` reads it from standard input). Several arguments are joined
+    /// with single spaces.
+    #[arg(required = true, num_args = 1.., value_name = "COMMAND", allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+/// Runs `shellgate parse`: 0 when the parse is complete, 2 when incomplete, 1 on errors.
+pub fn run(args: &Args) -> Exit {
+    let command = if args.command.len() == 1 && args.command.first().is_some_and(|c| c == "-") {
+        let mut text = String::new();
+        if let Err(error) = std::io::stdin().read_to_string(&mut text) {
+            eprintln!("error: cannot read the command from standard input: {error}");
+            return Exit::Error;
+        }
+        text
+    } else {
+        args.command.join(" ")
+    };
+    let options = ParseOptions {
+        cwd: args.cwd.clone().or_else(|| std::env::current_dir().ok()),
+        home: args
+            .home
+            .clone()
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from)),
+    };
+    let output = parse(&command, &options);
+    if args.json {
+        println!("{}", to_json(&output));
+    } else {
+        print!("{}", readable(&output));
+    }
+    if output.complete {
+        Exit::Ok
+    } else {
+        Exit::NeedsPrompt
+    }
+}
+
+/// The `--json` object (exact keys are a contract).
+fn to_json(output: &ParseOutput) -> Value {
+    let clauses: Vec<Value> = output.graph.clauses().map(clause_json).collect();
+    json!({
+        "complete": output.complete,
+        "reason": output.reason(),
+        "clauses": clauses,
+    })
+}
+
+fn clause_json(clause: &Clause) -> Value {
+    let redirects: Vec<Value> = clause
+        .redirects
+        .iter()
+        .map(|r| json!({"op": r.op.as_str(), "target": target_text(&r.target)}))
+        .collect();
+    json!({
+        "verb": clause.verb,
+        "argv": clause.cooked_argv().collect::<Vec<_>>(),
+        "context": clause.context.as_str(),
+        "operator": clause.operator.map(|o| o.as_str()),
+        "redirects": redirects,
+        "cwd": clause.cwd.as_ref().map(|p| p.display().to_string()),
+        "literal_verb": clause.literal_verb,
+        "span": clause.span.pair(),
+    })
+}
+
+/// A redirection target as text: the cooked word, or the heredoc's delimiter.
+fn target_text(target: &RedirectTarget) -> &str {
+    match target {
+        RedirectTarget::Word(word) => &word.cooked,
+        RedirectTarget::Heredoc(heredoc) => &heredoc.delimiter,
+    }
+}
+
+/// One line per clause, indented by depth.
+fn readable(output: &ParseOutput) -> String {
+    let mut out = String::new();
+    if output.complete {
+        out.push_str("complete\n");
+    } else {
+        let (reason, offset) = output
+            .diagnostics
+            .first()
+            .map_or(("unknown", 0), |d| (d.message.as_str(), d.offset));
+        out.push_str(&format!("incomplete: {reason} (at byte {offset})\n"));
+    }
+    for (index, clause) in output.graph.clauses().enumerate() {
+        let raw: Vec<&str> = clause.argv.iter().map(|w| w.raw.as_str()).collect();
+        out.push_str(&"  ".repeat(clause.depth.saturating_add(1)));
+        out.push_str(&format!("[{index}] {}", clause.context.as_str()));
+        if let Some(op) = clause.operator {
+            out.push_str(&format!(" {}", op.as_str()));
+        }
+        out.push_str(&format!(" `{}`", raw.join(" ")));
+        if !clause.verb.is_empty() {
+            out.push_str(&format!(" verb={}", clause.verb.join(" ")));
+        }
+        for redirect in &clause.redirects {
+            out.push_str(&format!(" {}{}", redirect.op.as_str(), target_text(&redirect.target)));
+        }
+        match &clause.cwd {
+            Some(cwd) => out.push_str(&format!(" cwd={}", cwd.display())),
+            None => out.push_str(" cwd=?"),
+        }
+        if let Some(parent) = clause.parent {
+            out.push_str(&format!(" in=[{parent}]"));
+        }
+        out.push('\n');
+    }
+    out
+}

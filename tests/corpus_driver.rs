@@ -1,0 +1,5 @@
+//! The one driver for the data-driven corpora in `tests/corpus/*.toml`: one runner module per
+//! corpus kind, each printing the failing case's name and input.
+
+#[path = "driver/parser.rs"]
+mod parser;

@@ -1,0 +1,240 @@
+//! Runner for `tests/corpus/parser.toml`: each case parses `input` and compares every clause.
+//!
+//! A clause lists `argv` (cooked) and `verb`; the other fields default to: `context = "top"`,
+//! `operator` absent, `redirects = []`, `cwd = "/work"` (`"?"` means unknown), `parent`
+//! absent, `literal_verb = true`. `redirects` are strings `"[fd]op target"` (the target cooked;
+//! for heredocs the delimiter), e.g. `"2> /dev/null"`, `"<< EOF"`. Optional per clause:
+//! `depth`, `heredoc` (bodies, in order), `assignments` (`name=value` cooked, `name=(a b)`).
+//! Per case: `complete` (default true), `kind` (diagnostic kind when incomplete), `cwd`/`home`
+//! (defaults `/work` and `/home/me`; `""` means none), `edges` (`"0>1 and"` …), `count` (only
+//! the number of clauses, for limit cases).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use shellgate_parser::{Clause, ParseOptions, RedirectFd, RedirectTarget, parse};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    case: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    input: String,
+    #[serde(default = "yes")]
+    complete: bool,
+    kind: Option<String>,
+    cwd: Option<String>,
+    home: Option<String>,
+    #[serde(default)]
+    clauses: Vec<Expected>,
+    edges: Option<Vec<String>>,
+    count: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expected {
+    argv: Vec<String>,
+    verb: Vec<String>,
+    #[serde(default = "top")]
+    context: String,
+    operator: Option<String>,
+    #[serde(default)]
+    redirects: Vec<String>,
+    #[serde(default = "work")]
+    cwd: String,
+    parent: Option<usize>,
+    #[serde(default = "yes")]
+    literal_verb: bool,
+    depth: Option<usize>,
+    heredoc: Option<Vec<String>>,
+    assignments: Option<Vec<String>>,
+}
+
+fn yes() -> bool {
+    true
+}
+fn top() -> String {
+    "top".to_owned()
+}
+fn work() -> String {
+    "/work".to_owned()
+}
+
+fn dir(value: Option<&String>, default: &str) -> Option<PathBuf> {
+    match value.map(String::as_str) {
+        Some("") => None,
+        Some(v) => Some(PathBuf::from(v)),
+        None => Some(PathBuf::from(default)),
+    }
+}
+
+fn redirect_text(clause: &Clause) -> Vec<String> {
+    clause
+        .redirects
+        .iter()
+        .map(|r| {
+            let fd = match &r.fd {
+                Some(RedirectFd::Number(n)) => n.to_string(),
+                Some(RedirectFd::Variable(v)) => format!("{{{v}}}"),
+                None => String::new(),
+            };
+            let target = match &r.target {
+                RedirectTarget::Word(w) => w.cooked.clone(),
+                RedirectTarget::Heredoc(h) => h.delimiter.clone(),
+            };
+            format!("{fd}{} {target}", r.op.as_str())
+        })
+        .collect()
+}
+
+fn assignment_text(clause: &Clause) -> Vec<String> {
+    clause
+        .assignments
+        .iter()
+        .map(|a| {
+            let op = if a.append { "+=" } else { "=" };
+            let index = a.index.as_ref().map(|i| format!("[{i}]")).unwrap_or_default();
+            let value = match (&a.value, &a.array) {
+                (_, Some(items)) => {
+                    let items: Vec<&str> = items.iter().map(|w| w.cooked.as_str()).collect();
+                    format!("({})", items.join(" "))
+                }
+                (Some(v), None) => v.cooked.clone(),
+                (None, None) => String::new(),
+            };
+            format!("{}{index}{op}{value}", a.name)
+        })
+        .collect()
+}
+
+/// Describes what differs between the expected and actual clause (empty when equal).
+fn compare(expected: &Expected, clause: &Clause) -> String {
+    let mut diff = String::new();
+    let argv: Vec<&str> = clause.cooked_argv().collect();
+    let mut check = |field: &str, want: String, got: String| {
+        if want != got {
+            let _ = write!(diff, "\n      {field}: expected {want}, got {got}");
+        }
+    };
+    check("argv", format!("{:?}", expected.argv), format!("{argv:?}"));
+    check("verb", format!("{:?}", expected.verb), format!("{:?}", clause.verb));
+    check("context", expected.context.clone(), clause.context.as_str().to_owned());
+    check(
+        "operator",
+        format!("{:?}", expected.operator),
+        format!("{:?}", clause.operator.map(|o| o.as_str().to_owned())),
+    );
+    check(
+        "redirects",
+        format!("{:?}", expected.redirects),
+        format!("{:?}", redirect_text(clause)),
+    );
+    let cwd = clause
+        .cwd
+        .as_ref()
+        .map_or_else(|| "?".to_owned(), |p| p.display().to_string());
+    check("cwd", expected.cwd.clone(), cwd);
+    check("parent", format!("{:?}", expected.parent), format!("{:?}", clause.parent));
+    check(
+        "literal_verb",
+        expected.literal_verb.to_string(),
+        clause.literal_verb.to_string(),
+    );
+    if let Some(depth) = expected.depth {
+        check("depth", depth.to_string(), clause.depth.to_string());
+    }
+    if let Some(bodies) = &expected.heredoc {
+        let got: Vec<&str> = clause.redirects.iter().filter_map(|r| r.stdin_text()).collect();
+        check("heredoc", format!("{bodies:?}"), format!("{got:?}"));
+    }
+    if let Some(assignments) = &expected.assignments {
+        check(
+            "assignments",
+            format!("{assignments:?}"),
+            format!("{:?}", assignment_text(clause)),
+        );
+    }
+    diff
+}
+
+fn run_case(case: &Case) -> Option<String> {
+    let options = ParseOptions {
+        cwd: dir(case.cwd.as_ref(), "/work"),
+        home: dir(case.home.as_ref(), "/home/me"),
+    };
+    let out = parse(&case.input, &options);
+    let mut problems = String::new();
+    if out.complete != case.complete {
+        let _ = write!(
+            problems,
+            "\n    complete: expected {}, got {} ({:?})",
+            case.complete,
+            out.complete,
+            out.reason()
+        );
+    }
+    if let Some(kind) = &case.kind {
+        let got = out.diagnostics.first().map(|d| d.kind.as_str());
+        if got != Some(kind.as_str()) {
+            let _ = write!(problems, "\n    kind: expected {kind}, got {got:?}");
+        }
+    }
+    if let Some(count) = case.count {
+        if out.graph.len() != count {
+            let _ = write!(problems, "\n    count: expected {count}, got {}", out.graph.len());
+        }
+    } else {
+        if out.graph.len() != case.clauses.len() {
+            let got: Vec<Vec<&str>> = out.graph.clauses().map(|c| c.cooked_argv().collect()).collect();
+            let _ = write!(
+                problems,
+                "\n    clauses: expected {}, got {}: {got:?}",
+                case.clauses.len(),
+                out.graph.len()
+            );
+        }
+        for (i, (expected, clause)) in case.clauses.iter().zip(out.graph.clauses()).enumerate() {
+            let diff = compare(expected, clause);
+            if !diff.is_empty() {
+                let _ = write!(problems, "\n    clause {i}:{diff}");
+            }
+        }
+    }
+    if let Some(edges) = &case.edges {
+        let got: Vec<String> = out
+            .graph
+            .edges()
+            .map(|(a, b, k)| format!("{a}>{b} {}", format!("{k:?}").to_lowercase()))
+            .collect();
+        if &got != edges {
+            let _ = write!(problems, "\n    edges: expected {edges:?}, got {got:?}");
+        }
+    }
+    (!problems.is_empty()).then_some(problems)
+}
+
+#[test]
+fn parser_corpus() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/parser.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let file: File = toml::from_str(&text).unwrap();
+    let mut names = std::collections::HashSet::new();
+    let mut failures = String::new();
+    let mut failed = 0;
+    for case in &file.case {
+        assert!(names.insert(case.name.as_str()), "duplicate case name `{}`", case.name);
+        if let Some(problems) = run_case(case) {
+            failed += 1;
+            let _ = write!(failures, "\n  case `{}` input {:?}:{problems}", case.name, case.input);
+        }
+    }
+    assert!(file.case.len() >= 300, "only {} cases", file.case.len());
+    assert!(failures.is_empty(), "{failed} of {} parser cases failed:{failures}", file.case.len());
+}

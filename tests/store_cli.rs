@@ -1,0 +1,343 @@
+//! `shellgate approvals`: output, exit codes, and a revocation by one process seen by another.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: a failed step should fail the test loudly"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use shellgate_rules::VerbPattern;
+use shellgate_store::{Reload, TrustStore};
+
+fn shellgate(args: &[&str], trust: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shellgate"))
+        .args(args)
+        .env_remove("SHELLGATE_TRUST")
+        .env_remove("XDG_CONFIG_HOME")
+        .env("HOME", "/home/u")
+        .arg("--trust")
+        .arg(trust)
+        .output()
+        .unwrap()
+}
+
+/// (exit code, stdout, stderr)
+fn run(args: &[&str], trust: &Path) -> (i32, String, String) {
+    let out = shellgate(args, trust);
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn trust_file() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    (dir, path)
+}
+
+#[test]
+fn grants_show_up_in_list_and_json() {
+    let (_dir, path) = trust_file();
+    let t = &path;
+    assert_eq!(
+        run(&["approvals", "trust-verb", "git  push origin main *"], t),
+        (
+            0,
+            "trusted: pattern `git push origin main *` for audience `personal`\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run(&["approvals", "trust-verb", "git push origin main *"], t),
+        (
+            0,
+            "already trusted: pattern `git push origin main *` for audience `personal`\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run(&["approvals", "trust-zone", "~/proj/"], t),
+        (
+            0,
+            "trusted: zone `/home/u/proj` (write) for audience `personal`\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run(
+            &[
+                "approvals",
+                "trust-zone",
+                "/tmp/x",
+                "--read-only",
+                "--audience",
+                "ci"
+            ],
+            t
+        ),
+        (
+            0,
+            "trusted: zone `/tmp/x` (read) for audience `ci`\n".into(),
+            String::new()
+        )
+    );
+    let (code, stdout, stderr) = run(&["approvals", "list"], t);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(
+        stdout,
+        format!(
+            "trust file: {}\nci:\n  zone     read   /tmp/x\npersonal:\n  zone     write  /home/u/proj\n  pattern         git push origin main *\n",
+            path.display()
+        )
+    );
+    let (code, stdout, _) = run(&["approvals", "list", "--json"], t);
+    assert_eq!(code, 0);
+    let expected = serde_json::json!({
+        "trust_file": path.display().to_string(),
+        "audiences": {
+            "ci": {"zones": [{"path": "/tmp/x", "access": "read"}], "patterns": []},
+            "personal": {"zones": [{"path": "/home/u/proj", "access": "write"}], "patterns": ["git push origin main *"]},
+        }
+    });
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&stdout).unwrap(),
+        expected
+    );
+    assert!(stdout.starts_with("{\"trust_file\":"), "{stdout}");
+    let (code, stdout, _) = run(&["approvals", "list", "--json", "--audience", "nobody"], t);
+    assert_eq!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&stdout).unwrap(),
+        serde_json::json!({"trust_file": path.display().to_string(), "audiences": {"nobody": {"zones": [], "patterns": []}}})
+    );
+    assert_eq!(
+        run(
+            &[
+                "approvals",
+                "revoke",
+                "--zone",
+                "/tmp/x/",
+                "--audience",
+                "ci"
+            ],
+            t
+        ),
+        (
+            0,
+            "revoked: zone `/tmp/x` for audience `ci`\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run(
+            &["approvals", "revoke", "--pattern", "git push origin main *"],
+            t
+        ),
+        (
+            0,
+            "revoked: pattern `git push origin main *` for audience `personal`\n".into(),
+            String::new()
+        )
+    );
+}
+
+#[test]
+fn an_empty_store_lists_no_approvals() {
+    let (_dir, path) = trust_file();
+    assert_eq!(
+        run(&["approvals", "list"], &path),
+        (
+            0,
+            format!("trust file: {}\nno approvals\n", path.display()),
+            String::new()
+        )
+    );
+    assert!(!path.exists(), "listing must not create the file");
+}
+
+#[test]
+fn validation_errors_exit_1_with_help() {
+    let (_dir, path) = trust_file();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["approvals", "trust-verb", "git push"],
+            "error: `git push` has no trailing argument glob\n  help: a pattern needs a trailing argument glob such as `git push *`; add ` *` to allow any arguments\n",
+        ),
+        (
+            &["approvals", "trust-zone", "/etc"],
+            "error: zone `/etc` is too broad\n  help: a zone must be at least two directories deep, such as `/home/me` or `/tmp/build`; `/`, `/etc` or `/home` trust too much\n",
+        ),
+        (
+            &["approvals", "trust-zone", "relative/dir"],
+            "error: zone `relative/dir` is not an absolute path\n  help: give an absolute directory such as `/home/me/project`, or start it with `~/`\n",
+        ),
+        (
+            &["approvals", "revoke", "--pattern", "ls *"],
+            "error: pattern `ls *` is not trusted for audience `personal`\n  help: run `shellgate approvals list` to see what is trusted\n",
+        ),
+        (
+            &["approvals", "--audience", "bad name", "list"],
+            "error: audience `bad name` is not a valid name\n  help: use 1 to 64 letters, digits, `-` or `_`, such as `personal`\n",
+        ),
+    ];
+    for (args, stderr) in cases {
+        assert_eq!(
+            run(args, &path),
+            (1, String::new(), stderr.to_owned()),
+            "{args:?}"
+        );
+    }
+    assert!(!path.exists(), "failed commands must not create the file");
+}
+
+#[test]
+fn a_quarantined_store_exits_2_and_names_the_new_path() {
+    let (dir, path) = trust_file();
+    std::fs::write(&path, "version = 9\n").unwrap();
+    let (code, stdout, stderr) = run(&["approvals", "trust-verb", "ls *"], &path);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    let moved: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".quarantine-"))
+        .collect();
+    assert_eq!(moved.len(), 1);
+    assert_eq!(std::fs::read_to_string(&moved[0]).unwrap(), "version = 9\n");
+    assert_eq!(
+        stderr,
+        format!(
+            "warning: trust file `{}` was unusable (unknown version `9`; this shellgate reads version 1); it was moved to `{}` and shellgate started with no saved approvals\n  nothing else was done; run the command again to use the new, empty store\n",
+            path.display(),
+            moved[0].display()
+        )
+    );
+    assert!(!path.exists(), "nothing else was done");
+    assert_eq!(run(&["approvals", "trust-verb", "ls *"], &path).0, 0);
+}
+
+#[test]
+fn an_unreadable_store_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("config");
+    std::fs::write(&blocker, "x").unwrap();
+    let path = blocker.join("trust.toml");
+    assert_eq!(
+        run(&["approvals", "trust-verb", "ls *"], &path),
+        (
+            2,
+            String::new(),
+            format!(
+                "error: cannot read trust file `{}`\n  caused by: Not a directory (os error 20)\n  help: check that the file and its directory are readable; nothing was changed\n",
+                path.display()
+            )
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&blocker).unwrap(), "x");
+}
+
+/// Root ignores permission bits; `ulimit -f 0` (with `SIGXFSZ` ignored) makes every write fail
+/// with `EFBIG` even for root, like a full disk.
+#[test]
+fn an_unwritable_store_exits_2_and_loses_nothing() {
+    let (dir, path) = trust_file();
+    assert_eq!(run(&["approvals", "trust-verb", "ls *"], &path).0, 0);
+    let before = std::fs::read(&path).unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 0; exec \"$0\" approvals --trust \"$1\" trust-verb 'make *'")
+        .arg(env!("CARGO_BIN_EXE_shellgate"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let expected = format!(
+        "error: cannot write trust file `{}`\n  caused by: File too large (os error 27)",
+        path.display()
+    );
+    assert!(stderr.starts_with(&expected), "{stderr}");
+    assert!(stderr.ends_with("  help: check that the directory exists, is a directory and is writable; the trust file was not changed\n"), "{stderr}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["trust.toml", "trust.toml.lock"]);
+}
+
+/// The gate (this process) holds an open store; another process revokes through the CLI; the
+/// gate's next reload no longer has the grant. (The end-to-end check through an evaluation
+/// comes with the policy crate.)
+#[test]
+fn a_revocation_by_another_process_applies_without_restart() {
+    let (_dir, path) = trust_file();
+    assert_eq!(run(&["approvals", "trust-verb", "git push *"], &path).0, 0);
+    let opened = TrustStore::open_with_home(&path, None).unwrap();
+    assert_eq!(opened.quarantined, None);
+    let mut gate = opened.store;
+    let pattern: VerbPattern = "git push *".parse().unwrap();
+    assert_eq!(gate.snapshot("personal").patterns, vec![pattern.clone()]);
+    assert_eq!(
+        run(&["approvals", "revoke", "--pattern", "git push *"], &path).0,
+        0
+    );
+    assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
+    assert!(!gate.snapshot("personal").patterns.contains(&pattern));
+    assert_eq!(gate.reload_if_changed().unwrap(), Reload::Unchanged);
+}
+
+#[test]
+fn the_location_comes_from_flag_then_env_then_xdg_then_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let xdg = dir.path().join("xdg");
+    let home = dir.path().join("home");
+    let from_env = dir.path().join("env.toml");
+    let flag = dir.path().join("flag.toml");
+    let list = |vars: &[(&str, &Path)], extra: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_shellgate"));
+        command.args(["approvals", "list"]).args(extra).env_clear();
+        for (key, value) in vars {
+            command.env(key, value);
+        }
+        let out = command.output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let all: [(&str, &Path); 3] = [
+        ("SHELLGATE_TRUST", &from_env),
+        ("XDG_CONFIG_HOME", &xdg),
+        ("HOME", &home),
+    ];
+    assert_eq!(
+        list(&all, &["--trust", flag.to_str().unwrap()]),
+        format!("trust file: {}", flag.display())
+    );
+    assert_eq!(
+        list(&all, &[]),
+        format!("trust file: {}", from_env.display())
+    );
+    assert_eq!(
+        list(&all[1..], &[]),
+        format!("trust file: {}", xdg.join("shellgate/trust.toml").display())
+    );
+    assert_eq!(
+        list(&all[2..], &[]),
+        format!(
+            "trust file: {}",
+            home.join(".config/shellgate/trust.toml").display()
+        )
+    );
+}
