@@ -11,11 +11,12 @@
 //! the log's size. Malformed lines are counted and listed with their line numbers; they never
 //! stop a run.
 //!
-//! The pipeline depends on the gate only through the [`Judge`] trait; `GateJudge` is the
+//! The pipeline depends on the gate only through the [`Judge`] trait; [`GateJudge`] is the
 //! judge backed by the real `GateEvaluator`.
 
 mod diff;
 mod engine;
+mod gate;
 mod judge;
 mod reader;
 mod suggest;
@@ -24,6 +25,7 @@ mod topk;
 
 pub use diff::{COMMANDS_PER_CHANGE, Change, ChangedCommand, DiffReport};
 pub use engine::{AuditError, AuditOptions, Input, Progress, Report, audit};
+pub use gate::{GateJudge, TrustRecipe, outcome};
 pub use judge::{
     Access, Decision, Grant, HardDenyHit, Judge, Outcome, PromptClause, Record, UntrustedPath,
     access_name, decision_name,

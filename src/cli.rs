@@ -3,9 +3,14 @@
 use clap::{Parser, Subcommand};
 
 mod approvals_cmd;
+mod audit_cmd;
 mod check_cmd;
+mod eval_cmd;
 mod exit;
+mod explain_cmd;
+mod hook_cmd;
 mod parse_cmd;
+mod test_cmd;
 
 pub use exit::Exit;
 
@@ -26,6 +31,16 @@ enum Command {
     Approvals(approvals_cmd::Args),
     /// Validate policy files layered on the embedded default policy.
     Check(check_cmd::Args),
+    /// Decide on a command: Approved (exit 0), NeedsPrompt (2) or HardDenied (3).
+    Eval(eval_cmd::Args),
+    /// Explain the decision on a command: its clauses, verdicts and deciding rules.
+    Explain(explain_cmd::Args),
+    /// Run the `[[test]]` cases of policy files.
+    Test(test_cmd::Args),
+    /// Replay agent command logs through the gate and summarise the decisions.
+    Audit(audit_cmd::Args),
+    /// Answer an agent's pre-tool hook (JSON on standard input); always exits 0.
+    Hook(hook_cmd::Args),
 }
 
 /// Runs the parsed command line and returns the process exit status.
@@ -34,5 +49,10 @@ pub fn run(cli: Cli) -> Exit {
         Command::Parse(args) => parse_cmd::run(&args),
         Command::Approvals(args) => approvals_cmd::run(&args),
         Command::Check(args) => check_cmd::run(&args),
+        Command::Eval(args) => eval_cmd::run(&args),
+        Command::Explain(args) => explain_cmd::run(&args),
+        Command::Test(args) => test_cmd::run(&args),
+        Command::Audit(args) => audit_cmd::run(&args),
+        Command::Hook(args) => hook_cmd::run(&args),
     }
 }

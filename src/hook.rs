@@ -55,6 +55,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde_json::{Map, Value};
+use shellgate_policy::{Access, Decision, Evaluation};
 
 /// Largest payload read from standard input; larger input is answered with ask.
 pub const MAX_INPUT_BYTES: usize = 8 << 20;
@@ -309,6 +310,89 @@ impl Answer {
             },
             other => other,
         }
+    }
+}
+
+/// The answer for an evaluation: approved → allow, needs a person → ask (the reason lists what
+/// a person must approve and how to approve it for good), hard denied → deny (the reason names
+/// each rule and its safer alternative).
+#[must_use]
+pub fn answer_for(evaluation: &Evaluation) -> Answer {
+    match evaluation.decision {
+        Decision::Approved => Answer::Decide {
+            verdict: Verdict::Allow,
+            reason: "shellgate: approved".to_owned(),
+        },
+        Decision::NeedsPrompt => Answer::Decide {
+            verdict: Verdict::Ask,
+            reason: prompt_reason(evaluation),
+        },
+        Decision::HardDenied => {
+            let rules: Vec<String> = evaluation
+                .hard_deny
+                .iter()
+                .map(|hit| format!("`{}` ({}): {}", hit.rule, hit.category, hit.reason))
+                .collect();
+            let reason = if rules.is_empty() {
+                "shellgate: refused".to_owned()
+            } else {
+                format!("shellgate: refused by {}", rules.join("; "))
+            };
+            Answer::Decide {
+                verdict: Verdict::Deny,
+                reason,
+            }
+        }
+    }
+}
+
+fn prompt_reason(evaluation: &Evaluation) -> String {
+    let Some(prompt) = &evaluation.prompt else {
+        return "shellgate: needs a person".to_owned();
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for clause in &prompt.clauses {
+        parts.push(match &clause.pattern {
+            Some(pattern) => format!(
+                "run `{}` (approve for good: shellgate approvals trust-verb {})",
+                clause.text,
+                shell_quote(pattern.as_str())
+            ),
+            None => format!("run `{}` (cannot be saved)", clause.text),
+        });
+    }
+    for path in &prompt.paths {
+        let access = match path.access {
+            Access::Read => "read",
+            Access::Write => "write to",
+        };
+        parts.push(match &path.zone {
+            Some(zone) => format!(
+                "{access} `{}` (trust for good: shellgate approvals trust-zone {}{})",
+                path.path,
+                shell_quote(&zone.display().to_string()),
+                if path.access == Access::Read { " --read-only" } else { "" }
+            ),
+            None => format!("{access} `{}`", path.path),
+        });
+    }
+    if parts.is_empty() {
+        return format!("shellgate: needs a person to approve `{}`", prompt.display);
+    }
+    format!("shellgate: needs a person to {}", parts.join("; "))
+}
+
+/// `text` as one shell word: as is when it holds only safe characters, else single-quoted.
+#[must_use]
+pub fn shell_quote(text: &str) -> String {
+    let safe = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if safe {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 

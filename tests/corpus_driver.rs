@@ -3,3 +3,9 @@
 
 #[path = "driver/parser.rs"]
 mod parser;
+
+#[path = "driver/gate.rs"]
+mod gate;
+
+#[path = "driver/rules.rs"]
+mod rules;

@@ -274,8 +274,7 @@ fn an_unwritable_store_exits_2_and_loses_nothing() {
 }
 
 /// The gate (this process) holds an open store; another process revokes through the CLI; the
-/// gate's next reload no longer has the grant. (The end-to-end check through an evaluation
-/// comes with the policy crate.)
+/// gate's next reload no longer has the grant.
 #[test]
 fn a_revocation_by_another_process_applies_without_restart() {
     let (_dir, path) = trust_file();
@@ -292,6 +291,49 @@ fn a_revocation_by_another_process_applies_without_restart() {
     assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
     assert!(!gate.snapshot("personal").patterns.contains(&pattern));
     assert_eq!(gate.reload_if_changed().unwrap(), Reload::Unchanged);
+}
+
+/// End to end through `shellgate eval`: a trusted pattern approves, and after `approvals
+/// revoke` in another process the same command is no longer approved.
+#[test]
+fn an_evaluation_after_revoke_no_longer_approves() {
+    let (dir, path) = trust_file();
+    let eval = || {
+        Command::new(env!("CARGO_BIN_EXE_shellgate"))
+            .args(["eval", "--trust"])
+            .arg(&path)
+            .arg("--cwd")
+            .arg(dir.path())
+            .args(["--", "git push origin main"])
+            .env("HOME", "/home/u")
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_ne!(eval(), Some(0), "nothing trusted yet");
+    assert_eq!(
+        run(
+            &["approvals", "trust-verb", "git push origin main *"],
+            &path
+        )
+        .0,
+        0
+    );
+    assert_eq!(eval(), Some(0), "the trusted pattern approves");
+    assert_eq!(
+        run(
+            &["approvals", "revoke", "--pattern", "git push origin main *"],
+            &path
+        )
+        .0,
+        0
+    );
+    assert_eq!(
+        eval(),
+        Some(2),
+        "after the revocation a person is needed again"
+    );
 }
 
 #[test]

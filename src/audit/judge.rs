@@ -2,31 +2,12 @@
 //! compact [`Outcome`] the summary, the policy diff and `--decisions` need.
 //!
 //! The pipeline never sees a whole evaluation: workers keep only what is aggregated, so a chunk
-//! of results stays small. `GateJudge` is the judge backed by the real
+//! of results stays small. [`GateJudge`](super::GateJudge) is the judge backed by the real
 //! `GateEvaluator`; tests may use any `Fn(&Record, Option<&Grant>) -> Outcome`.
 
 use std::borrow::Cow;
 
-// SEAM-TEMP: replaced by `shellgate_policy::{Access, Decision}` once the evaluator lands.
-/// The gate's decision, strictest last.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Decision {
-    /// Runs silently.
-    Approved,
-    /// Needs a person.
-    NeedsPrompt,
-    /// Refused.
-    HardDenied,
-}
-
-/// Read or write access to a path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Access {
-    /// Reading.
-    Read,
-    /// Writing.
-    Write,
-}
+pub use shellgate_policy::{Access, Decision};
 
 /// One command read from a log, borrowed from the reader's buffer where possible.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,18 +141,11 @@ where
 /// The stable name of a decision, as in `eval --json`.
 #[must_use]
 pub const fn decision_name(decision: Decision) -> &'static str {
-    match decision {
-        Decision::Approved => "Approved",
-        Decision::NeedsPrompt => "NeedsPrompt",
-        Decision::HardDenied => "HardDenied",
-    }
+    decision.as_str()
 }
 
 /// The stable name of an access, as in `eval --json`.
 #[must_use]
 pub const fn access_name(access: Access) -> &'static str {
-    match access {
-        Access::Read => "read",
-        Access::Write => "write",
-    }
+    access.as_str()
 }

@@ -14,7 +14,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{Answer, HookError, ToolCall, Verdict, command_of, empty_object, pre_tool_use_output};
+use super::{
+    Answer, HookError, ToolCall, Verdict, command_of, empty_object, pre_tool_use_output, shell_quote,
+};
 
 /// Names Codex has used for its shell tool in hook payloads.
 const SHELL_TOOLS: [&str; 5] = ["Bash", "shell", "local_shell", "exec_command", "shell_command"];
@@ -29,7 +31,7 @@ pub(super) fn call(tool: &str, input: Option<&Map<String, Value>>) -> Result<Too
         .map(|words| words.iter().map(Value::as_str).collect::<Option<Vec<&str>>>());
     let command = match argv {
         Some(Some(words)) if !words.is_empty() => {
-            words.iter().map(|word| quote(word)).collect::<Vec<_>>().join(" ")
+            words.iter().map(|word| shell_quote(word)).collect::<Vec<_>>().join(" ")
         }
         _ => command_of(tool, input)?,
     };
@@ -37,19 +39,6 @@ pub(super) fn call(tool: &str, input: Option<&Map<String, Value>>) -> Result<Too
         command,
         workdir: None,
     })
-}
-
-/// `word` as one shell word: as is when it holds only safe characters, else single-quoted.
-fn quote(word: &str) -> String {
-    let safe = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if safe {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 pub(super) fn render(answer: &Answer) -> Value {

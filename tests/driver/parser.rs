@@ -224,7 +224,7 @@ fn run_case(case: &Case) -> Option<String> {
 fn parser_corpus() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/parser.toml");
     let text = std::fs::read_to_string(path).unwrap();
-    let file: File = toml::from_str(&text).unwrap();
+    let file: File = toml::from_str(&text).unwrap_or_else(|e| panic!("parser.toml: {e}"));
     let mut names = std::collections::HashSet::new();
     let mut failures = String::new();
     let mut failed = 0;

@@ -6,8 +6,22 @@ use std::io::BufRead as _;
 
 use shellgate_parser::{ParseOptions, RedirectFd, RedirectTarget, parse};
 
+/// A TOML basic string.
 fn q(s: &str) -> String {
-    format!("{s:?}").replace("\\'", "'")
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn list(items: &[String]) -> String {

@@ -403,6 +403,11 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         };
         for p in pair.into_inner() {
             match p.as_rule() {
+                // After the command word (declaration builtins), an assignment is an argument.
+                Rule::assignment if !cmd.words.is_empty() => {
+                    let word = self.build_assignment_word(p)?;
+                    cmd.words.push(word);
+                }
                 Rule::assignment => cmd.assignments.push(self.build_assignment(p)?),
                 Rule::redirect => cmd.redirects.push(self.build_redirect(p)?),
                 Rule::word => cmd.words.push(self.build_word(p)?),
@@ -410,6 +415,47 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
             }
         }
         Ok(cmd)
+    }
+
+    /// An assignment used as an argument (`declare -a x=(a b)`): one word whose cooked text is
+    /// `name=value` or `name=(elements)`.
+    fn build_assignment_word(&mut self, pair: Pair<'_, Rule>) -> Res<AWord> {
+        let assignment = self.build_assignment(pair)?;
+        let a = &assignment.assignment;
+        let mut features = WordFeatures::default();
+        let mut cooked = a.name.clone();
+        if let Some(index) = &a.index {
+            cooked.push('[');
+            cooked.push_str(index);
+            cooked.push(']');
+        }
+        cooked.push_str(if a.append { "+=" } else { "=" });
+        if let Some(value) = &a.value {
+            cooked.push_str(&value.cooked);
+            merge_features(&mut features, value.features);
+        }
+        if let Some(items) = &a.array {
+            cooked.push('(');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    cooked.push(' ');
+                }
+                cooked.push_str(&item.cooked);
+                merge_features(&mut features, item.features);
+            }
+            cooked.push(')');
+        }
+        features.tilde = false;
+        Ok(AWord {
+            word: Word {
+                raw: assignment.raw,
+                cooked,
+                literal: !features.is_dynamic(),
+                features,
+                span: a.span,
+            },
+            subs: assignment.subs,
+        })
     }
 
     fn build_assignment(&mut self, pair: Pair<'_, Rule>) -> Res<AAssignment> {
@@ -1274,6 +1320,15 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         self.leave();
         result
     }
+}
+
+fn merge_features(into: &mut WordFeatures, from: WordFeatures) {
+    into.parameter |= from.parameter;
+    into.command_substitution |= from.command_substitution;
+    into.process_substitution |= from.process_substitution;
+    into.arithmetic |= from.arithmetic;
+    into.glob |= from.glob;
+    into.brace |= from.brace;
 }
 
 /// Extends a compound command's span over its trailing redirections.

@@ -170,6 +170,9 @@ pub(crate) fn unterminated(input: &str) -> Option<Diagnostic> {
         }
         i += 1;
     }
+    if let Some((delimiter, _, start)) = heredocs.first() {
+        return report(format!("heredoc `{delimiter}` has no body"), *start);
+    }
     if let Some(&(open, offset)) = stack.last() {
         let message = match open {
             Open::Paren => "unterminated `(` or `$(`".to_owned(),

@@ -122,8 +122,8 @@ mod tests {
         assert_eq!(nesting_exceeds("echo hi", 2), None);
         assert_eq!(nesting_exceeds("((((", 3), Some(3));
         assert_eq!(nesting_exceeds("'(((('", 2), None);
-        assert_eq!(nesting_exceeds("\"$($($(\"", 2), Some(6));
-        assert_eq!(nesting_exceeds("if if if", 2), Some(6));
+        assert_eq!(nesting_exceeds("\"$($($(\"", 2), Some(4));
+        assert_eq!(nesting_exceeds("if if if", 2), Some(7));
         assert_eq!(nesting_exceeds("if a; then b; fi; if c; then d; fi", 1), None);
         assert_eq!(nesting_exceeds("echo a#(((", 2), Some(9));
         assert_eq!(nesting_exceeds("echo # ((((", 2), None);

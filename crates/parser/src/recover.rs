@@ -343,7 +343,7 @@ mod tests {
     fn splits_conservatively() {
         assert_eq!(
             argvs("echo 'a;b' \"$(rm -rf /)\" ; if sudo x; then"),
-            vec![vec!["echo", "a;b"], vec!["rm", "-rf", "/"], vec!["sudo", "x"]]
+            vec![vec!["echo", "a;b", ""], vec!["rm", "-rf", "/"], vec!["sudo", "x"]]
         );
         assert_eq!(argvs("a && b || `c` | d & e"), vec![vec!["a"], vec!["b"], vec!["c"], vec!["d"], vec!["e"]]);
         assert_eq!(argvs("echo 'unterminated ; rm"), vec![vec!["echo", "unterminated ; rm"]]);

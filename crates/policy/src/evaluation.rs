@@ -66,6 +66,10 @@ pub struct ClauseVerdict {
     /// The clause shown on one line (escaped, multi-line arguments summarised).
     #[serde(skip)]
     pub text: String,
+    /// The index of the top-level clause (in the parse's clause graph) it comes from; `None`
+    /// for the pseudo-verdicts of an incomplete parse or an internal error.
+    #[serde(skip)]
+    pub clause: Option<usize>,
     /// The pattern proposed when the clause's verb needs a person.
     #[serde(skip)]
     pub proposal: Option<VerbPattern>,

@@ -254,7 +254,9 @@ mod tests {
             .collect();
         let hint = hint(&words);
         let first = words.first().unwrap();
-        let executable = if first.text.contains('/') {
+        let executable = if !first.literal {
+            Executable::Unknown
+        } else if first.text.contains('/') {
             Executable::Path(std::path::PathBuf::from(first.text))
         } else {
             Executable::Name(first.text.to_owned())

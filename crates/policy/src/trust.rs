@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use shellgate_rules::{Access, VerbPattern};
 
 use crate::paths;
+use crate::workflow::Effect;
 
 /// Where a grant comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -271,6 +272,22 @@ impl TrustState {
         let before = self.patterns.len();
         self.patterns.retain(|approved| &approved.pattern != pattern);
         before - self.patterns.len()
+    }
+
+    /// Applies the grants of a workflow's effects: session zones and patterns with source
+    /// [`GrantSource::Session`], persisted ones with [`GrantSource::Store`] (they take effect at
+    /// once; writing them to the trust store is the caller's job). `Complete` is ignored.
+    pub fn apply_effects(&mut self, effects: &[Effect]) {
+        for effect in effects {
+            match effect {
+                Effect::AddSessionZone { path, access } => self.add_zone(path, *access, GrantSource::Session),
+                Effect::AddSessionPattern(pattern) => self.add_pattern(pattern.clone(), GrantSource::Session),
+                Effect::PersistZone { path, access } => self.add_zone(path.as_path(), *access, GrantSource::Store),
+                Effect::PersistPattern(pattern) => self.add_pattern(pattern.clone(), GrantSource::Store),
+                // Completion is the caller's decision to run the command or not.
+                Effect::Complete(_) => {}
+            }
+        }
     }
 
     /// The first zone that allows `access` to `path` (an absolute, already resolved path).

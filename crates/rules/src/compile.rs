@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::PathBuf;
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobBuilder, GlobSetBuilder};
 use regex::{Regex, RegexSet};
 use toml::Spanned;
 
@@ -60,6 +60,14 @@ pub(crate) struct PendingExample {
     pub(crate) span: Range<usize>,
 }
 
+/// A `raw` regex, compiled with the others once every layer is in.
+struct RawPattern {
+    rule: usize,
+    pattern: String,
+    file: SourceFile,
+    span: Range<usize>,
+}
+
 /// A test whose `rule` and `audience` are checked once every layer is in.
 struct PendingTest {
     test: PolicyTest,
@@ -74,7 +82,7 @@ pub(crate) struct Builder {
     files: usize,
     last_layer: Option<Layer>,
     deny: Vec<DenyRule>,
-    raw_patterns: Vec<(usize, String)>,
+    raw_patterns: Vec<RawPattern>,
     declared: HashMap<String, Location>,
     disabled: Vec<DisabledRule>,
     safe: Vec<SafeEntry>,
@@ -241,8 +249,8 @@ impl FileCx<'_> {
         }
     }
 
-    /// A list of globs → a compiled set (`None` on error).
-    fn glob_set(&mut self, list: &TextList, key: &str) -> Option<GlobSet> {
+    /// A non-empty list of globs (`None` on error).
+    fn glob_list(&mut self, list: &TextList, key: &str) -> Option<Vec<Glob>> {
         if list.get_ref().is_empty() {
             self.invalid(
                 list.span(),
@@ -252,20 +260,8 @@ impl FileCx<'_> {
             );
             return None;
         }
-        let mut builder = GlobSetBuilder::new();
-        let mut ok = true;
-        for text in list.get_ref() {
-            match self.glob(text, key) {
-                Some(glob) => {
-                    builder.add(glob);
-                }
-                None => ok = false,
-            }
-        }
-        if !ok {
-            return None;
-        }
-        builder.build().ok()
+        let globs: Vec<Glob> = list.get_ref().iter().filter_map(|t| self.glob(t, key)).collect();
+        (globs.len() == list.get_ref().len()).then_some(globs)
     }
 
     /// A regex (checked; the text is returned for a later set).
@@ -550,7 +546,8 @@ impl Builder {
             );
         }
         self.last_layer = Some(source.layer.max(self.last_layer.unwrap_or(Layer::Default)));
-        match toml::from_str::<RawFile>(&source.text) {
+        let parsed = toml::from_str::<RawFile>(&source.text);
+        match parsed {
             Ok(raw) => self.add_raw(&mut cx, raw),
             Err(e) => cx.errors.push(toml_error(&file, &e)),
         }
@@ -743,11 +740,17 @@ impl Builder {
                 );
                 None
             }
-            (Some(r), None, None) => cx.regex(r, "raw").map(|pattern| {
+            (Some(r), None, None) => {
+                // Compiled (and checked) with every other raw rule in one set at the end.
                 let index = self.raw_patterns.len();
-                self.raw_patterns.push((self.deny.len(), pattern));
-                DenyMatcher::Raw { index }
-            }),
+                self.raw_patterns.push(RawPattern {
+                    rule: self.deny.len(),
+                    pattern: r.get_ref().clone(),
+                    file: cx.file.clone(),
+                    span: r.span(),
+                });
+                Some(DenyMatcher::Raw { index })
+            }
             (None, Some(p), None) => {
                 let mut from = Vec::new();
                 let mut to = Vec::new();
@@ -888,8 +891,8 @@ impl Builder {
             (&raw.env, &mut matcher.env, "env"),
         ] {
             let Some(list) = list else { continue };
-            match cx.glob_set(list, key) {
-                Some(set) => *out = Some(set),
+            match cx.glob_list(list, key) {
+                Some(globs) => *out = Some(globs),
                 None => ok = false,
             }
         }
@@ -940,11 +943,11 @@ impl Builder {
             unless_flags.push(UnlessFlag { flags, why });
         }
         let mut unless_args = Vec::new();
-        let mut builder = GlobSetBuilder::new();
+        let mut unless_globs = Vec::new();
         for entry in &raw.unless_args {
             let e = entry.get_ref();
             if let Some(glob) = cx.glob(&e.pattern, "unless_args") {
-                builder.add(glob);
+                unless_globs.push(glob);
             }
             let why = cx.nonempty(&e.why, "why").unwrap_or_default();
             unless_args.push(UnlessArg {
@@ -970,7 +973,6 @@ impl Builder {
             return;
         }
         let (Some(verbs), Some(why)) = (verbs, why) else { return };
-        let unless_args_set = if unless_args.is_empty() { None } else { builder.build().ok() };
         for verb in verbs {
             self.safe.push(SafeEntry {
                 verb,
@@ -980,7 +982,7 @@ impl Builder {
                 value_flags: value_flags.clone(),
                 unless_flags: unless_flags.clone(),
                 unless_args: unless_args.clone(),
-                unless_args_set: unless_args_set.clone(),
+                unless_globs: unless_globs.clone(),
             });
         }
     }
@@ -1425,10 +1427,10 @@ impl Builder {
                 continue;
             };
             self.deny.remove(position);
-            self.raw_patterns.retain(|(rule, _)| *rule != position);
-            for (rule, _) in &mut self.raw_patterns {
-                if *rule > position {
-                    *rule -= 1;
+            self.raw_patterns.retain(|p| p.rule != position);
+            for pattern in &mut self.raw_patterns {
+                if pattern.rule > position {
+                    pattern.rule -= 1;
                 }
             }
             self.disabled.push(DisabledRule {
@@ -1504,13 +1506,13 @@ impl Builder {
         let raw_set = if self.raw_patterns.is_empty() {
             None
         } else {
-            Some(
-                RegexSet::new(self.raw_patterns.iter().map(|(_, p)| p))
-                    .map_err(|e| internal("raw rules", &e))?,
-            )
+            match RegexSet::new(self.raw_patterns.iter().map(|p| &p.pattern)) {
+                Ok(set) => Some(set),
+                Err(set_error) => return Err(raw_errors(&self.raw_patterns, &set_error)),
+            }
         };
-        let raw_rules: Vec<usize> = self.raw_patterns.iter().map(|(rule, _)| *rule).collect();
-        // Raw indices were assigned at declaration; renumber them in set order.
+        let raw_rules: Vec<usize> = self.raw_patterns.iter().map(|p| p.rule).collect();
+        // Renumber raw indices in set order (disabled rules left gaps).
         let mut deny = self.deny;
         for (index, rule) in raw_rules.iter().enumerate() {
             if let Some(DenyRule {
@@ -1551,9 +1553,42 @@ impl Builder {
             protected_owner,
             tests: self.tests.into_iter().map(|t| t.test).collect(),
             disabled: self.disabled,
-        });
+        })
+        .map_err(|e| internal("glob sets", &e))?;
         Ok((policy, self.examples))
     }
+}
+
+/// Errors for the raw patterns that do not compile (or, when each compiles alone, the set
+/// error at the first pattern).
+fn raw_errors(patterns: &[RawPattern], set_error: &regex::Error) -> PolicyError {
+    let mut errors: Vec<PolicyError> = patterns
+        .iter()
+        .filter_map(|p| Regex::new(&p.pattern).err().map(|e| (p, e)))
+        .map(|(p, e)| {
+            p.file.error(
+                ErrorKind::Invalid,
+                p.span.clone(),
+                format!("invalid regex `{}` in `raw`", p.pattern),
+                "invalid regex",
+                Some(e.to_string()),
+            )
+        })
+        .collect();
+    if errors.is_empty()
+        && let Some(first) = patterns.first()
+    {
+        errors.push(first.file.error(
+            ErrorKind::Invalid,
+            first.span.clone(),
+            "the `raw` regexes together are too large".to_owned(),
+            "first raw regex",
+            Some(set_error.to_string()),
+        ));
+    }
+    PolicyError::combine(errors).unwrap_or_else(|| {
+        SourceFile::new("<policy>", "").error(ErrorKind::Invalid, 0..0, "no raw rules", "here", None)
+    })
 }
 
 /// A non-negative count from a spanned integer.

@@ -34,14 +34,20 @@ pub(crate) struct SourceFile {
     pub(crate) name: Arc<str>,
     /// The whole text.
     pub(crate) text: Arc<str>,
+    /// Byte offsets of the start of every line.
+    line_starts: Arc<[usize]>,
 }
 
 impl SourceFile {
     /// A source file from a name and its text.
     pub(crate) fn new(name: &str, text: &str) -> Self {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         Self {
             name: Arc::from(name),
             text: Arc::from(text),
+            line_starts,
         }
     }
 
@@ -51,10 +57,10 @@ impl SourceFile {
         while at > 0 && !self.text.is_char_boundary(at) {
             at -= 1;
         }
-        let before = self.text.get(..at).unwrap_or_default();
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+        // The number of line starts at or before `at` is the 1-based line.
+        let line = self.line_starts.partition_point(|start| *start <= at).max(1);
+        let line_start = self.line_starts.get(line - 1).copied().unwrap_or(0);
+        let column = self.text.get(line_start..at).map_or(0, |s| s.chars().count()) + 1;
         Location {
             file: self.name.to_string(),
             line,

@@ -672,14 +672,14 @@ impl Walker<'_> {
                 }
             },
         };
-        if trusted {
-            self.mark_wrapper(index, shell.privileged);
-        }
         if shell.split_only {
             let Some(split) = split_words(&code) else {
                 self.dynamic(index, "the split string uses expansions");
                 return;
             };
+            if trusted {
+                self.mark_wrapper(index, shell.privileged);
+            }
             let span = words.get(after.saturating_sub(1)).map(|w| w.span).unwrap_or_default();
             let mut inner: Vec<Word> = split.into_iter().map(|s| synthetic_word(s, span)).collect();
             inner.extend(words.get(after..).unwrap_or_default().iter().cloned());
@@ -710,6 +710,9 @@ impl Walker<'_> {
                 .notes
                 .push(format!("`{text}`: the nested shell code did not parse completely"));
             self.set_opaque(index, Opaque::NestedIncomplete);
+        }
+        if trusted && !parsed.graph.is_empty() {
+            self.mark_wrapper(index, shell.privileged);
         }
         let clause_index = self.ex.invocations.get(index).map_or(0, |i| i.clause_index);
         let via = if shell.remote { Via::Remote } else { Via::Shell };

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use globset::GlobSet;
+use globset::Glob;
 use regex::RegexSet;
 
 use crate::decision::Decision;
@@ -213,9 +213,10 @@ pub(crate) struct ViewMatcher {
     pub(crate) verb: Vec<String>,
     pub(crate) flags_any: Vec<Vec<String>>,
     pub(crate) flags_all: Vec<Vec<String>>,
-    pub(crate) args_any: Option<GlobSet>,
-    pub(crate) redirect_to: Option<GlobSet>,
-    pub(crate) env: Option<GlobSet>,
+    /// Globs are compiled into the policy's combined sets; these say which kinds are present.
+    pub(crate) args_any: Option<Vec<Glob>>,
+    pub(crate) redirect_to: Option<Vec<Glob>>,
+    pub(crate) env: Option<Vec<Glob>>,
 }
 
 /// A stage matching `from` piped (directly or later) into a stage matching `to`.
@@ -254,7 +255,8 @@ pub struct SafeEntry {
     pub unless_flags: Vec<UnlessFlag>,
     /// Argument globs that make it unsafe.
     pub unless_args: Vec<UnlessArg>,
-    pub(crate) unless_args_set: Option<GlobSet>,
+    /// Compiled into the policy's combined unless-args set; aligned with `unless_args`.
+    pub(crate) unless_globs: Vec<Glob>,
 }
 
 /// Flags (in any spelling) that make a safe verb unsafe.

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use globset::GlobSet;
+use globset::{Glob, GlobSet, GlobSetBuilder};
 use regex::RegexSet;
 use shellgate_parser::{Assignment, Redirect, Word};
 
@@ -16,7 +16,7 @@ use crate::model::{
     Protected, Role, SafeEntry, Settings, Shell, VerbRoles, ViewMatcher, Wrapper,
 };
 use crate::model::ArgRole;
-use crate::paths::{self, PathForms};
+use crate::paths;
 
 /// The embedded default policy text (`policies/default.toml`).
 pub const DEFAULT_POLICY: &str = include_str!("../../../policies/default.toml");
@@ -115,6 +115,39 @@ impl VerbIndex {
     }
 }
 
+/// Globs of many entries compiled into one set; `owners[i]` is (entry, item) of glob `i`.
+#[derive(Clone, Debug)]
+pub(crate) struct GlobIndex {
+    set: GlobSet,
+    owners: Vec<(usize, usize)>,
+}
+
+impl GlobIndex {
+    fn build<'g>(
+        items: impl Iterator<Item = (usize, usize, &'g Glob)>,
+    ) -> Result<Self, globset::Error> {
+        let mut builder = GlobSetBuilder::new();
+        let mut owners = Vec::new();
+        for (entry, item, glob) in items {
+            builder.add(glob.clone());
+            owners.push((entry, item));
+        }
+        Ok(Self {
+            set: builder.build()?,
+            owners,
+        })
+    }
+
+    /// Appends the (entry, item) owners of every glob matching `text` to `out`.
+    fn owners_of(&self, text: &str, scratch: &mut Vec<usize>, out: &mut Vec<(usize, usize)>) {
+        if self.owners.is_empty() {
+            return;
+        }
+        self.set.matches_into(text, scratch);
+        out.extend(scratch.iter().filter_map(|i| self.owners.get(*i).copied()));
+    }
+}
+
 /// Everything [`Policy::assemble`] needs.
 pub(crate) struct Parts {
     pub(crate) settings: Settings,
@@ -144,6 +177,10 @@ pub struct Policy {
     pub(crate) deny: Vec<DenyRule>,
     pub(crate) deny_index: VerbIndex,
     pub(crate) deny_any_verb: Vec<usize>,
+    pub(crate) args_globs: GlobIndex,
+    pub(crate) redirect_globs: GlobIndex,
+    pub(crate) env_globs: GlobIndex,
+    pub(crate) unless_globs: GlobIndex,
     pub(crate) raw_set: Option<RegexSet>,
     pub(crate) raw_rules: Vec<usize>,
     pub(crate) pipeline_rules: Vec<usize>,
@@ -221,8 +258,8 @@ impl Policy {
         Ok(policy)
     }
 
-    /// Builds the lookup tables.
-    pub(crate) fn assemble(parts: Parts) -> Self {
+    /// Builds the lookup tables and the combined glob sets.
+    pub(crate) fn assemble(parts: Parts) -> Result<Self, globset::Error> {
         let mut deny_index = VerbIndex::default();
         let mut deny_any_verb = Vec::new();
         let mut pipeline_rules = Vec::new();
@@ -238,6 +275,21 @@ impl Policy {
         for list in deny_index.by_first.values_mut() {
             list.sort_by_key(|(_, i)| *i);
         }
+        let view_globs = |pick: fn(&ViewMatcher) -> Option<&Vec<Glob>>| {
+            GlobIndex::build(parts.deny.iter().enumerate().flat_map(move |(i, rule)| {
+                let globs = match &rule.matcher {
+                    DenyMatcher::View(v) => pick(v).map(Vec::as_slice).unwrap_or_default(),
+                    DenyMatcher::Raw { .. } | DenyMatcher::Pipeline(_) => &[],
+                };
+                globs.iter().enumerate().map(move |(j, g)| (i, j, g))
+            }))
+        };
+        let args_globs = view_globs(|v| v.args_any.as_ref())?;
+        let redirect_globs = view_globs(|v| v.redirect_to.as_ref())?;
+        let env_globs = view_globs(|v| v.env.as_ref())?;
+        let unless_globs = GlobIndex::build(parts.safe.iter().enumerate().flat_map(|(i, e)| {
+            e.unless_globs.iter().enumerate().map(move |(j, g)| (i, j, g))
+        }))?;
         let trusted = parts
             .settings
             .trusted_bin_dirs
@@ -245,10 +297,14 @@ impl Policy {
             .filter_map(|d| d.to_str())
             .map(str::to_owned)
             .collect();
-        Self {
+        Ok(Self {
             trusted,
             deny_index,
             deny_any_verb,
+            args_globs,
+            redirect_globs,
+            env_globs,
+            unless_globs,
             pipeline_rules,
             safe_index: index_of(parts.safe.iter().map(|e| e.verb.as_slice())),
             wrapper_index: index_of(parts.wrappers.iter().map(|e| e.verb.as_slice())),
@@ -271,7 +327,7 @@ impl Policy {
             protected_owner: parts.protected_owner,
             tests: parts.tests,
             disabled: parts.disabled,
-        }
+        })
     }
 
     // ---- names ---------------------------------------------------------------------------
@@ -338,7 +394,6 @@ impl Policy {
     /// (`/tmp/x/rm` is `rm`), which only ever matches more.
     #[must_use]
     pub fn deny(&self, view: &CommandView<'_>) -> Vec<&DenyRule> {
-        let facts = Facts::new(view);
         let keyed = view
             .words
             .first()
@@ -348,20 +403,24 @@ impl Policy {
             .map(|name| self.deny_index.candidates(name).collect())
             .unwrap_or_default();
         candidates.extend(self.deny_any_verb.iter().copied());
+        if candidates.is_empty() {
+            return Vec::new();
+        }
         candidates.sort_unstable();
         candidates.dedup();
+        let facts = Facts::new(self, view);
         candidates
             .into_iter()
-            .filter_map(|i| self.deny.get(i))
-            .filter(|rule| match &rule.matcher {
-                DenyMatcher::View(m) => self.view_hits(m, view, &facts),
-                DenyMatcher::Raw { .. } | DenyMatcher::Pipeline(_) => false,
+            .filter(|i| match self.deny.get(*i).map(|r| &r.matcher) {
+                Some(DenyMatcher::View(m)) => self.view_hits(*i, m, view, &facts),
+                Some(DenyMatcher::Raw { .. } | DenyMatcher::Pipeline(_)) | None => false,
             })
+            .filter_map(|i| self.deny.get(i))
             .collect()
     }
 
-    /// Whether one view matcher holds.
-    fn view_hits(&self, m: &ViewMatcher, view: &CommandView<'_>, facts: &Facts) -> bool {
+    /// Whether the view matcher of rule `rule` holds.
+    fn view_hits(&self, rule: usize, m: &ViewMatcher, view: &CommandView<'_>, facts: &Facts) -> bool {
         if !m.verb.is_empty() && !self.starts_with(view.words, &m.verb, true) {
             return false;
         }
@@ -380,39 +439,14 @@ impl Policy {
         if !m.flags_any.is_empty() && !m.flags_any.iter().any(has) {
             return false;
         }
-        if let Some(set) = &m.args_any {
-            let hit = facts
-                .operands
-                .iter()
-                .filter(|(index, _)| *index >= start)
-                .any(|(_, forms)| forms.iter().any(|f| set.is_match(f)));
-            if !hit {
-                return false;
-            }
+        if m.args_any.is_some() && !facts.args.iter().any(|(r, index)| *r == rule && *index >= start) {
+            return false;
         }
-        if let Some(set) = &m.redirect_to {
-            let hit = view.redirects.iter().filter_map(Redirect::write_target).any(|target| {
-                let forms = paths::forms(&target.cooked, view.cwd, view.home);
-                forms.iter().any(|f| set.is_match(f)) || set.is_match(&target.cooked)
-            });
-            if !hit {
-                return false;
-            }
+        if m.redirect_to.is_some() && !facts.redirects.contains(&rule) {
+            return false;
         }
-        if let Some(set) = &m.env {
-            let assigned = view.assignments.iter().any(|a| set.is_match(&a.name));
-            let exported = view
-                .words
-                .first()
-                .and_then(|w| self.command_name(w))
-                .is_some_and(|(name, _)| EXPORTERS.contains(&name))
-                && view.words.iter().skip(1).any(|w| {
-                    let name = w.cooked.split_once('=').map_or(w.cooked.as_str(), |(n, _)| n);
-                    set.is_match(name)
-                });
-            if !assigned && !exported {
-                return false;
-            }
+        if m.env.is_some() && !facts.env.contains(&rule) {
+            return false;
         }
         true
     }
@@ -506,11 +540,22 @@ impl Policy {
                 why: DYNAMIC_WHY,
             };
         }
-        if let Some(set) = &entry.unless_args_set {
+        if !entry.unless_args.is_empty() {
+            let entry_index = self
+                .safe
+                .iter()
+                .position(|e| std::ptr::eq(e, entry))
+                .unwrap_or(usize::MAX);
+            let mut scratch = Vec::new();
+            let mut owners = Vec::new();
             for word in view.words.iter().skip(start) {
-                if let Some(i) = set.matches(&word.cooked).first()
-                    && let Some(unless) = entry.unless_args.get(*i)
-                {
+                owners.clear();
+                self.unless_globs.owners_of(&word.cooked, &mut scratch, &mut owners);
+                let hit = owners
+                    .iter()
+                    .filter(|(e, _)| *e == entry_index)
+                    .find_map(|(_, arg)| entry.unless_args.get(*arg));
+                if let Some(unless) = hit {
                     return SafeVerdict::Unsafe {
                         token: word.cooked.clone(),
                         why: &unless.why,
@@ -751,39 +796,62 @@ fn cooked(words: &[Word], index: usize) -> String {
 
 /// What every deny matcher needs from a view, computed once.
 struct Facts {
+    /// Flags and operands after the command word (no value flags: the strict reading).
     scan: Scan,
-    operands: Vec<(usize, OperandForms)>,
-}
-
-/// An operand's match forms: resolved, `~` form, and as written.
-struct OperandForms {
-    forms: PathForms,
-    written: String,
-}
-
-impl OperandForms {
-    fn iter(&self) -> impl Iterator<Item = &str> {
-        self.forms.iter().chain(std::iter::once(self.written.as_str()))
-    }
+    /// (rule, operand word index) for every `args_any` glob matching an operand.
+    args: Vec<(usize, usize)>,
+    /// Rules with a `redirect_to` glob matching a write target.
+    redirects: Vec<usize>,
+    /// Rules with an `env` glob matching an assigned or exported name.
+    env: Vec<usize>,
 }
 
 impl Facts {
-    fn new(view: &CommandView<'_>) -> Self {
+    fn new(policy: &Policy, view: &CommandView<'_>) -> Self {
         let scan = flags::scan(view.words, 1, &|_| false);
-        let operands = scan
-            .operands
-            .iter()
-            .filter_map(|i| view.words.get(*i).map(|w| (*i, w)))
-            .map(|(i, w)| {
-                (
-                    i,
-                    OperandForms {
-                        forms: paths::forms(&w.cooked, view.cwd, view.home),
-                        written: w.cooked.clone(),
-                    },
-                )
-            })
-            .collect();
-        Self { scan, operands }
+        let mut scratch = Vec::new();
+        let mut owners = Vec::new();
+        let mut args = Vec::new();
+        for index in &scan.operands {
+            let Some(word) = view.words.get(*index) else {
+                continue;
+            };
+            owners.clear();
+            for form in paths::forms(&word.cooked, view.cwd, view.home).iter() {
+                policy.args_globs.owners_of(form, &mut scratch, &mut owners);
+            }
+            policy.args_globs.owners_of(&word.cooked, &mut scratch, &mut owners);
+            args.extend(owners.iter().map(|(rule, _)| (*rule, *index)));
+        }
+        owners.clear();
+        for target in view.redirects.iter().filter_map(Redirect::write_target) {
+            for form in paths::forms(&target.cooked, view.cwd, view.home).iter() {
+                policy.redirect_globs.owners_of(form, &mut scratch, &mut owners);
+            }
+            policy.redirect_globs.owners_of(&target.cooked, &mut scratch, &mut owners);
+        }
+        let redirects = owners.iter().map(|(rule, _)| *rule).collect();
+        owners.clear();
+        for assignment in view.assignments {
+            policy.env_globs.owners_of(&assignment.name, &mut scratch, &mut owners);
+        }
+        let exporter = view
+            .words
+            .first()
+            .and_then(|w| policy.command_name(w))
+            .is_some_and(|(name, _)| EXPORTERS.contains(&name));
+        if exporter {
+            for word in view.words.iter().skip(1) {
+                let name = word.cooked.split_once('=').map_or(word.cooked.as_str(), |(n, _)| n);
+                policy.env_globs.owners_of(name, &mut scratch, &mut owners);
+            }
+        }
+        let env = owners.iter().map(|(rule, _)| *rule).collect();
+        Self {
+            scan,
+            args,
+            redirects,
+            env,
+        }
     }
 }

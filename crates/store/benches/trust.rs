@@ -5,13 +5,14 @@
     clippy::expect_used,
     clippy::panic,
     clippy::indexing_slicing,
-    reason = "test code: a failed step should fail the test loudly"
+    missing_docs,
+    reason = "bench code: a failed step should fail loudly; criterion's macros generate undocumented items"
 )]
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use shellgate_store::{Access, Reload, TrustStore, VerbPattern, ZonePath};
 
 /// A store holding a realistic number of grants (10 zones, 20 patterns).
@@ -53,21 +54,8 @@ fn trust(c: &mut Criterion) {
         });
     });
 
-    // Reload check right after a change: the fingerprint is racy, so the content is compared.
-    let mut reader = TrustStore::open_with_home(&path, None).unwrap().store;
-    c.bench_function(
-        "reload check, unchanged, inside the racy window (stat+read)",
-        |b| {
-            b.iter(|| {
-                assert_eq!(
-                    black_box(reader.reload_if_changed().unwrap()),
-                    Reload::Unchanged
-                )
-            });
-        },
-    );
-
     // Past the racy window a reload check is one stat.
+    let mut reader = TrustStore::open_with_home(&path, None).unwrap().store;
     std::thread::sleep(shellgate_store::RACY_WINDOW + Duration::from_millis(100));
     assert_eq!(reader.reload_if_changed().unwrap(), Reload::Unchanged);
     c.bench_function("reload check, unchanged (stat)", |b| {
@@ -78,6 +66,28 @@ fn trust(c: &mut Criterion) {
             )
         });
     });
+
+    // After another writer's change: stat, read, validate, swap in the new grants.
+    let mut writer = TrustStore::open_with_home(&path, None).unwrap().store;
+    let mut add = !writer.snapshot("personal").patterns.contains(&pattern);
+    c.bench_function(
+        "reload after another writer's change (stat+read+parse)",
+        |b| {
+            b.iter_batched(
+                || {
+                    let outcome = if add {
+                        writer.add_pattern("personal", &pattern).unwrap()
+                    } else {
+                        writer.revoke_pattern("personal", &pattern).unwrap()
+                    };
+                    assert!(outcome.changed);
+                    add = !add;
+                },
+                |()| assert_eq!(reader.reload_if_changed().unwrap(), Reload::Reloaded),
+                BatchSize::PerIteration,
+            );
+        },
+    );
 }
 
 criterion_group!(benches, trust);

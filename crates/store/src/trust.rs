@@ -72,6 +72,16 @@ pub enum Reload {
     Quarantined(Quarantine),
 }
 
+/// Follows a symbolic link at `path` (such as a trust file kept in a dotfiles repository), so
+/// that atomic replacement updates the link's target instead of replacing the link. A dangling
+/// link is kept as it is.
+fn resolve_link(path: PathBuf) -> PathBuf {
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(&path).unwrap_or(path),
+        Ok(_) | Err(_) => path,
+    }
+}
+
 /// What this store last saw on disk.
 #[derive(Debug)]
 enum Seen {
@@ -133,7 +143,7 @@ impl TrustStore {
         home: Option<PathBuf>,
     ) -> Result<Opened, StoreError> {
         let mut store = Self {
-            path: path.into(),
+            path: resolve_link(path.into()),
             home,
             audiences: Audiences::new(),
             seen: Seen::Missing,
@@ -149,7 +159,7 @@ impl TrustStore {
         Ok(Opened { store, quarantined })
     }
 
-    /// The trust file's path.
+    /// The trust file's path (the target, when the path given to `open` was a symbolic link).
     #[must_use]
     pub fn path(&self) -> &Path {
         &self.path

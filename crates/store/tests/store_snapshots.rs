@@ -247,3 +247,33 @@ fn a_same_size_in_place_edit_is_seen() {
         assert_eq!(gate.snapshot("personal").patterns, vec![pattern(p)]);
     }
 }
+
+#[test]
+fn a_symlinked_trust_file_is_updated_through_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let dotfiles = dir.path().join("dotfiles");
+    std::fs::create_dir(&dotfiles).unwrap();
+    let target = dotfiles.join("trust.toml");
+    std::fs::write(&target, COMMENTED).unwrap();
+    let link = dir.path().join("trust.toml");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let mut store = open(&link);
+    assert!(
+        store
+            .add_pattern("personal", &pattern("make test-*"))
+            .unwrap()
+            .changed
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&target)
+            .unwrap()
+            .contains("\"make test-*\"")
+    );
+    assert_eq!(store.path(), std::fs::canonicalize(&target).unwrap());
+}

@@ -1,0 +1,250 @@
+//! [`GateJudge`]: the audit's [`Judge`] backed by the real [`GateEvaluator`].
+//!
+//! Each record is judged in a [`TrustState`] built like `shellgate eval` builds one — the
+//! audience profile of the policy, the grants saved in the trust file for that audience, and
+//! the session grants of the command line — for the record's working directory and audience
+//! (or the defaults of the [`TrustRecipe`] when the log does not say). Symbolic links are not
+//! resolved: a replayed log comes from another time, often another machine. States are cached
+//! per (working directory, audience), since logs repeat a few directories.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use shellgate_policy::proposal::{NEVER_HEADS, SUBCOMMAND_HEADS};
+use shellgate_policy::{
+    Evaluation, GateEvaluator, GrantSource, TrustState, VerbPattern, ZonePath, deciding_rules,
+};
+use shellgate_store::Grants;
+
+use super::judge::{
+    Access, Grant, HardDenyHit, Judge, Outcome, PromptClause, Record, UntrustedPath,
+};
+
+/// States cached at most; past that, states are built per record.
+const MAX_CACHED_STATES: usize = 4096;
+
+/// How to build the trust state of a record.
+#[derive(Clone, Debug, Default)]
+pub struct TrustRecipe {
+    /// The audience of records that do not name one.
+    pub audience: String,
+    /// The working directory of records that do not name one (absolute).
+    pub cwd: PathBuf,
+    /// The project directory; `None` takes each record's working directory (as `eval` does).
+    pub project: Option<PathBuf>,
+    /// The session directory, if any.
+    pub session: Option<PathBuf>,
+    /// The home directory, if any.
+    pub home: Option<PathBuf>,
+    /// The temporary directory.
+    pub tmp: PathBuf,
+    /// Grants saved in the trust file, per audience.
+    pub stored: BTreeMap<String, Grants>,
+    /// Session zones (`--zone`, `--read-zone`), for every audience.
+    pub zones: Vec<(PathBuf, Access)>,
+    /// Session patterns (`--allow`), for every audience.
+    pub patterns: Vec<VerbPattern>,
+}
+
+/// The audit's judge over a real [`GateEvaluator`].
+#[derive(Debug)]
+pub struct GateJudge {
+    gate: GateEvaluator,
+    recipe: TrustRecipe,
+    states: RwLock<HashMap<(String, String), Arc<TrustState>>>,
+}
+
+impl GateJudge {
+    /// A judge evaluating with `gate` in states built from `recipe`.
+    #[must_use]
+    pub fn new(gate: GateEvaluator, recipe: TrustRecipe) -> Self {
+        Self {
+            gate,
+            recipe,
+            states: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The evaluator.
+    #[must_use]
+    pub const fn gate(&self) -> &GateEvaluator {
+        &self.gate
+    }
+
+    /// The state a record with this working directory and audience is judged in.
+    #[must_use]
+    pub fn state(&self, cwd: Option<&str>, audience: Option<&str>) -> Arc<TrustState> {
+        let cwd = cwd.filter(|cwd| Path::new(cwd).is_absolute());
+        let key_cwd = cwd.map_or_else(|| self.recipe.cwd.to_string_lossy(), std::borrow::Cow::Borrowed);
+        let audience = audience.unwrap_or(&self.recipe.audience);
+        {
+            let cache = self.states.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(state) = cache.get(&(key_cwd.as_ref().to_owned(), audience.to_owned())) {
+                return Arc::clone(state);
+            }
+        }
+        let state = Arc::new(self.build(Path::new(key_cwd.as_ref()), audience));
+        let mut cache = self.states.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cache.len() < MAX_CACHED_STATES {
+            cache.insert(
+                (key_cwd.into_owned(), audience.to_owned()),
+                Arc::clone(&state),
+            );
+        }
+        state
+    }
+
+    fn build(&self, cwd: &Path, audience: &str) -> TrustState {
+        let recipe = &self.recipe;
+        let mut state = TrustState::new(audience, cwd);
+        state.set_resolve_symlinks(false);
+        state.set_project(recipe.project.as_deref().unwrap_or(cwd));
+        if let Some(session) = &recipe.session {
+            state.set_session(session);
+        }
+        if let Some(home) = &recipe.home {
+            state.set_home(home);
+        }
+        state.set_tmp(&recipe.tmp);
+        // An audience the policy does not know gets no profile: it trusts less, never more.
+        let _unknown_audience = self.gate.apply_profile(&mut state);
+        if let Some(grants) = recipe.stored.get(audience) {
+            for zone in &grants.zones {
+                state.add_zone(zone.path.as_path(), zone.access, GrantSource::Store);
+            }
+            for pattern in &grants.patterns {
+                state.add_pattern(pattern.clone(), GrantSource::Store);
+            }
+        }
+        for (path, access) in &recipe.zones {
+            state.add_zone(path, *access, GrantSource::Session);
+        }
+        for pattern in &recipe.patterns {
+            state.add_pattern(pattern.clone(), GrantSource::Session);
+        }
+        state
+    }
+
+    /// The evaluation of `record`, with `grant` added as a session grant.
+    #[must_use]
+    pub fn evaluate(&self, record: &Record<'_>, grant: Option<&Grant>) -> Evaluation {
+        let state = self.state(record.cwd.as_deref(), record.audience.as_deref());
+        match grant {
+            None => self.gate.evaluate(&record.command, &state),
+            Some(grant) => {
+                let mut state = (*state).clone();
+                match grant {
+                    Grant::Pattern(text) => {
+                        if let Ok(pattern) = text.parse::<VerbPattern>() {
+                            state.add_pattern(pattern, GrantSource::Session);
+                        }
+                    }
+                    Grant::Zone { path, access } => {
+                        state.add_zone(path, *access, GrantSource::Session);
+                    }
+                }
+                self.gate.evaluate(&record.command, &state)
+            }
+        }
+    }
+}
+
+/// The compact outcome of an evaluation.
+#[must_use]
+pub fn outcome(evaluation: Evaluation) -> Outcome {
+    let rules = deciding_rules(&evaluation)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let (prompt_clauses, untrusted_paths) = evaluation.prompt.map_or_else(
+        || (Vec::new(), Vec::new()),
+        |prompt| {
+            (
+                prompt
+                    .clauses
+                    .into_iter()
+                    .map(|clause| PromptClause {
+                        text: clause.text,
+                        pattern: clause.pattern.map(|pattern| pattern.as_str().to_owned()),
+                    })
+                    .collect(),
+                prompt
+                    .paths
+                    .into_iter()
+                    .map(|path| UntrustedPath {
+                        path: path.path,
+                        access: path.access,
+                    })
+                    .collect(),
+            )
+        },
+    );
+    Outcome {
+        decision: evaluation.decision,
+        rules,
+        hard_deny: evaluation
+            .hard_deny
+            .into_iter()
+            .map(|hit| HardDenyHit {
+                rule: hit.rule,
+                category: hit.category,
+                reason: hit.reason,
+            })
+            .collect(),
+        prompt_clauses,
+        untrusted_paths,
+    }
+}
+
+impl Judge for GateJudge {
+    fn judge(&self, record: &Record<'_>, grant: Option<&Grant>) -> Outcome {
+        outcome(self.evaluate(record, grant))
+    }
+
+    /// A pattern must parse, must not be headed by a shell, interpreter, wrapper or privilege
+    /// tool (the proposal's banned widenings, plus the policy's own shells, interpreters and
+    /// wrappers), and must not be a bare subcommand head (`git *`, `npx *`). A zone must be a
+    /// valid trust-file zone (absolute, at least two segments deep) that is neither the home
+    /// directory nor one of its parents.
+    fn admissible(&self, grant: &Grant) -> bool {
+        match grant {
+            Grant::Pattern(text) => {
+                let Ok(pattern) = text.parse::<VerbPattern>() else {
+                    return false;
+                };
+                let prefix: Vec<&str> = pattern.prefix().iter().map(String::as_str).collect();
+                let Some(head) = prefix.first() else {
+                    return false;
+                };
+                let policy = self.gate.policy();
+                let policy_heads = policy
+                    .shells()
+                    .iter()
+                    .map(|shell| &shell.verb)
+                    .chain(policy.interpreters().iter().map(|interpreter| &interpreter.verb))
+                    .chain(policy.wrappers().iter().map(|wrapper| &wrapper.verb));
+                let banned_head = NEVER_HEADS.contains(head)
+                    || policy_heads
+                        .filter_map(|verb| verb.first())
+                        .any(|verb| verb == head);
+                let bare_subcommand_head = SUBCOMMAND_HEADS
+                    .iter()
+                    .any(|subcommand_head| subcommand_head.starts_with(&prefix));
+                !banned_head && !bare_subcommand_head
+            }
+            Grant::Zone { path, .. } => {
+                let home = self.recipe.home.as_deref();
+                let Ok(zone) = ZonePath::new(path, home) else {
+                    return false;
+                };
+                let zone = zone.as_path();
+                let covers_home = home.is_some_and(|home| home.starts_with(zone));
+                let clean = zone
+                    .components()
+                    .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+                clean && !covers_home
+            }
+        }
+    }
+}

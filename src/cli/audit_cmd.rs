@@ -1,0 +1,384 @@
+//! `shellgate audit [options] [--baseline FILE]… [--format F] [--threads N] [--json]
+//! [--decisions PATH|-] FILE…`: replay agent command logs through the gate.
+//!
+//! The policy and trust options are those of `eval`; a record's own `cwd` and `audience` (when
+//! the log has them) override `--cwd` and `--audience`, and the project defaults to each
+//! record's working directory unless `--project` names one. Symbolic links are not resolved.
+//! See [`shellgate::audit`] for the pipeline.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal as _, Write};
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use shellgate::audit::{
+    Access, AuditOptions, Format, GateJudge, Grant, Input, Progress, Report, TrustRecipe, audit,
+};
+use shellgate::hook::shell_quote;
+use shellgate_policy::{GateEvaluator, VerbPattern};
+
+use super::Exit;
+use super::eval_cmd::load_policy;
+
+/// Replay agent command logs through the gate and summarise what it would decide.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A policy file layered on the embedded default (as a user layer); repeatable. A file named
+    /// `default.toml` replaces the embedded default.
+    #[arg(long = "policy", value_name = "FILE")]
+    policies: Vec<PathBuf>,
+    /// The trust file with saved approvals.
+    #[arg(long, value_name = "FILE")]
+    trust: Option<PathBuf>,
+    /// The audience of records that do not name one.
+    #[arg(long, value_name = "NAME", default_value = "personal")]
+    audience: String,
+    /// The working directory of records that do not name one (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// The project directory (default: each record's working directory).
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// The session directory (default: none).
+    #[arg(long, value_name = "DIR")]
+    session: Option<PathBuf>,
+    /// The home directory (default: `$HOME`).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Trust a directory for reading and writing; repeatable.
+    #[arg(long = "zone", value_name = "DIR")]
+    zones: Vec<PathBuf>,
+    /// Trust a directory for reading; repeatable.
+    #[arg(long = "read-zone", value_name = "DIR")]
+    read_zones: Vec<PathBuf>,
+    /// Approve a verb pattern such as `'git push origin main *'`; repeatable.
+    #[arg(long = "allow", value_name = "PATTERN")]
+    allow: Vec<String>,
+    /// Also judge every record under this policy (layered like `--policy`; repeatable) and
+    /// report each command whose decision changes.
+    #[arg(long = "baseline", value_name = "FILE")]
+    baseline: Vec<PathBuf>,
+    /// The input format (default: by extension, then by content).
+    #[arg(long, value_name = "FORMAT", value_parser = ["jsonl", "lines", "claude"])]
+    format: Option<String>,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<NonZeroUsize>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Write one JSON object per record, in input order, to PATH (`-`: standard output, and
+    /// the summary goes to standard error).
+    #[arg(long, value_name = "PATH")]
+    decisions: Option<PathBuf>,
+    /// Entries in each list of the summary.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    top: usize,
+    /// Logs to audit (`-`: standard input).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+/// Runs `shellgate audit`.
+pub fn run(args: &Args) -> Exit {
+    match audit_files(args) {
+        Ok(()) => Exit::Ok,
+        Err(exit) => exit,
+    }
+}
+
+fn audit_files(args: &Args) -> Result<(), Exit> {
+    let current = std::env::current_dir().map_err(|e| fail(&format!("cannot read the current directory: {e}")))?;
+    let absolute = |path: &Path| if path.is_absolute() { path.to_path_buf() } else { current.join(path) };
+    let home = args.home.as_deref().map(absolute).or_else(shellgate_store::home_dir);
+    let mut patterns = Vec::new();
+    for text in &args.allow {
+        patterns.push(text.parse::<VerbPattern>().map_err(|e| {
+            fail(&format!("invalid pattern `{text}`: {e}"));
+            Exit::Error
+        })?);
+    }
+    let recipe = TrustRecipe {
+        audience: args.audience.clone(),
+        cwd: args.cwd.as_deref().map_or_else(|| current.clone(), absolute),
+        project: args.project.as_deref().map(absolute),
+        session: args.session.as_deref().map(absolute),
+        home: home.clone(),
+        tmp: std::env::temp_dir(),
+        stored: stored_grants(args.trust.as_deref(), home.as_deref())?,
+        zones: args
+            .zones
+            .iter()
+            .map(|zone| (absolute(zone), Access::Write))
+            .chain(args.read_zones.iter().map(|zone| (absolute(zone), Access::Read)))
+            .collect(),
+        patterns,
+    };
+    let judge = GateJudge::new(GateEvaluator::new(load_policy(&args.policies)?), recipe.clone());
+    let baseline = if args.baseline.is_empty() {
+        None
+    } else {
+        Some(GateJudge::new(GateEvaluator::new(load_policy(&args.baseline)?), recipe))
+    };
+    let options = AuditOptions {
+        format: args.format.as_deref().and_then(Format::from_name),
+        threads: args.threads,
+        top: args.top,
+        ..AuditOptions::default()
+    };
+    let inputs: Vec<Input> = args.files.iter().map(|file| Input::from_arg(file)).collect();
+    let to_stdout = args.decisions.as_deref().is_some_and(|path| path.as_os_str() == "-");
+    let mut sink: Option<Box<dyn Write>> = match args.decisions.as_deref() {
+        None => None,
+        Some(_) if to_stdout => Some(Box::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()))),
+        Some(path) => Some(Box::new(BufWriter::with_capacity(
+            1 << 16,
+            File::create(path).map_err(|e| fail(&format!("cannot create `{}`: {e}", path.display())))?,
+        ))),
+    };
+    let bar = progress_bar();
+    let tick = |progress: Progress| {
+        if let Some(bar) = &bar {
+            if let Some(total) = progress.total_bytes {
+                bar.set_length(total);
+            }
+            bar.set_position(progress.bytes);
+            bar.set_message(format!("{} records", progress.records));
+        }
+    };
+    let started = Instant::now();
+    let result = audit(
+        &judge,
+        baseline.as_ref(),
+        &inputs,
+        &options,
+        sink.as_mut().map(|sink| -> &mut dyn Write { &mut **sink }),
+        Some(&tick),
+    );
+    let elapsed = started.elapsed();
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    drop(sink);
+    let report = result.map_err(|e| fail(&e.to_string()))?;
+    let text = if args.json {
+        let mut json = serde_json::to_string(&report).map_err(|e| fail(&format!("cannot write the summary: {e}")))?;
+        json.push('\n');
+        json
+    } else {
+        render(&report, elapsed, &args.audience)
+    };
+    let written = if to_stdout {
+        io::stderr().write_all(text.as_bytes())
+    } else {
+        io::stdout().write_all(text.as_bytes())
+    };
+    written.map_err(|e| fail(&format!("cannot write the summary: {e}")))
+}
+
+/// Prints an error and returns the error exit status.
+fn fail(message: &str) -> Exit {
+    eprintln!("error: {message}");
+    Exit::Error
+}
+
+/// The trust file's grants for every audience.
+fn stored_grants(
+    explicit: Option<&Path>,
+    home: Option<&Path>,
+) -> Result<std::collections::BTreeMap<String, shellgate_store::Grants>, Exit> {
+    let path = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => match shellgate_store::default_trust_path(None) {
+            Ok(path) => path,
+            // No location at all (no HOME): nothing is trusted.
+            Err(_) => return Ok(std::collections::BTreeMap::new()),
+        },
+    };
+    let opened = shellgate_store::TrustStore::open_with_home(&path, home.map(Path::to_path_buf))
+        .map_err(|e| fail(&format!("cannot read the trust file: {e}")))?;
+    if let Some(quarantine) = &opened.quarantined {
+        eprintln!("warning: {quarantine}");
+    }
+    Ok(opened
+        .store
+        .audiences()
+        .map(|(name, grants)| (name.to_owned(), grants.clone()))
+        .collect())
+}
+
+/// A progress bar on standard error, only when it is a terminal.
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} {msg}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.enable_steady_tick(Duration::from_millis(200));
+    Some(bar)
+}
+
+/// `n` with a `≈` when the count is an estimate.
+fn count(n: u64, exact: bool) -> String {
+    if exact { n.to_string() } else { format!("≈{n}") }
+}
+
+fn percent(part: u64, total: u64) -> String {
+    if total == 0 {
+        return "-".to_owned();
+    }
+    #[expect(clippy::cast_precision_loss, reason = "a percentage for display")]
+    let value = part as f64 * 100.0 / total as f64;
+    format!("{value:.1}%")
+}
+
+/// The command a person runs to give `grant`.
+fn grant_command(grant: &Grant, audience: &str) -> String {
+    let mut command = match grant {
+        Grant::Pattern(pattern) => format!("shellgate approvals trust-verb {}", shell_quote(pattern)),
+        Grant::Zone { path, access } => format!(
+            "shellgate approvals trust-zone {}{}",
+            shell_quote(path),
+            if *access == Access::Read { " --read-only" } else { "" }
+        ),
+    };
+    if audience != "personal" {
+        let _ = write!(command, " --audience {}", shell_quote(audience));
+    }
+    command
+}
+
+/// The readable summary.
+fn render(report: &Report, elapsed: Duration, audience: &str) -> String {
+    let mut out = String::new();
+    let secs = elapsed.as_secs_f64();
+    #[expect(clippy::cast_precision_loss, reason = "a rate for display")]
+    let rate = if secs > 0.0 { report.records as f64 / secs } else { 0.0 };
+    let _ = writeln!(
+        out,
+        "audited {} records from {} file{} in {secs:.2} s ({rate:.0} records/s)",
+        report.records,
+        report.files.len(),
+        if report.files.len() == 1 { "" } else { "s" },
+    );
+    for file in &report.files {
+        let _ = writeln!(
+            out,
+            "  {}  ({}, {} lines, {} records, {} malformed)",
+            file.path, file.format, file.lines, file.records, file.malformed
+        );
+    }
+    let total = report.decisions.total();
+    let _ = writeln!(out, "\ndecisions");
+    for (name, n) in [
+        ("Approved", report.decisions.approved),
+        ("NeedsPrompt", report.decisions.needs_prompt),
+        ("HardDenied", report.decisions.hard_denied),
+    ] {
+        let _ = writeln!(out, "  {name:<12} {n:>9}  {:>6}", percent(n, total));
+    }
+    if !report.hard_deny.is_empty() {
+        let _ = writeln!(out, "\ntop hard-deny rules");
+        for rule in &report.hard_deny {
+            let _ = writeln!(
+                out,
+                "  {:>9}  {} ({}): {}",
+                count(rule.count, rule.exact),
+                rule.rule,
+                rule.category,
+                rule.reason
+            );
+        }
+    }
+    if !report.prompts.is_empty() {
+        let _ = writeln!(out, "\ntop prompting clauses (proposed pattern, then an example)");
+        for prompt in &report.prompts {
+            let pattern = prompt.pattern.as_deref().unwrap_or("(cannot be saved)");
+            let _ = writeln!(
+                out,
+                "  {:>9}  {pattern}    e.g. {}",
+                count(prompt.count, prompt.exact),
+                prompt.example
+            );
+        }
+    }
+    if !report.untrusted_paths.is_empty() {
+        let _ = writeln!(out, "\nmost frequent untrusted paths");
+        for path in &report.untrusted_paths {
+            let _ = writeln!(
+                out,
+                "  {:>9}  {:<5}  {}",
+                count(path.count, path.exact),
+                path.access.as_str(),
+                path.path
+            );
+        }
+    }
+    let check = &report.grant_check;
+    if !report.suggested_grants.is_empty() {
+        let _ = writeln!(
+            out,
+            "\ngrants that would remove the most prompts (proven by re-evaluating {} prompting and {} refused distinct commands{})",
+            check.prompting_commands,
+            check.refused_commands,
+            if check.complete { "" } else { "; not every command was kept, counts are lower bounds" }
+        );
+        for suggestion in &report.suggested_grants {
+            let _ = writeln!(
+                out,
+                "  {:>9} prompts  {}",
+                suggestion.prompts_removed,
+                grant_command(&suggestion.grant, audience)
+            );
+        }
+    }
+    for rejected in &check.rejected {
+        let _ = writeln!(
+            out,
+            "  rejected  {}: {}",
+            grant_command(&rejected.grant, audience),
+            rejected.reason
+        );
+    }
+    if let Some(diff) = &report.baseline {
+        let _ = writeln!(
+            out,
+            "\npolicy diff against the baseline: {} record{} changed, {} unchanged",
+            diff.changed,
+            if diff.changed == 1 { "" } else { "s" },
+            diff.unchanged
+        );
+        for change in &diff.changes {
+            let _ = writeln!(out, "  {} -> {}: {}", change.from, change.to, change.count);
+            for command in &change.commands {
+                let _ = writeln!(
+                    out,
+                    "  {:>9}  {}    ({}:{})",
+                    command.count, command.command, command.file, command.line
+                );
+            }
+            if change.more > 0 {
+                let _ = writeln!(out, "  {:>9}  more records of other commands", change.more);
+            }
+        }
+    }
+    let malformed = &report.malformed;
+    let _ = writeln!(out, "\nmalformed lines: {}", malformed.count);
+    for line in &malformed.lines {
+        let _ = writeln!(out, "  {}:{}: {}", line.file, line.line, line.reason);
+    }
+    if malformed.count > malformed.lines.len() as u64 {
+        let _ = writeln!(
+            out,
+            "  … and {} more",
+            malformed.count - malformed.lines.len() as u64
+        );
+    }
+    out
+}
