@@ -18,6 +18,7 @@ mod diff;
 mod engine;
 mod gate;
 mod judge;
+mod memo;
 mod reader;
 mod suggest;
 mod summary;

@@ -5,5 +5,11 @@ pub use shellgate_parser::{
     RedirectOp, RedirectTarget, Span, Word, parse,
 };
 
+pub use shellgate_policy::{
+    Access, ApprovedPattern, Choice, ClauseVerdict, Decision, DenyHit, Effect, Evaluation,
+    GateError, GateEvaluator, GrantSource, Policy, Prompt, PromptClause, PromptPath, Reason,
+    ReasonKind, TrustState, VerbPattern, WorkflowError, Zone, ZonePath, respond,
+};
+
 pub mod audit;
 pub mod hook;

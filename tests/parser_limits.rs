@@ -37,10 +37,12 @@ fn ten_thousand_nested_subshells() {
 
 #[test]
 fn ten_thousand_unclosed_openers() {
-    for opener in ["$(", "(", "{ ", "`", "\"$(", "if ", "${x:-", "$((", "a[", "[[ "] {
+    for opener in ["$(", "(", "{ ", "\"$(", "if ", "${x:-", "$((", "a[", "[[ ", "$(echo `"] {
         let out = parse_small_stack(opener.repeat(10_000));
         assert!(!out.complete, "{opener}");
     }
+    // An odd number of backquotes leaves one open.
+    assert!(!parse_small_stack("`".repeat(10_001)).complete);
 }
 
 #[test]

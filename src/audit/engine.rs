@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::diff::{Diff, DiffReport};
 use super::judge::{Decision, Judge, Outcome, Record, decision_name};
+use super::memo::Memo;
 use super::reader::{Chunk, ChunkLimits, Format, LineReader, Malformed, Parsed, parse_line};
 use super::suggest::{Evidence, GrantCheck, GrantSuggestion, candidates, prove};
 use super::summary::{
@@ -78,6 +79,10 @@ pub struct AuditOptions {
     pub chunk_bytes: usize,
     /// Lines longer than this are reported as malformed and skipped unread.
     pub max_line_bytes: usize,
+    /// Distinct records whose outcome is memoised (0: judge every record). Valid because a
+    /// replay does not resolve symbolic links, so an outcome depends only on the command, its
+    /// working directory and its audience.
+    pub memo_capacity: usize,
 }
 
 impl Default for AuditOptions {
@@ -90,6 +95,7 @@ impl Default for AuditOptions {
             chunk_lines: 16 * 1024,
             chunk_bytes: 2 << 20,
             max_line_bytes: 8 << 20,
+            memo_capacity: 32 * 1024,
         }
     }
 }
@@ -186,17 +192,23 @@ struct DecisionLine<'a> {
 struct Context<'j, J> {
     judge: &'j J,
     baseline: Option<&'j J>,
+    memo: Option<Memo>,
+    baseline_memo: Option<Memo>,
     decisions: bool,
     keep_evidence: bool,
     max_line_bytes: usize,
 }
 
 impl<J: Judge> Context<'_, J> {
-    fn judge(&self, record: &Record<'_>) -> Judged {
-        let outcome = self.judge.judge(record, None);
-        let baseline = self
-            .baseline
-            .map(|baseline| baseline.judge(record, None).decision);
+    fn judge(&self, record: &Record<'_>, key: &mut String) -> Judged {
+        let outcome = match &self.memo {
+            Some(memo) => memo.judge(self.judge, record, key),
+            None => self.judge.judge(record, None),
+        };
+        let baseline = self.baseline.map(|baseline| match &self.baseline_memo {
+            Some(memo) => memo.judge(baseline, record, key).decision,
+            None => baseline.judge(record, None).decision,
+        });
         let keep = (self.keep_evidence && outcome.decision != Decision::Approved)
             || baseline.is_some_and(|before| before != outcome.decision);
         let owned = keep.then(|| {
@@ -226,7 +238,13 @@ impl<J: Judge> Context<'_, J> {
         }
     }
 
-    fn line(&self, chunk: &Chunk, format: Format, raw: &super::reader::RawLine) -> LineOut {
+    fn line(
+        &self,
+        chunk: &Chunk,
+        format: Format,
+        raw: &super::reader::RawLine,
+        key: &mut String,
+    ) -> LineOut {
         if raw.too_long {
             return LineOut::Malformed(
                 raw.no,
@@ -237,10 +255,13 @@ impl<J: Judge> Context<'_, J> {
         }
         match parse_line(format, raw.no, chunk.text(raw)) {
             Parsed::Skip => LineOut::Skip,
-            Parsed::One(record) => LineOut::One(self.judge(&record)),
-            Parsed::Many(records) => {
-                LineOut::Many(records.iter().map(|record| self.judge(record)).collect())
-            }
+            Parsed::One(record) => LineOut::One(self.judge(&record, key)),
+            Parsed::Many(records) => LineOut::Many(
+                records
+                    .iter()
+                    .map(|record| self.judge(record, key))
+                    .collect(),
+            ),
             Parsed::Malformed(reason) => LineOut::Malformed(raw.no, reason),
         }
     }
@@ -322,9 +343,12 @@ pub fn audit<J: Judge>(
         bytes: options.chunk_bytes.max(1),
         line_bytes: options.max_line_bytes.max(1),
     };
+    let memo = || (options.memo_capacity > 0).then(|| Memo::new(options.memo_capacity));
     let context = Context {
         judge,
         baseline,
+        memo: memo(),
+        baseline_memo: baseline.and_then(|_| memo()),
         decisions: decisions.is_some(),
         keep_evidence: options.suggest_grants,
         max_line_bytes: limits.line_bytes,
@@ -369,7 +393,9 @@ pub fn audit<J: Judge>(
                             .lines
                             .par_iter()
                             .with_min_len(64)
-                            .map(|raw| context.line(&current, format, raw))
+                            .map_init(String::new, |key, raw| {
+                                context.line(&current, format, raw, key)
+                            })
                             .collect::<Vec<LineOut>>()
                     },
                 )

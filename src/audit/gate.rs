@@ -15,6 +15,7 @@ use shellgate_policy::proposal::{NEVER_HEADS, SUBCOMMAND_HEADS};
 use shellgate_policy::{
     Evaluation, GateEvaluator, GrantSource, TrustState, VerbPattern, ZonePath, deciding_rules,
 };
+use shellgate_rules::WrapperMode;
 use shellgate_store::Grants;
 
 use super::judge::{
@@ -204,46 +205,61 @@ impl Judge for GateJudge {
 
     /// A pattern must parse, must not be headed by a shell, interpreter, wrapper or privilege
     /// tool (the proposal's banned widenings, plus the policy's own shells, interpreters and
-    /// wrappers), and must not be a bare subcommand head (`git *`, `npx *`). A zone must be a
-    /// valid trust-file zone (absolute, at least two segments deep) that is neither the home
-    /// directory nor one of its parents.
-    fn admissible(&self, grant: &Grant) -> bool {
+    /// prefix wrappers — even an exact interpreter command is never *suggested*), and must not
+    /// be a bare subcommand head (`git *`, `npx *`). A zone must be a valid trust-file zone
+    /// (absolute, at least two segments deep) that is neither the home directory nor one of its
+    /// parents.
+    fn admissible(&self, grant: &Grant) -> Result<(), String> {
         match grant {
             Grant::Pattern(text) => {
-                let Ok(pattern) = text.parse::<VerbPattern>() else {
-                    return false;
-                };
+                let pattern = text
+                    .parse::<VerbPattern>()
+                    .map_err(|e| format!("not a valid pattern: {e}"))?;
                 let prefix: Vec<&str> = pattern.prefix().iter().map(String::as_str).collect();
-                let Some(head) = prefix.first() else {
-                    return false;
-                };
+                let head = prefix.first().copied().unwrap_or_default();
+                // The evaluator's own list: shells, interpreters and prefix wrappers.
                 let policy = self.gate.policy();
-                let policy_heads = policy
+                let mut policy_heads = policy
                     .shells()
                     .iter()
                     .map(|shell| &shell.verb)
                     .chain(policy.interpreters().iter().map(|interpreter| &interpreter.verb))
-                    .chain(policy.wrappers().iter().map(|wrapper| &wrapper.verb));
-                let banned_head = NEVER_HEADS.contains(head)
-                    || policy_heads
-                        .filter_map(|verb| verb.first())
-                        .any(|verb| verb == head);
-                let bare_subcommand_head = SUBCOMMAND_HEADS
+                    .chain(
+                        policy
+                            .wrappers()
+                            .iter()
+                            .filter(|wrapper| wrapper.mode == WrapperMode::Prefix)
+                            .map(|wrapper| &wrapper.verb),
+                    );
+                if NEVER_HEADS.contains(&head)
+                    || policy_heads.any(|verb| matches!(verb.as_slice(), [single] if single == head))
+                {
+                    return Err(format!(
+                        "`{head}` runs other code (a shell, interpreter or wrapper); it is never suggested"
+                    ));
+                }
+                if SUBCOMMAND_HEADS
                     .iter()
-                    .any(|subcommand_head| subcommand_head.starts_with(&prefix));
-                !banned_head && !bare_subcommand_head
+                    .any(|subcommand_head| subcommand_head.starts_with(&prefix))
+                {
+                    return Err(format!("`{}` needs a subcommand before the glob", prefix.join(" ")));
+                }
+                Ok(())
             }
             Grant::Zone { path, .. } => {
                 let home = self.recipe.home.as_deref();
-                let Ok(zone) = ZonePath::new(path, home) else {
-                    return false;
-                };
+                let zone = ZonePath::new(path, home).map_err(|e| format!("not a valid zone: {e}"))?;
                 let zone = zone.as_path();
-                let covers_home = home.is_some_and(|home| home.starts_with(zone));
-                let clean = zone
+                if !zone
                     .components()
-                    .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
-                clean && !covers_home
+                    .all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
+                {
+                    return Err("not a normalised absolute directory".to_owned());
+                }
+                if home.is_some_and(|home| home.starts_with(zone)) {
+                    return Err("it would trust the whole home directory".to_owned());
+                }
+                Ok(())
             }
         }
     }

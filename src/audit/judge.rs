@@ -121,11 +121,15 @@ pub trait Judge: Sync {
     /// the judge was built with.
     fn judge(&self, record: &Record<'_>, grant: Option<&Grant>) -> Outcome;
 
-    /// Whether a person may be offered `grant` at all: never a banned widening, never a zone
-    /// the store would refuse. The default admits every grant.
-    fn admissible(&self, grant: &Grant) -> bool {
+    /// Whether a person may be offered `grant` at all (never a banned widening, never a zone
+    /// the store would refuse), or why not. The default admits every grant.
+    ///
+    /// # Errors
+    ///
+    /// Why the grant is not admissible, on one line.
+    fn admissible(&self, grant: &Grant) -> Result<(), String> {
         let _ = grant;
-        true
+        Ok(())
     }
 }
 

@@ -30,11 +30,11 @@ use serde::Serialize;
 use super::judge::{Access, Decision, Grant, Judge, Outcome, Record};
 
 /// Distinct prompting records kept for the proof.
-pub const PROMPTS_KEPT: usize = 32_768;
+pub const PROMPTS_KEPT: usize = 16_384;
 /// Distinct refused records kept for the proof.
-pub const DENIALS_KEPT: usize = 16_384;
+pub const DENIALS_KEPT: usize = 4_096;
 /// Candidates of each kind (patterns, zones) tried.
-pub const CANDIDATES_PER_KIND: usize = 12;
+pub const CANDIDATES_PER_KIND: usize = 10;
 
 /// A grant that removes prompts without letting anything refused through.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -177,15 +177,13 @@ pub(crate) fn prove<J: Judge>(
         complete: evidence.dropped == 0,
         rejected: Vec::new(),
     };
-    let (admitted, refused): (Vec<Grant>, Vec<Grant>) = candidates
-        .into_iter()
-        .partition(|grant| judge.admissible(grant));
-    check
-        .rejected
-        .extend(refused.into_iter().map(|grant| RejectedGrant {
-            grant,
-            reason: "not an admissible grant (banned widening or too broad a zone)".to_owned(),
-        }));
+    let mut admitted = Vec::new();
+    for grant in candidates {
+        match judge.admissible(&grant) {
+            Ok(()) => admitted.push(grant),
+            Err(reason) => check.rejected.push(RejectedGrant { grant, reason }),
+        }
+    }
     let tallies = evidence
         .kept
         .par_iter()

@@ -76,6 +76,12 @@ pub struct Args {
     /// Entries in each list of the summary.
     #[arg(long, value_name = "N", default_value_t = 10)]
     top: usize,
+    /// Lines per chunk (for tests and tuning).
+    #[arg(long, value_name = "N", hide = true)]
+    chunk_lines: Option<usize>,
+    /// Judge every record, even repeated ones (for benchmarks).
+    #[arg(long, hide = true)]
+    no_memo: bool,
     /// Logs to audit (`-`: standard input).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -122,11 +128,14 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
     } else {
         Some(GateJudge::new(GateEvaluator::new(load_policy(&args.baseline)?), recipe))
     };
+    let defaults = AuditOptions::default();
     let options = AuditOptions {
         format: args.format.as_deref().and_then(Format::from_name),
         threads: args.threads,
         top: args.top,
-        ..AuditOptions::default()
+        chunk_lines: args.chunk_lines.unwrap_or(defaults.chunk_lines),
+        memo_capacity: if args.no_memo { 0 } else { defaults.memo_capacity },
+        ..defaults
     };
     let inputs: Vec<Input> = args.files.iter().map(|file| Input::from_arg(file)).collect();
     let to_stdout = args.decisions.as_deref().is_some_and(|path| path.as_os_str() == "-");

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use miette::{GraphicalReportHandler, GraphicalTheme};
-use shellgate_rules::{Layer, Policy, PolicyError, PolicySource};
+use shellgate_rules::{Examples, Layer, Policy, PolicyError, PolicySource};
 
 use super::Exit;
 
@@ -62,36 +62,26 @@ struct Report {
 /// Runs `shellgate check`.
 pub fn run(args: &Args) -> Exit {
     let files: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
-    let errors = match args.layer.parse::<Layer>() {
-        Ok(Layer::Default) => Err(vec![usage(
-            "`--layer default` is not needed: a file named `default.toml` is checked as the default policy",
-        )]),
-        Ok(layer) => sources(&args.files, layer),
-        Err(e) => Err(vec![json_error(&e)]),
-    };
-    let (sources, mut errors) = match errors {
-        Ok(sources) => (sources, Vec::new()),
-        Err(errors) => (Vec::new(), errors),
-    };
-    let mut summary = None;
-    if errors.is_empty() {
-        match Policy::load(&sources) {
-            Ok(policy) => summary = Some(summarize(&policy)),
-            Err(e) => {
-                if !args.json {
-                    render(&e);
+    let (errors, summary) = match check(args) {
+        Ok(policy) => (Vec::new(), Some(summarize(&policy))),
+        Err(Failure::Policy(e)) => {
+            if !args.json {
+                render(&e);
+            }
+            (e.errors().into_iter().map(json_error).collect(), None)
+        }
+        Err(Failure::Other(errors)) => {
+            if !args.json {
+                for error in &errors {
+                    eprintln!("error: {}", error.message);
+                    if let Some(help) = &error.help {
+                        eprintln!("  help: {help}");
+                    }
                 }
-                errors = e.errors().into_iter().map(json_error).collect();
             }
+            (errors, None)
         }
-    } else if !args.json {
-        for error in &errors {
-            eprintln!("error: {}", error.message);
-            if let Some(help) = &error.help {
-                eprintln!("  help: {help}");
-            }
-        }
-    }
+    };
     let ok = errors.is_empty();
     if args.json {
         let report = Report {
@@ -124,6 +114,29 @@ pub fn run(args: &Args) -> Exit {
         );
     }
     if ok { Exit::Ok } else { Exit::Error }
+}
+
+/// Why a check failed.
+enum Failure {
+    /// The policy does not load.
+    Policy(PolicyError),
+    /// A usage problem or an unreadable file.
+    Other(Vec<JsonError>),
+}
+
+/// Reads, layers and loads the files, checking every example.
+fn check(args: &Args) -> Result<Policy, Failure> {
+    let layer = match args.layer.parse::<Layer>() {
+        Ok(Layer::Default) => {
+            return Err(Failure::Other(vec![usage(
+                "`--layer default` is not needed: a file named `default.toml` is checked as the default policy",
+            )]));
+        }
+        Ok(layer) => layer,
+        Err(e) => return Err(Failure::Other(vec![json_error(&e)])),
+    };
+    let sources = sources(&args.files, layer).map_err(Failure::Other)?;
+    Policy::load_with(&sources, Examples::All).map_err(Failure::Policy)
 }
 
 /// Reads the files into sources: `default.toml` files as the default layer (first), the

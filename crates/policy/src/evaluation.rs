@@ -25,7 +25,8 @@ pub struct Evaluation {
     pub decision: Decision,
     /// Each judged clause (after unwrapping wrappers and parsing shell code again), in order.
     pub clauses: Vec<ClauseVerdict>,
-    /// Every hard-deny rule that matched, once each.
+    /// Every hard-deny rule that matched, once each; a protected path whose access is never
+    /// allowed is listed too, with category `protected`.
     pub hard_deny: Vec<DenyHit>,
     /// The one prompt, present exactly when the decision is `NeedsPrompt`.
     pub prompt: Option<Prompt>,

@@ -272,6 +272,12 @@ struct Judged {
     /// It can be saved (its proposal stands for it).
     saveable: bool,
     untrusted: Vec<Untrusted>,
+    /// Protected paths that deny it.
+    denied_by: Vec<DenyHit>,
+    /// It writes a path through an operand or option (so it is not read-only).
+    writes_paths: bool,
+    /// An argument is code or a program that runs (role `exec`), shown as written.
+    runs_code: Option<String>,
 }
 
 impl Judged {
@@ -363,13 +369,16 @@ impl<'a> Run<'a> {
                 origin: self.origin(inv),
                 decision: Decision::Approved,
                 reasons: Vec::new(),
-                text: clause_text(inv),
+                text: clause_text(inv, self.shows_code(inv)),
                 clause: Some(inv.clause_index),
                 proposal: None,
             },
             needs_person: false,
             saveable: true,
             untrusted: Vec::new(),
+            denied_by: Vec::new(),
+            writes_paths: false,
+            runs_code: None,
         };
         if let InvocationKind::Wrapper { privileged } = inv.kind {
             let through = if privileged {
@@ -462,7 +471,11 @@ impl<'a> Run<'a> {
         };
         // An interpreter's arguments are code or select code: it is only ever saved, and
         // matched, as the exact command.
-        let interpreter_call = interpreter_call || self.policy().interpreter(&inv.words).is_some();
+        let opaque_code = interpreter_call || judged.runs_code.is_some();
+        if let Some(code) = judged.runs_code.clone() {
+            judged.reason(ReasonKind::Interpreter, None, format!("`{code}` is a program or code that runs"));
+        }
+        let interpreter_call = opaque_code || self.policy().interpreter(&inv.words).is_some();
         // Privilege changes never pass silently.
         if let Some(step) = self.privileged_step(inv) {
             judged.saveable = false;
@@ -473,9 +486,10 @@ impl<'a> Run<'a> {
             );
             return;
         }
-        // The verb.
-        let writes = inv.redirects.iter().any(|r| is_real_write(r));
-        if !interpreter_call {
+        // The verb. A read-only verb that writes a file (an output operand, an output option,
+        // a redirect) is not read-only.
+        let writes = judged.writes_paths || inv.redirects.iter().any(is_real_write);
+        if !opaque_code {
             match self.policy().safe(&inv.view()) {
                 SafeVerdict::Safe { why } if !writes => {
                     judged.reason(ReasonKind::Safe, None, format!("safe: {why}"));
@@ -488,7 +502,7 @@ impl<'a> Run<'a> {
                 SafeVerdict::Safe { .. } | SafeVerdict::Pure => judged.reason(
                     ReasonKind::Unsafe,
                     None,
-                    "a read-only verb that writes through a redirect is not read-only",
+                    "a read-only verb that writes a file is not read-only",
                 ),
                 SafeVerdict::Unsafe { token, why } => judged.reason(
                     ReasonKind::Unsafe,
@@ -533,7 +547,10 @@ impl<'a> Run<'a> {
             judged.saveable = false;
         }
         let message = if interpreter_call {
-            "embedded code needs a person; it can only be saved as the exact command".to_owned()
+            match &proposal {
+                Some(p) => format!("runs code; it can only be saved as the exact command `{p}`"),
+                None => "runs code, and the exact command cannot be saved as a pattern".to_owned(),
+            }
         } else {
             match &proposal {
                 Some(p) => format!("not approved; proposed pattern `{p}`"),
@@ -543,6 +560,14 @@ impl<'a> Run<'a> {
         let kind = if interpreter_call { ReasonKind::Interpreter } else { ReasonKind::Verb };
         judged.ask(kind, None, message);
         judged.verdict.proposal = proposal;
+    }
+
+    /// Whether an invocation's words hold code (an interpreter call, or a shell whose code was
+    /// parsed again): such words are shown in full, never summarised.
+    fn shows_code(&self, inv: &Invocation) -> bool {
+        matches!(inv.kind, InvocationKind::Wrapper { .. })
+            || inv.opaque.is_some()
+            || self.policy().interpreter(&inv.words).is_some()
     }
 
     /// The first privilege-changing wrapper an invocation was found through.
@@ -597,29 +622,42 @@ impl<'a> Run<'a> {
         let leaf = !inv.words.is_empty();
         if leaf {
             self.judge_cwd(inv, ctx, judged);
-            for role in self.policy().roles(&inv.view()) {
-                let access = match role.role {
-                    Role::ReadPath => Access::Read,
-                    Role::WritePath => Access::Write,
-                    // Code or values are not paths; code is judged by the interpreter and shell
-                    // rules.
-                    Role::Exec | Role::Value => continue,
-                };
+            let roles = self.policy().roles(&inv.view());
+            for role in &roles {
                 let Some(word) = inv.words.get(role.index) else {
                     continue;
+                };
+                let access = match role.role {
+                    Role::ReadPath => Access::Read,
+                    Role::WritePath => {
+                        judged.writes_paths = true;
+                        Access::Write
+                    }
+                    // Code that runs: the command can only be approved exactly (see `judge_leaf`).
+                    Role::Exec => {
+                        if judged.runs_code.is_none() {
+                            judged.runs_code = Some(display::escape(&word.raw));
+                        }
+                        continue;
+                    }
+                    // A plain value is not a path.
+                    Role::Value => continue,
                 };
                 self.judge_path(word, &role.text, access, ctx, judged);
             }
             let verb = inv.words.first().map(|w| w.cooked.as_str());
             if matches!(verb, Some("cd" | "pushd")) && inv.words.first().is_some_and(|w| w.literal) {
-                let operands: Vec<&Word> = inv
+                let operands: Vec<(usize, &Word)> = inv
                     .words
                     .iter()
+                    .enumerate()
                     .skip(1)
-                    .filter(|w| !(w.literal && w.cooked.starts_with('-') && w.cooked.len() > 1))
+                    .filter(|(_, w)| !(w.literal && w.cooked.starts_with('-') && w.cooked.len() > 1))
                     .collect();
                 match operands.first() {
-                    Some(target) => self.judge_path(target, &target.cooked, Access::Read, ctx, judged),
+                    // Already judged when the policy gives the target a role.
+                    Some((index, _)) if roles.iter().any(|r| r.index == *index) => {}
+                    Some((_, target)) => self.judge_path(target, &target.cooked, Access::Read, ctx, judged),
                     None => {
                         if let Some(home) = ctx.home {
                             self.judge_resolved(home, &home.to_string_lossy(), Access::Read, judged);
@@ -732,11 +770,12 @@ impl<'a> Run<'a> {
                     display::escape(&resolved.to_string_lossy())
                 ),
             );
-            if self.protected(&lexical, access, judged) {
-                return;
-            }
         }
-        self.judge_resolved(&resolved, &resolved.to_string_lossy(), access, judged);
+        // The target decides; the path as written may be protected too (`keys/id_rsa`).
+        if self.protected(&resolved, access, judged) || (resolved != lexical && self.protected(&lexical, access, judged)) {
+            return;
+        }
+        self.judge_zone(&resolved, &resolved.to_string_lossy(), access, judged);
     }
 
     /// Judges a glob path by its literal directory and, with symlink resolution, its matches.
@@ -839,6 +878,11 @@ impl<'a> Run<'a> {
                     format!("{access} of `{shown}` is never allowed: {}", entry.why),
                 );
                 judged.raise(Decision::HardDenied);
+                judged.denied_by.push(DenyHit {
+                    rule: entry.id.clone(),
+                    category: "protected".to_owned(),
+                    reason: format!("{access} of `{shown}`: {}", entry.why),
+                });
                 true
             }
         }
@@ -849,6 +893,11 @@ impl<'a> Run<'a> {
         if self.protected(path, access, judged) {
             return;
         }
+        self.judge_zone(path, shown, access, judged);
+    }
+
+    /// Judges a resolved absolute path against the zones.
+    fn judge_zone(&self, path: &Path, shown: &str, access: Access, judged: &mut Judged) {
         let shown = display::escape(shown);
         if access == Access::Read
             && let Some(source) = self.state.read_all()
@@ -920,6 +969,11 @@ impl<'a> Run<'a> {
         let mut decision = Decision::Approved;
         for judged in judged_all {
             decision = decision.max(judged.verdict.decision);
+            for hit in judged.denied_by {
+                if !self.hard_deny.iter().any(|h| h.rule == hit.rule) {
+                    self.hard_deny.push(hit);
+                }
+            }
             if judged.verdict.decision == Decision::NeedsPrompt {
                 for untrusted in judged.untrusted {
                     if untrusted.zone.is_none() {
@@ -933,7 +987,7 @@ impl<'a> Run<'a> {
                     }
                     let entry = PromptClause {
                         text: judged.verdict.text.clone(),
-                        pattern: judged.verdict.proposal.clone(),
+                        pattern: if judged.saveable { judged.verdict.proposal.clone() } else { None },
                     };
                     if !prompt_clauses.contains(&entry) {
                         prompt_clauses.push(entry);
@@ -992,7 +1046,7 @@ impl<'a> Run<'a> {
         if !self.hard_deny.is_empty() {
             decision = Decision::HardDenied;
         }
-        let prompt = (decision == Decision::NeedsPrompt).then(|| Prompt {
+        let prompt = (decision == Decision::NeedsPrompt).then_some(Prompt {
             paths,
             clauses: prompt_clauses,
             persistable,
@@ -1148,7 +1202,8 @@ fn is_real_write(redirect: &Redirect) -> bool {
 
 /// The clause shown on one line: assignments, words and redirects as written, multi-line
 /// literal words summarised, everything escaped.
-fn clause_text(inv: &Invocation) -> String {
+fn clause_text(inv: &Invocation, code: bool) -> String {
+    let word_text = |word: &Word| if code { display::escape(&word.raw) } else { word_text(word) };
     let mut parts: Vec<String> = Vec::new();
     for assignment in &inv.assignments {
         let mut text = assignment.name.clone();
@@ -1163,12 +1218,12 @@ fn clause_text(inv: &Invocation) -> String {
         }
         if let Some(array) = &assignment.array {
             text.push('(');
-            text.push_str(&array.iter().map(word_text).collect::<Vec<_>>().join(" "));
+            text.push_str(&array.iter().map(&word_text).collect::<Vec<_>>().join(" "));
             text.push(')');
         }
         parts.push(text);
     }
-    parts.extend(inv.words.iter().map(word_text));
+    parts.extend(inv.words.iter().map(&word_text));
     for redirect in &inv.redirects {
         let mut text = String::new();
         match &redirect.fd {
@@ -1184,7 +1239,13 @@ fn clause_text(inv: &Invocation) -> String {
         match &redirect.target {
             RedirectTarget::Word(word) => text.push_str(&word_text(word)),
             RedirectTarget::Heredoc(heredoc) => {
-                text.push_str(&display::escape(&heredoc.delimiter));
+                if heredoc.quoted {
+                    text.push('\'');
+                    text.push_str(&display::escape(&heredoc.delimiter));
+                    text.push('\'');
+                } else {
+                    text.push_str(&display::escape(&heredoc.delimiter));
+                }
                 text.push(' ');
                 text.push_str(&display::summarize(&heredoc.body));
             }
@@ -1194,13 +1255,17 @@ fn clause_text(inv: &Invocation) -> String {
     parts.join(" ")
 }
 
-/// One word shown: summarised when it is a literal multi-line value, else escaped raw text.
+/// One word shown: summarised when it is a literal multi-line value, else escaped raw text. A
+/// word made by unwrapping (`env NAME='a b'` or `env -S`) has no quotes of its own; one with
+/// whitespace is shown single-quoted so the words stay apart.
 fn word_text(word: &Word) -> String {
     if summarizable(word) {
-        display::summarize(&word.cooked)
-    } else {
-        display::escape(&word.raw)
+        return display::summarize(&word.cooked);
     }
+    if word.literal && word.raw.contains(char::is_whitespace) && word.raw == word.cooked {
+        return format!("'{}'", display::escape(&word.raw.replace('\'', "'\\''")));
+    }
+    display::escape(&word.raw)
 }
 
 /// Expands glob components below `dir` on the file system (no dotfiles unless the component

@@ -86,7 +86,8 @@ pub fn executable(first: &Token<'_>, ctx: &MatchContext<'_>) -> Executable {
     if !first.literal {
         return Executable::Unknown;
     }
-    if !first.text.contains('/') && !(first.tilde && first.text.starts_with('~')) {
+    let path_qualified = first.text.contains('/') || (first.tilde && first.text.starts_with('~'));
+    if !path_qualified {
         return Executable::Name(first.text.to_owned());
     }
     let Some(path) = resolve_token(first, ctx) else {

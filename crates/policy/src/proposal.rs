@@ -121,7 +121,7 @@ pub struct ProposalInput<'a> {
 #[must_use]
 pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     let head = head_text(input.executable)?;
-    if NEVER_HEADS.contains(&head.as_str()) || input.never_heads.iter().any(|h| *h == head) {
+    if NEVER_HEADS.contains(&head.as_str()) || input.never_heads.contains(&head) {
         return None;
     }
     let words = input.words;
@@ -239,10 +239,10 @@ mod tests {
             out.push(w.text.to_owned());
             i += 1;
         }
-        if out.is_empty() {
-            if let Some(w) = words.first() {
-                out.push(w.text.to_owned());
-            }
+        if out.is_empty()
+            && let Some(w) = words.first()
+        {
+            out.push(w.text.to_owned());
         }
         out
     }

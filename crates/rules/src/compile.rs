@@ -488,7 +488,13 @@ fn toml_error(file: &SourceFile, error: &toml::de::Error) -> PolicyError {
             .map(|(_, expected)| format!("write {expected} here"));
         return file.error(ErrorKind::Schema, span, message.clone(), "wrong type", help);
     }
-    file.error(ErrorKind::Syntax, span, message, "here", None)
+    file.error(
+        ErrorKind::Syntax,
+        span,
+        message,
+        "here",
+        Some("this is not valid TOML; see https://toml.io for the syntax".to_owned()),
+    )
 }
 
 /// The texts between backticks, in order.
@@ -690,15 +696,15 @@ impl Builder {
         let raw = deny.get_ref();
         let errors_before = cx.errors.len();
         let id = cx.id(&raw.id, "deny rule");
-        if let Some(id) = &id {
-            if let Some(previous) = self.declared.get(id) {
-                cx.invalid(
-                    raw.id.span(),
-                    format!("duplicate deny rule id `{id}`"),
-                    "duplicate id",
-                    Some(format!("`{id}` is already declared at {previous}; choose another id")),
-                );
-            }
+        if let Some(id) = &id
+            && let Some(previous) = self.declared.get(id)
+        {
+            cx.invalid(
+                raw.id.span(),
+                format!("duplicate deny rule id `{id}`"),
+                "duplicate id",
+                Some(format!("`{id}` is already declared at {previous}; choose another id")),
+            );
         }
         let category = Category::from_name(raw.category.get_ref());
         if category.is_none() {
@@ -1014,6 +1020,7 @@ impl Builder {
         let exec_options = cx.spellings(&raw.exec_options, "exec_options").unwrap_or_default();
         let cwd_flags = cx.spellings(&raw.cwd_flags, "cwd_flags").unwrap_or_default();
         let query_flags = cx.spellings(&raw.query_flags, "query_flags").unwrap_or_default();
+        let judged_flags = cx.spellings(&raw.judged_flags, "judged_flags").unwrap_or_default();
         let positionals = count(cx, raw.positionals.as_ref(), "positionals");
         match mode {
             Some(WrapperMode::ExecOption) if exec_options.is_empty() || raw.terminators.is_empty() => {
@@ -1052,6 +1059,7 @@ impl Builder {
                 appends_args: raw.appends_args,
                 cwd_flags: cwd_flags.clone(),
                 query_flags: query_flags.clone(),
+                judged_flags: judged_flags.clone(),
                 why: raw.why.as_ref().map(|w| w.get_ref().clone()),
             });
         }

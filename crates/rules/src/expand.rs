@@ -585,7 +585,7 @@ impl Walker<'_> {
                 let Some(found) = prefix_inner(wrapper, &words, start, cwd, home.as_deref()) else {
                     return;
                 };
-                if trusted {
+                if trusted && found.transparent {
                     self.mark_wrapper(index, wrapper.privileged);
                 }
                 let inner_words = words.get(found.start..).map(<[Word]>::to_vec).unwrap_or_default();
@@ -740,6 +740,8 @@ struct PrefixInner {
     start: usize,
     assignments: Vec<Assignment>,
     cwd: Option<PathBuf>,
+    /// False when a `judged_flags` option was given: the wrapper is judged by itself.
+    transparent: bool,
 }
 
 /// Whether `token` is one of `flags` (long options also by unambiguous prefix).
@@ -772,6 +774,7 @@ fn prefix_inner(
     home: Option<&Path>,
 ) -> Option<PrefixInner> {
     let mut i = start;
+    let mut transparent = true;
     // Options: up to the first non-option (wrappers stop option parsing there).
     while let Some(word) = words.get(i) {
         let text = word.cooked.as_str();
@@ -793,6 +796,9 @@ fn prefix_inner(
             if listed(name, &wrapper.query_flags) {
                 return None;
             }
+            if listed(name, &wrapper.judged_flags) {
+                transparent = false;
+            }
             let takes = exactly(name, &wrapper.value_flags) || exactly(name, &wrapper.cwd_flags);
             if takes && inline.is_none() {
                 i += 1;
@@ -809,6 +815,9 @@ fn prefix_inner(
         if exactly(text, &wrapper.query_flags) {
             return None;
         }
+        if exactly(text, &wrapper.judged_flags) {
+            transparent = false;
+        }
         if exactly(text, &wrapper.value_flags) || exactly(text, &wrapper.cwd_flags) {
             if exactly(text, &wrapper.cwd_flags) {
                 cwd = moved(words.get(i + 1), cwd.as_deref(), home);
@@ -821,6 +830,9 @@ fn prefix_inner(
             let name = format!("-{c}");
             if exactly(&name, &wrapper.query_flags) {
                 return None;
+            }
+            if exactly(&name, &wrapper.judged_flags) {
+                transparent = false;
             }
             let is_cwd = exactly(&name, &wrapper.cwd_flags);
             if is_cwd || exactly(&name, &wrapper.value_flags) {
@@ -873,6 +885,7 @@ fn prefix_inner(
         start: i,
         assignments,
         cwd,
+        transparent,
     })
 }
 
@@ -889,7 +902,8 @@ fn strip_inner(
     let mut i = start;
     while let Some(word) = words.get(i) {
         let text = word.cooked.as_str();
-        if !word.literal || !(text.len() > 1 && text.starts_with('-')) || text == "--" {
+        let option = word.literal && text.len() > 1 && text.starts_with('-');
+        if !option || text == "--" {
             break;
         }
         let (name, inline): (&str, Option<String>) = if text.starts_with("--") {

@@ -318,8 +318,13 @@ pub struct Wrapper {
     pub appends_args: bool,
     /// Options whose value is the inner command's working directory (`git -C`, `env -C`).
     pub cwd_flags: Vec<String>,
-    /// Options that make the wrapper run nothing (`command -v`).
+    /// Options that make the wrapper run nothing (`command -v`): no inner command.
     pub query_flags: Vec<String>,
+    /// Options with which the wrapper does something of its own (`time -o FILE` writes a
+    /// file, `xargs -I{}` rewrites the inner command's words): the wrapper stays
+    /// [`crate::InvocationKind::Plain`] and is judged by itself, and its inner command is still
+    /// unwrapped and judged. List such an option in `value_flags` too when it takes a value.
+    pub judged_flags: Vec<String>,
     /// What it does, for explanations.
     pub why: Option<String>,
 }

@@ -345,7 +345,7 @@ impl Policy {
             Some((dir, name)) => {
                 let dir = paths::normalize(dir, dir.starts_with('/'));
                 let dir = if dir.is_empty() { "/".to_owned() } else { dir };
-                Some((name, self.trusted.iter().any(|t| *t == dir)))
+                Some((name, self.trusted.contains(&dir)))
             }
         }
     }

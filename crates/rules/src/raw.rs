@@ -142,6 +142,8 @@ pub(crate) struct RawWrapper {
     pub(crate) cwd_flags: Vec<Text>,
     #[serde(default)]
     pub(crate) query_flags: Vec<Text>,
+    #[serde(default)]
+    pub(crate) judged_flags: Vec<Text>,
     pub(crate) why: Option<Text>,
 }
 

@@ -1,0 +1,254 @@
+//! `shellgate eval`, `explain` and `test`: the `--json` contract, exit codes, options.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: a failed step should fail the test loudly"
+)]
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+/// Runs the binary with a fixed home and an empty trust file location; returns (exit code,
+/// stdout, stderr).
+fn run(args: &[&str], trust: &Path, stdin: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
+        .args(args)
+        .env_remove("XDG_CONFIG_HOME")
+        .env("HOME", "/home/u")
+        .env("SHELLGATE_TRUST", trust)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(text) = stdin {
+        child.stdin.as_mut().unwrap().write_all(text.as_bytes()).unwrap();
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn eval(extra: &[&str], command: &str, trust: &Path) -> (i32, Value) {
+    let mut args = vec!["eval", "--json", "--cwd", "/home/u/proj"];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.push(command);
+    let (code, stdout, stderr) = run(&args, trust, None);
+    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout:?} {stderr}"));
+    (code, value)
+}
+
+fn temp_trust() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    (dir, path)
+}
+
+#[test]
+fn approved_json_is_exact() {
+    let (_dir, trust) = temp_trust();
+    let (code, value) = eval(&[], "echo hi", &trust);
+    assert_eq!(code, 0);
+    assert_eq!(
+        value,
+        json!({
+            "decision": "Approved",
+            "clauses": [{
+                "verb": ["echo", "hi"],
+                "argv": ["echo", "hi"],
+                "origin": "top",
+                "decision": "Approved",
+                "reasons": [{"kind": "pure", "rule": null, "message": "a pure side-effect verb with no write redirect"}]
+            }],
+            "hard_deny": [],
+            "prompt": null
+        })
+    );
+}
+
+#[test]
+fn needs_prompt_json_has_one_prompt() {
+    let (_dir, trust) = temp_trust();
+    let (code, value) = eval(&[], "cp /etc/hosts /srv/backup/hosts && make", &trust);
+    assert_eq!(code, 2);
+    assert_eq!(value["decision"], "NeedsPrompt");
+    assert_eq!(value["hard_deny"], json!([]));
+    assert_eq!(
+        value["prompt"],
+        json!({
+            "paths": [{"path": "/srv/backup/hosts", "access": "write"}],
+            "clauses": [
+                {"text": "cp /etc/hosts /srv/backup/hosts", "pattern": "cp /etc/hosts /srv/backup/hosts *"},
+                {"text": "make", "pattern": "make *"}
+            ],
+            "persistable": true,
+            "display": "cp /etc/hosts /srv/backup/hosts && make"
+        })
+    );
+    let clause = &value["clauses"][0];
+    assert_eq!(clause["argv"], json!(["cp", "/etc/hosts", "/srv/backup/hosts"]));
+    assert_eq!(clause["decision"], "NeedsPrompt");
+    let kinds: Vec<&str> = clause["reasons"].as_array().unwrap().iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["zone", "zone", "path", "verb"]);
+    assert_eq!(
+        clause["reasons"][2],
+        json!({"kind": "path", "rule": null, "message": "write of `/srv/backup/hosts` is outside every write zone"})
+    );
+}
+
+#[test]
+fn hard_denied_json_lists_the_rule_and_exits_3() {
+    let (_dir, trust) = temp_trust();
+    let (code, value) = eval(&[], "ls; rm -rf /", &trust);
+    assert_eq!(code, 3);
+    assert_eq!(value["decision"], "HardDenied");
+    assert_eq!(value["prompt"], Value::Null);
+    let hits = value["hard_deny"].as_array().unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0]["rule"], "rm-recursive-root");
+    assert_eq!(hits[0]["category"], "destructive");
+    assert_eq!(value["clauses"][1]["reasons"][0]["kind"], "hard_deny");
+    assert_eq!(value["clauses"][1]["reasons"][0]["rule"], "rm-recursive-root");
+}
+
+#[test]
+fn zone_allow_and_read_zone_options_are_session_grants() {
+    let (_dir, trust) = temp_trust();
+    let command = "cp /etc/hosts /srv/backup/hosts";
+    assert_eq!(eval(&[], command, &trust).0, 2);
+    let (code, value) = eval(&["--zone", "/srv/backup", "--allow", "cp /etc/hosts *"], command, &trust);
+    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")));
+    let (code, value) = eval(
+        &["--audience", "team", "--read-zone", "/etc", "--zone", "/srv/backup", "--allow", "cp *"],
+        command,
+        &trust,
+    );
+    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")));
+    let (code, value) = eval(&["--audience", "team", "--zone", "/srv/backup", "--allow", "cp *"], command, &trust);
+    assert_eq!(code, 2);
+    assert_eq!(value["prompt"]["paths"], json!([{"path": "/etc/hosts", "access": "read"}]));
+}
+
+#[test]
+fn the_trust_file_is_loaded_for_the_audience() {
+    let (_dir, trust) = temp_trust();
+    std::fs::write(
+        &trust,
+        "version = 1\n\n[audience.personal]\nzones = [{ path = \"/srv/backup\", access = \"write\" }]\npatterns = [\"cp /etc/hosts *\"]\n",
+    )
+    .unwrap();
+    let (code, value) = eval(&[], "cp /etc/hosts /srv/backup/hosts", &trust);
+    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")), "{value}");
+    let reasons = &value["clauses"][0]["reasons"];
+    assert_eq!(reasons[2]["rule"], "/srv/backup");
+    assert_eq!(reasons[3], json!({"kind": "pattern", "rule": "cp /etc/hosts *", "message": "approved pattern (store)"}));
+    // Another audience's grants do not apply.
+    let (code, _) = eval(&["--audience", "team"], "cp /etc/hosts /srv/backup/hosts", &trust);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn the_command_can_come_from_standard_input() {
+    let (_dir, trust) = temp_trust();
+    let (code, stdout, _) = run(&["eval", "--json", "--cwd", "/home/u/proj", "--", "-"], &trust, Some("make\nmake install\n"));
+    assert_eq!(code, 2);
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value["prompt"]["display"], "make\\nmake install");
+}
+
+#[test]
+fn usage_errors_exit_1_with_help() {
+    let (_dir, trust) = temp_trust();
+    let (code, stdout, stderr) = run(&["eval", "--audience", "personl", "--", "ls"], &trust, None);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert!(stderr.contains("unknown audience `personl`"), "{stderr}");
+    assert!(stderr.contains("did you mean `personal`?"), "{stderr}");
+    let (code, _, stderr) = run(&["eval", "--allow", "git push", "--", "ls"], &trust, None);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("`git push` has no trailing argument glob"), "{stderr}");
+    let (code, _, stderr) = run(&["eval", "--policy", "/nonexistent/p.toml", "--", "ls"], &trust, None);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("cannot read `/nonexistent/p.toml`"), "{stderr}");
+}
+
+#[test]
+fn readable_eval_output() {
+    let (_dir, trust) = temp_trust();
+    let (code, stdout, _) = run(&["eval", "--cwd", "/home/u/proj", "--", "make build"], &trust, None);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stdout,
+        "NeedsPrompt\n\
+         - NeedsPrompt make build [top]\n    \
+         zone `all`: read of `/home/u/proj`: every path may be read (profile)\n    \
+         verb: not approved; proposed pattern `make build *`\n\
+         prompt: make build\n  \
+         run make build (pattern `make build *`)\n  \
+         choices: once, session, always, deny\n"
+    );
+}
+
+#[test]
+fn explain_shows_the_graph_and_what_decided() {
+    let (_dir, trust) = temp_trust();
+    let (code, stdout, _) = run(
+        &["explain", "--cwd", "/home/u/proj", "--allow", "make *", "--allow", "tee log *", "--", "cd build && make | tee log"],
+        &trust,
+        None,
+    );
+    assert_eq!(code, 0, "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "command: cd build && make | tee log");
+    assert_eq!(
+        lines[1],
+        "where: audience `personal`, cwd `/home/u/proj`, project `/home/u/proj`, session `none`, home `/home/u`"
+    );
+    assert_eq!(lines[2], "parse: complete, 3 clause(s)");
+    assert_eq!(lines[3], "  clause 0 [top] cd build  (verb: cd build; cwd: /home/u/proj)");
+    assert!(stdout.contains("  clause 1 [pipeline, after `&&`] make  (verb: make; cwd: /home/u/proj/build)\n"), "{stdout}");
+    assert!(stdout.contains("      pattern `make *`: approved pattern (session)\n"), "{stdout}");
+    assert!(
+        stdout.contains("      zone `/home/u/proj`: write of `/home/u/proj/build/log` is inside the write zone `/home/u/proj` (profile)\n"),
+        "{stdout}"
+    );
+    assert_eq!(lines.last(), Some(&"decision: Approved"));
+}
+
+#[test]
+fn test_runs_the_default_cases_and_a_layer() {
+    let (dir, trust) = temp_trust();
+    let (code, stdout, _) = run(&["test"], &trust, None);
+    assert_eq!(code, 0, "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(last.ends_with(" passed, 0 failed"), "{last}");
+    let layer = dir.path().join("mine.toml");
+    std::fs::write(
+        &layer,
+        "version = 1\n\n[[test]]\nname = \"make is asked\"\ncommand = \"make\"\nexpect = \"NeedsPrompt\"\n\n\
+         [[test]]\nname = \"a wrong expectation\"\ncommand = \"git status\"\nexpect = \"HardDenied\"\n",
+    )
+    .unwrap();
+    let (code, stdout, _) = run(&["test", layer.to_str().unwrap()], &trust, None);
+    assert_eq!(code, 1);
+    let name = layer.display();
+    assert_eq!(
+        stdout,
+        format!(
+            "pass  make is asked\n\
+             FAIL  a wrong expectation ({name}:8:1): expected HardDenied, got Approved\n      \
+             command: git status\n\
+             1 passed, 1 failed\n"
+        )
+    );
+}

@@ -1,0 +1,223 @@
+//! Property tests of the gate's decisions (issue 4 acceptance):
+//!
+//! * adding a deny rule never lowers a decision;
+//! * removing a zone, or a pattern, never lowers a decision;
+//! * `Approved` implies every clause was judged and passed;
+//! * a persistable prompt answered "Session" makes the same command `Approved`.
+
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use shellgate_policy::{
+    Access, Choice, Decision, Evaluation, GateEvaluator, GrantSource, Policy, TrustState,
+    VerbPattern, respond,
+};
+use shellgate_rules::{Layer, PolicySource};
+
+/// Deny rules added one at a time on top of the default policy.
+const EXTRA_DENY: &[&str] = &[
+    r#"verb = ["make"]"#,
+    r#"verb = ["git", "push"]"#,
+    r#"verb = ["cat"]
+args_any = ["/etc/**"]"#,
+    r#"verb = ["echo"]"#,
+    r#"raw = 'tmp'"#,
+    r#"verb = ["ls"]
+flags_any = ["-l"]"#,
+    r#"verb = ["cp"]
+redirect_to = ["/tmp/**"]"#,
+    r#"verb = ["touch"]
+env = ["X"]"#,
+];
+
+fn default_gate() -> &'static GateEvaluator {
+    static GATE: OnceLock<GateEvaluator> = OnceLock::new();
+    GATE.get_or_init(|| GateEvaluator::new(Policy::embedded_default().unwrap()))
+}
+
+/// The default policy plus each extra deny rule, built once.
+fn stricter_gates() -> &'static [GateEvaluator] {
+    static GATES: OnceLock<Vec<GateEvaluator>> = OnceLock::new();
+    GATES.get_or_init(|| {
+        EXTRA_DENY
+            .iter()
+            .enumerate()
+            .map(|(i, matcher)| {
+                let text = format!(
+                    "version = 1\n[[deny]]\nid = \"extra-{i}\"\ncategory = \"custom\"\nreason = \"a test rule; ask a person instead\"\n{matcher}\n"
+                );
+                let sources = [
+                    PolicySource::new(
+                        shellgate_rules::DEFAULT_POLICY_NAME,
+                        shellgate_rules::DEFAULT_POLICY,
+                        Layer::Default,
+                    ),
+                    PolicySource::new(format!("extra-{i}.toml"), text, Layer::User),
+                ];
+                GateEvaluator::new(Policy::load(&sources).unwrap())
+            })
+            .collect()
+    })
+}
+
+const VERBS: &[&str] = &[
+    "ls", "cat", "rm", "rm -rf", "git push", "git status", "git tag", "make", "echo", "cp",
+    "touch", "python3 -c", "bash -c", "sudo", "curl", "npm install", "cd", "tee", "find .",
+    "timeout 5 make", "xargs rm", "env X=1 touch", "./run.sh", "$CMD", "sed -i", "chmod",
+];
+const ARGS: &[&str] = &[
+    "-la", "x", "a.txt", "/tmp/x", "/tmp/build/out", "/etc/hosts", "~/.ssh/id_rsa", "../up",
+    "/home/u/proj/sub/f", "$X", "$(pwd)", "'*.o'", "build/*.o", "v1.2", "main", "'a b'",
+    ".env", "/srv/data/f", "-o", "origin", "755", "'ls -la'", "'rm x'", "/tmpevil/x",
+    "/tmp/../etc/passwd", "~", "/",
+];
+const REDIRECTS: &[&str] = &["", "", "", " > out.txt", " >> /tmp/log", " 2>&1", " < in.txt", " > /dev/null", " > /srv/data/o"];
+const OPERATORS: &[&str] = &[" && ", " ; ", " | ", " || ", "\n"];
+const ZONES: &[&str] = &["/home/u/proj", "/tmp", "/etc", "/home/u", "/srv/data", "/home/u/proj/sub", "/tmp/build"];
+const PATTERNS: &[&str] = &[
+    "rm *", "git push *", "make *", "cp *", "rm /tmp/*", "rm -rf /tmp/build/*", "touch *",
+    "python3 -c x *", "curl *", "npm install *", "tee *", "cat *", "git tag *", "chmod *",
+    "sed -i *", "/home/u/proj/run.sh *",
+];
+const AUDIENCES: &[&str] = &["personal", "team", "public"];
+
+fn clause() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(VERBS),
+        prop::collection::vec(prop::sample::select(ARGS), 0..4),
+        prop::sample::select(REDIRECTS),
+    )
+        .prop_map(|(verb, args, redirect)| {
+            let mut text = verb.to_owned();
+            for arg in args {
+                text.push(' ');
+                text.push_str(arg);
+            }
+            text.push_str(redirect);
+            text
+        })
+}
+
+fn command() -> impl Strategy<Value = String> {
+    (clause(), prop::collection::vec((prop::sample::select(OPERATORS), clause()), 0..3)).prop_map(
+        |(first, rest)| {
+            let mut text = first;
+            for (op, clause) in rest {
+                text.push_str(op);
+                text.push_str(&clause);
+            }
+            text
+        },
+    )
+}
+
+/// A trust state: an audience, some zones (with access) and some patterns.
+#[derive(Clone, Debug)]
+struct Grants {
+    audience: &'static str,
+    zones: Vec<(&'static str, bool)>,
+    patterns: Vec<&'static str>,
+}
+
+fn grants() -> impl Strategy<Value = Grants> {
+    (
+        prop::sample::select(AUDIENCES),
+        prop::collection::vec((prop::sample::select(ZONES), any::<bool>()), 0..4),
+        prop::collection::vec(prop::sample::select(PATTERNS), 0..5),
+    )
+        .prop_map(|(audience, zones, patterns)| Grants {
+            audience,
+            zones,
+            patterns,
+        })
+}
+
+fn state(gate: &GateEvaluator, grants: &Grants) -> TrustState {
+    let mut state = TrustState::new(grants.audience, "/home/u/proj");
+    state.set_resolve_symlinks(false);
+    state.set_home("/home/u");
+    state.set_project("/home/u/proj");
+    state.set_session("/home/u/.sessions/s1");
+    gate.apply_profile(&mut state).unwrap();
+    for (zone, write) in &grants.zones {
+        let access = if *write { Access::Write } else { Access::Read };
+        state.add_zone(zone, access, GrantSource::Session);
+    }
+    for pattern in &grants.patterns {
+        state.add_pattern(pattern.parse::<VerbPattern>().unwrap(), GrantSource::Session);
+    }
+    state
+}
+
+/// `Approved` holds exactly when every clause was judged and passed.
+fn consistent(evaluation: &Evaluation) -> Result<(), TestCaseError> {
+    prop_assert_eq!(
+        evaluation.decision == Decision::Approved,
+        evaluation.all_clauses_passed(),
+        "decision {} but clauses {:?}",
+        evaluation.decision,
+        evaluation.clauses.iter().map(|c| (c.text.clone(), c.decision)).collect::<Vec<_>>()
+    );
+    prop_assert_eq!(evaluation.prompt.is_some(), evaluation.decision == Decision::NeedsPrompt);
+    if let Some(prompt) = &evaluation.prompt {
+        prop_assert!(!prompt.paths.is_empty() || !prompt.clauses.is_empty(), "an empty prompt");
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn adding_a_deny_rule_never_lowers_the_decision(command in command(), grants in grants(), rule in 0..EXTRA_DENY.len()) {
+        let base = default_gate();
+        let stricter = &stricter_gates()[rule];
+        let before = base.evaluate(&command, &state(base, &grants));
+        let after = stricter.evaluate(&command, &state(stricter, &grants));
+        consistent(&before)?;
+        consistent(&after)?;
+        prop_assert!(after.decision >= before.decision, "{command:?}: {} then {}", before.decision, after.decision);
+    }
+
+    #[test]
+    fn removing_a_zone_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
+        prop_assume!(!grants.zones.is_empty());
+        let gate = default_gate();
+        let full = gate.evaluate(&command, &state(gate, &grants));
+        let mut fewer = grants.clone();
+        fewer.zones.remove(pick.index(grants.zones.len()));
+        let reduced = gate.evaluate(&command, &state(gate, &fewer));
+        consistent(&full)?;
+        consistent(&reduced)?;
+        prop_assert!(reduced.decision >= full.decision, "{command:?}: {} then {}", full.decision, reduced.decision);
+    }
+
+    #[test]
+    fn removing_a_pattern_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
+        prop_assume!(!grants.patterns.is_empty());
+        let gate = default_gate();
+        let full = gate.evaluate(&command, &state(gate, &grants));
+        let mut fewer = grants.clone();
+        fewer.patterns.remove(pick.index(grants.patterns.len()));
+        let reduced = gate.evaluate(&command, &state(gate, &fewer));
+        prop_assert!(reduced.decision >= full.decision, "{command:?}: {} then {}", full.decision, reduced.decision);
+    }
+
+    #[test]
+    fn a_session_answer_approves_the_same_command(command in command(), grants in grants()) {
+        let gate = default_gate();
+        let mut state = state(gate, &grants);
+        let evaluation = gate.evaluate(&command, &state);
+        consistent(&evaluation)?;
+        let Some(prompt) = &evaluation.prompt else { return Ok(()) };
+        match respond(&evaluation, Choice::Session) {
+            Ok(effects) => {
+                prop_assert!(prompt.persistable);
+                state.apply_effects(&effects);
+                let again = gate.evaluate(&command, &state);
+                prop_assert_eq!(again.decision, Decision::Approved, "{:?} after {:?}: {:?}", command, effects, again.prompt);
+            }
+            Err(_) => prop_assert!(!prompt.persistable),
+        }
+    }
+}
