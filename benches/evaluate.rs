@@ -1,4 +1,7 @@
-#![allow(missing_docs, reason = "criterion_group! and criterion_main! generate undocumented functions")]
+#![allow(
+    missing_docs,
+    reason = "criterion_group! and criterion_main! generate undocumented functions"
+)]
 
 //! Gate speed: parse + evaluate per command over the tldr-pages command lines, single thread,
 //! with the embedded default policy and the `personal` audience.
@@ -9,6 +12,7 @@
 //!
 //! * `parse`: the parser alone (grammar, typed tree, cooking, clause graph);
 //! * `parse+expand`: plus the policy's traversal (wrappers, shells parsed again, interpreters);
+//! * `parse+expand+deny`: plus every hard-deny rule (command, `raw` and `pipeline` rules);
 //! * `evaluate`: the whole gate (also deny rules, roles, paths, zones, the safe catalog,
 //!   patterns, proposals, the prompt) with symbolic links not resolved (log replay);
 //! * `evaluate-symlinks`: the whole gate resolving symbolic links (a live gate: each judged
@@ -23,7 +27,10 @@ use shellgate_policy::{GateEvaluator, GrantSource, Policy, TrustState, VerbPatte
 use shellgate_rules::ExpandOptions;
 
 fn lines() -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/tldr-commands.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/corpus/tldr-commands.txt"
+    );
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -79,6 +86,15 @@ fn bench(c: &mut Criterion) {
             for line in &lines {
                 let parsed = parse(black_box(line), &options);
                 black_box(gate.policy().expand(&parsed, &expand));
+            }
+        });
+    });
+    group.bench_function("parse+expand+deny", |b| {
+        b.iter(|| {
+            for line in &lines {
+                let parsed = parse(black_box(line), &options);
+                let expansion = gate.policy().expand(&parsed, &expand);
+                black_box(gate.policy().deny_expansion(line, &expansion).len());
             }
         });
     });

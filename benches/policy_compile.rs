@@ -4,7 +4,7 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_main};
 use shellgate_parser::{ParseOptions, parse};
 use shellgate_rules::{ExpandOptions, Policy};
 
@@ -37,5 +37,12 @@ fn matching(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, compile, matching);
+/// Runs every benchmark of this file (criterion's `criterion_group!` would generate an
+/// undocumented function).
+fn benches() {
+    let mut c = Criterion::default().configure_from_args();
+    compile(&mut c);
+    matching(&mut c);
+}
+
 criterion_main!(benches);

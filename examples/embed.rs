@@ -57,10 +57,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // A prompt, answered "Session" by a person: apply the effects to the session's state.
-    let Some((command, evaluation)) = results
-        .into_iter()
-        .find(|(_, e)| e.decision == Decision::NeedsPrompt && e.prompt.as_ref().is_some_and(|p| p.persistable))
-    else {
+    let Some((command, evaluation)) = results.into_iter().find(|(_, e)| {
+        e.decision == Decision::NeedsPrompt && e.prompt.as_ref().is_some_and(|p| p.persistable)
+    }) else {
         return Err("no persistable prompt among the commands".into());
     };
     let Some(prompt) = evaluation.prompt.as_ref() else {
@@ -68,7 +67,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!("\nprompt: {}", prompt.display);
     for clause in &prompt.clauses {
-        let pattern = clause.pattern.as_ref().map_or("cannot be saved", |p| p.as_str());
+        let pattern = clause
+            .pattern
+            .as_ref()
+            .map_or("cannot be saved", |p| p.as_str());
         println!("  run {} (pattern: {pattern})", clause.text);
     }
     for path in &prompt.paths {
@@ -78,8 +80,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut session = (*state).clone();
     for effect in &effects {
         match effect {
-            Effect::AddSessionZone { path, access } => println!("  effect: trust {access} {} this session", path.display()),
-            Effect::AddSessionPattern(pattern) => println!("  effect: approve `{pattern}` this session"),
+            Effect::AddSessionZone { path, access } => {
+                println!("  effect: trust {access} {} this session", path.display())
+            }
+            Effect::AddSessionPattern(pattern) => {
+                println!("  effect: approve `{pattern}` this session")
+            }
             Effect::PersistZone { path, access } => println!("  effect: save zone {access} {path}"),
             Effect::PersistPattern(pattern) => println!("  effect: save pattern `{pattern}`"),
             Effect::Complete(decision) => println!("  effect: this call is {decision}"),

@@ -28,7 +28,12 @@ fn run(args: &[&str], trust: &Path, stdin: Option<&str>) -> (i32, String, String
         .spawn()
         .unwrap();
     if let Some(text) = stdin {
-        child.stdin.as_mut().unwrap().write_all(text.as_bytes()).unwrap();
+        child
+            .stdin
+            .as_mut()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
     }
     drop(child.stdin.take());
     let out = child.wait_with_output().unwrap();
@@ -45,7 +50,8 @@ fn eval(extra: &[&str], command: &str, trust: &Path) -> (i32, Value) {
     args.push("--");
     args.push(command);
     let (code, stdout, stderr) = run(&args, trust, None);
-    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout:?} {stderr}"));
+    let value: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout:?} {stderr}"));
     (code, value)
 }
 
@@ -97,9 +103,17 @@ fn needs_prompt_json_has_one_prompt() {
         })
     );
     let clause = &value["clauses"][0];
-    assert_eq!(clause["argv"], json!(["cp", "/etc/hosts", "/srv/backup/hosts"]));
+    assert_eq!(
+        clause["argv"],
+        json!(["cp", "/etc/hosts", "/srv/backup/hosts"])
+    );
     assert_eq!(clause["decision"], "NeedsPrompt");
-    let kinds: Vec<&str> = clause["reasons"].as_array().unwrap().iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = clause["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["zone", "zone", "path", "verb"]);
     assert_eq!(
         clause["reasons"][2],
@@ -119,7 +133,10 @@ fn hard_denied_json_lists_the_rule_and_exits_3() {
     assert_eq!(hits[0]["rule"], "rm-recursive-root");
     assert_eq!(hits[0]["category"], "destructive");
     assert_eq!(value["clauses"][1]["reasons"][0]["kind"], "hard_deny");
-    assert_eq!(value["clauses"][1]["reasons"][0]["rule"], "rm-recursive-root");
+    assert_eq!(
+        value["clauses"][1]["reasons"][0]["rule"],
+        "rm-recursive-root"
+    );
 }
 
 #[test]
@@ -127,17 +144,44 @@ fn zone_allow_and_read_zone_options_are_session_grants() {
     let (_dir, trust) = temp_trust();
     let command = "cp /etc/hosts /srv/backup/hosts";
     assert_eq!(eval(&[], command, &trust).0, 2);
-    let (code, value) = eval(&["--zone", "/srv/backup", "--allow", "cp /etc/hosts *"], command, &trust);
-    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")));
     let (code, value) = eval(
-        &["--audience", "team", "--read-zone", "/etc", "--zone", "/srv/backup", "--allow", "cp *"],
+        &["--zone", "/srv/backup", "--allow", "cp /etc/hosts *"],
         command,
         &trust,
     );
     assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")));
-    let (code, value) = eval(&["--audience", "team", "--zone", "/srv/backup", "--allow", "cp *"], command, &trust);
+    let (code, value) = eval(
+        &[
+            "--audience",
+            "team",
+            "--read-zone",
+            "/etc",
+            "--zone",
+            "/srv/backup",
+            "--allow",
+            "cp *",
+        ],
+        command,
+        &trust,
+    );
+    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")));
+    let (code, value) = eval(
+        &[
+            "--audience",
+            "team",
+            "--zone",
+            "/srv/backup",
+            "--allow",
+            "cp *",
+        ],
+        command,
+        &trust,
+    );
     assert_eq!(code, 2);
-    assert_eq!(value["prompt"]["paths"], json!([{"path": "/etc/hosts", "access": "read"}]));
+    assert_eq!(
+        value["prompt"]["paths"],
+        json!([{"path": "/etc/hosts", "access": "read"}])
+    );
 }
 
 #[test]
@@ -149,19 +193,34 @@ fn the_trust_file_is_loaded_for_the_audience() {
     )
     .unwrap();
     let (code, value) = eval(&[], "cp /etc/hosts /srv/backup/hosts", &trust);
-    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")), "{value}");
+    assert_eq!(
+        (code, value["decision"].as_str()),
+        (0, Some("Approved")),
+        "{value}"
+    );
     let reasons = &value["clauses"][0]["reasons"];
     assert_eq!(reasons[2]["rule"], "/srv/backup");
-    assert_eq!(reasons[3], json!({"kind": "pattern", "rule": "cp /etc/hosts *", "message": "approved pattern (store)"}));
+    assert_eq!(
+        reasons[3],
+        json!({"kind": "pattern", "rule": "cp /etc/hosts *", "message": "approved pattern (store)"})
+    );
     // Another audience's grants do not apply.
-    let (code, _) = eval(&["--audience", "team"], "cp /etc/hosts /srv/backup/hosts", &trust);
+    let (code, _) = eval(
+        &["--audience", "team"],
+        "cp /etc/hosts /srv/backup/hosts",
+        &trust,
+    );
     assert_eq!(code, 2);
 }
 
 #[test]
 fn the_command_can_come_from_standard_input() {
     let (_dir, trust) = temp_trust();
-    let (code, stdout, _) = run(&["eval", "--json", "--cwd", "/home/u/proj", "--", "-"], &trust, Some("make\nmake install\n"));
+    let (code, stdout, _) = run(
+        &["eval", "--json", "--cwd", "/home/u/proj", "--", "-"],
+        &trust,
+        Some("make\nmake install\n"),
+    );
     assert_eq!(code, 2);
     let value: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(value["prompt"]["display"], "make\\nmake install");
@@ -176,16 +235,30 @@ fn usage_errors_exit_1_with_help() {
     assert!(stderr.contains("did you mean `personal`?"), "{stderr}");
     let (code, _, stderr) = run(&["eval", "--allow", "git push", "--", "ls"], &trust, None);
     assert_eq!(code, 1);
-    assert!(stderr.contains("`git push` has no trailing argument glob"), "{stderr}");
-    let (code, _, stderr) = run(&["eval", "--policy", "/nonexistent/p.toml", "--", "ls"], &trust, None);
+    assert!(
+        stderr.contains("`git push` has no trailing argument glob"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(
+        &["eval", "--policy", "/nonexistent/p.toml", "--", "ls"],
+        &trust,
+        None,
+    );
     assert_eq!(code, 1);
-    assert!(stderr.contains("cannot read `/nonexistent/p.toml`"), "{stderr}");
+    assert!(
+        stderr.contains("cannot read `/nonexistent/p.toml`"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn readable_eval_output() {
     let (_dir, trust) = temp_trust();
-    let (code, stdout, _) = run(&["eval", "--cwd", "/home/u/proj", "--", "make build"], &trust, None);
+    let (code, stdout, _) = run(
+        &["eval", "--cwd", "/home/u/proj", "--", "make build"],
+        &trust,
+        None,
+    );
     assert_eq!(code, 2);
     assert_eq!(
         stdout,
@@ -203,7 +276,17 @@ fn readable_eval_output() {
 fn explain_shows_the_graph_and_what_decided() {
     let (_dir, trust) = temp_trust();
     let (code, stdout, _) = run(
-        &["explain", "--cwd", "/home/u/proj", "--allow", "make *", "--allow", "tee log *", "--", "cd build && make | tee log"],
+        &[
+            "explain",
+            "--cwd",
+            "/home/u/proj",
+            "--allow",
+            "make *",
+            "--allow",
+            "tee log *",
+            "--",
+            "cd build && make | tee log",
+        ],
         &trust,
         None,
     );
@@ -215,9 +298,20 @@ fn explain_shows_the_graph_and_what_decided() {
         "where: audience `personal`, cwd `/home/u/proj`, project `/home/u/proj`, session `none`, home `/home/u`"
     );
     assert_eq!(lines[2], "parse: complete, 3 clause(s)");
-    assert_eq!(lines[3], "  clause 0 [top] cd build  (verb: cd build; cwd: /home/u/proj)");
-    assert!(stdout.contains("  clause 1 [pipeline, after `&&`] make  (verb: make; cwd: /home/u/proj/build)\n"), "{stdout}");
-    assert!(stdout.contains("      pattern `make *`: approved pattern (session)\n"), "{stdout}");
+    assert_eq!(
+        lines[3],
+        "  clause 0 [top] cd build  (verb: cd build; cwd: /home/u/proj)"
+    );
+    assert!(
+        stdout.contains(
+            "  clause 1 [pipeline, after `&&`] make  (verb: make; cwd: /home/u/proj/build)\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("      pattern `make *`: approved pattern (session)\n"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("      zone `/home/u/proj`: write of `/home/u/proj/build/log` is inside the write zone `/home/u/proj` (profile)\n"),
         "{stdout}"

@@ -5,6 +5,14 @@
 //! * `Approved` implies every clause was judged and passed;
 //! * a persistable prompt answered "Session" makes the same command `Approved`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: a failed step should fail the test loudly"
+)]
+
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
@@ -61,23 +69,100 @@ fn stricter_gates() -> &'static [GateEvaluator] {
 }
 
 const VERBS: &[&str] = &[
-    "ls", "cat", "rm", "rm -rf", "git push", "git status", "git tag", "make", "echo", "cp",
-    "touch", "python3 -c", "bash -c", "sudo", "curl", "npm install", "cd", "tee", "find .",
-    "timeout 5 make", "xargs rm", "env X=1 touch", "./run.sh", "$CMD", "sed -i", "chmod",
+    "ls",
+    "cat",
+    "rm",
+    "rm -rf",
+    "git push",
+    "git status",
+    "git tag",
+    "make",
+    "echo",
+    "cp",
+    "touch",
+    "python3 -c",
+    "bash -c",
+    "sudo",
+    "curl",
+    "npm install",
+    "cd",
+    "tee",
+    "find .",
+    "timeout 5 make",
+    "xargs rm",
+    "env X=1 touch",
+    "./run.sh",
+    "$CMD",
+    "sed -i",
+    "chmod",
 ];
 const ARGS: &[&str] = &[
-    "-la", "x", "a.txt", "/tmp/x", "/tmp/build/out", "/etc/hosts", "~/.ssh/id_rsa", "../up",
-    "/home/u/proj/sub/f", "$X", "$(pwd)", "'*.o'", "build/*.o", "v1.2", "main", "'a b'",
-    ".env", "/srv/data/f", "-o", "origin", "755", "'ls -la'", "'rm x'", "/tmpevil/x",
-    "/tmp/../etc/passwd", "~", "/",
+    "-la",
+    "x",
+    "a.txt",
+    "/tmp/x",
+    "/tmp/build/out",
+    "/etc/hosts",
+    "~/.ssh/id_rsa",
+    "../up",
+    "/home/u/proj/sub/f",
+    "$X",
+    "$(pwd)",
+    "'*.o'",
+    "build/*.o",
+    "v1.2",
+    "main",
+    "'a b'",
+    ".env",
+    "/srv/data/f",
+    "-o",
+    "origin",
+    "755",
+    "'ls -la'",
+    "'rm x'",
+    "/tmpevil/x",
+    "/tmp/../etc/passwd",
+    "~",
+    "/",
 ];
-const REDIRECTS: &[&str] = &["", "", "", " > out.txt", " >> /tmp/log", " 2>&1", " < in.txt", " > /dev/null", " > /srv/data/o"];
+const REDIRECTS: &[&str] = &[
+    "",
+    "",
+    "",
+    " > out.txt",
+    " >> /tmp/log",
+    " 2>&1",
+    " < in.txt",
+    " > /dev/null",
+    " > /srv/data/o",
+];
 const OPERATORS: &[&str] = &[" && ", " ; ", " | ", " || ", "\n"];
-const ZONES: &[&str] = &["/home/u/proj", "/tmp", "/etc", "/home/u", "/srv/data", "/home/u/proj/sub", "/tmp/build"];
+const ZONES: &[&str] = &[
+    "/home/u/proj",
+    "/tmp",
+    "/etc",
+    "/home/u",
+    "/srv/data",
+    "/home/u/proj/sub",
+    "/tmp/build",
+];
 const PATTERNS: &[&str] = &[
-    "rm *", "git push *", "make *", "cp *", "rm /tmp/*", "rm -rf /tmp/build/*", "touch *",
-    "python3 -c x *", "curl *", "npm install *", "tee *", "cat *", "git tag *", "chmod *",
-    "sed -i *", "/home/u/proj/run.sh *",
+    "rm *",
+    "git push *",
+    "make *",
+    "cp *",
+    "rm /tmp/*",
+    "rm -rf /tmp/build/*",
+    "touch *",
+    "python3 -c x *",
+    "curl *",
+    "npm install *",
+    "tee *",
+    "cat *",
+    "git tag *",
+    "chmod *",
+    "sed -i *",
+    "/home/u/proj/run.sh *",
 ];
 const AUDIENCES: &[&str] = &["personal", "team", "public"];
 
@@ -99,16 +184,18 @@ fn clause() -> impl Strategy<Value = String> {
 }
 
 fn command() -> impl Strategy<Value = String> {
-    (clause(), prop::collection::vec((prop::sample::select(OPERATORS), clause()), 0..3)).prop_map(
-        |(first, rest)| {
+    (
+        clause(),
+        prop::collection::vec((prop::sample::select(OPERATORS), clause()), 0..3),
+    )
+        .prop_map(|(first, rest)| {
             let mut text = first;
             for (op, clause) in rest {
                 text.push_str(op);
                 text.push_str(&clause);
             }
             text
-        },
-    )
+        })
 }
 
 /// A trust state: an audience, some zones (with access) and some patterns.
@@ -144,7 +231,10 @@ fn state(gate: &GateEvaluator, grants: &Grants) -> TrustState {
         state.add_zone(zone, access, GrantSource::Session);
     }
     for pattern in &grants.patterns {
-        state.add_pattern(pattern.parse::<VerbPattern>().unwrap(), GrantSource::Session);
+        state.add_pattern(
+            pattern.parse::<VerbPattern>().unwrap(),
+            GrantSource::Session,
+        );
     }
     state
 }
@@ -156,11 +246,21 @@ fn consistent(evaluation: &Evaluation) -> Result<(), TestCaseError> {
         evaluation.all_clauses_passed(),
         "decision {} but clauses {:?}",
         evaluation.decision,
-        evaluation.clauses.iter().map(|c| (c.text.clone(), c.decision)).collect::<Vec<_>>()
+        evaluation
+            .clauses
+            .iter()
+            .map(|c| (c.text.clone(), c.decision))
+            .collect::<Vec<_>>()
     );
-    prop_assert_eq!(evaluation.prompt.is_some(), evaluation.decision == Decision::NeedsPrompt);
+    prop_assert_eq!(
+        evaluation.prompt.is_some(),
+        evaluation.decision == Decision::NeedsPrompt
+    );
     if let Some(prompt) = &evaluation.prompt {
-        prop_assert!(!prompt.paths.is_empty() || !prompt.clauses.is_empty(), "an empty prompt");
+        prop_assert!(
+            !prompt.paths.is_empty() || !prompt.clauses.is_empty(),
+            "an empty prompt"
+        );
     }
     Ok(())
 }

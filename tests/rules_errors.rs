@@ -21,13 +21,18 @@ args_any = ["/"]
 match = ["rm -rf /"]
 "#;
 
+#[expect(clippy::panic, reason = "a test helper: a missing fixture fails the test")]
 fn fixture(name: &str) -> PolicySource {
-    let path = format!("{}/tests/data/policies/bad/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/data/policies/bad/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     PolicySource::new(format!("bad/{name}"), text, Layer::User)
 }
 
 /// Loads the fixture as `layer` on top of the base layer.
+#[expect(clippy::panic, reason = "a test helper: a fixture that loads fails the test")]
 fn load(name: &str, layer: Layer) -> PolicyError {
     let base = PolicySource::new("base.toml", BASE, Layer::Default);
     let mut file = fixture(name);
@@ -43,7 +48,10 @@ fn parts(error: &PolicyError) -> (String, Option<String>, String) {
     (
         error.to_string(),
         error.help_text().map(str::to_owned),
-        error.location().map(ToString::to_string).unwrap_or_default(),
+        error
+            .location()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
     )
 }
 
@@ -422,7 +430,10 @@ fn an_invalid_file_is_refused_whole() {
     // One valid rule and one invalid rule: nothing loads.
     let text = "version = 1\n[[deny]]\nid = \"ok\"\ncategory = \"custom\"\nreason = \"a; b\"\nverb = [\"x\"]\n[[deny]]\nid = \"bad\"\ncategory = \"custom\"\nreason = \"a; b\"\nargs_any = [\"[\"]\n";
     let error = Policy::load(&[PolicySource::new("p.toml", text, Layer::User)]).unwrap_err();
-    assert_eq!(error.location().map(ToString::to_string).as_deref(), Some("p.toml:11:13"));
+    assert_eq!(
+        error.location().map(ToString::to_string).as_deref(),
+        Some("p.toml:11:13")
+    );
 }
 
 #[test]
@@ -450,8 +461,11 @@ fn unknown_layer_name_suggests_the_layer() {
 
 #[test]
 fn at_least_fifteen_fixtures() {
-    let count = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/policies/bad"))
-        .unwrap()
-        .count();
+    let count = std::fs::read_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/policies/bad"
+    ))
+    .unwrap()
+    .count();
     assert!(count >= 15, "{count} fixtures");
 }

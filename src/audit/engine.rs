@@ -92,10 +92,10 @@ impl Default for AuditOptions {
             threads: None,
             top: 10,
             suggest_grants: true,
-            chunk_lines: 16 * 1024,
-            chunk_bytes: 2 << 20,
+            chunk_lines: 8 * 1024,
+            chunk_bytes: 1 << 20,
             max_line_bytes: 8 << 20,
-            memo_capacity: 32 * 1024,
+            memo_capacity: 16 * 1024,
         }
     }
 }
@@ -203,11 +203,11 @@ impl<J: Judge> Context<'_, J> {
     fn judge(&self, record: &Record<'_>, key: &mut String) -> Judged {
         let outcome = match &self.memo {
             Some(memo) => memo.judge(self.judge, record, key),
-            None => self.judge.judge(record, None),
+            None => self.judge.judge(record, &[]),
         };
         let baseline = self.baseline.map(|baseline| match &self.baseline_memo {
             Some(memo) => memo.judge(baseline, record, key).decision,
-            None => baseline.judge(record, None).decision,
+            None => baseline.judge(record, &[]).decision,
         });
         let keep = (self.keep_evidence && outcome.decision != Decision::Approved)
             || baseline.is_some_and(|before| before != outcome.decision);
@@ -453,7 +453,7 @@ mod tests {
 
     /// A judge with a tiny fixed policy: `rm -rf /…` is refused, `git push …` and reads of
     /// `/srv/…` need a person unless granted, everything else runs.
-    fn fake(record: &Record<'_>, grant: Option<&Grant>) -> Outcome {
+    fn fake(record: &Record<'_>, grants: &[Grant]) -> Outcome {
         let command = &*record.command;
         if command.starts_with("rm -rf /") {
             let mut outcome = Outcome::bare(Decision::HardDenied);
@@ -465,7 +465,7 @@ mod tests {
             });
             return outcome;
         }
-        if command.starts_with("git push") && grant != Some(&Grant::Pattern("git push *".to_owned())) {
+        if command.starts_with("git push") && !grants.contains(&Grant::Pattern("git push *".to_owned())) {
             let mut outcome = Outcome::bare(Decision::NeedsPrompt);
             outcome.prompt_clauses.push(PromptClause {
                 text: command.to_owned(),
@@ -474,7 +474,9 @@ mod tests {
             return outcome;
         }
         if let Some(path) = command.strip_prefix("cat /srv/") {
-            let granted = matches!(grant, Some(Grant::Zone { path, .. }) if path == "/srv/data");
+            let granted = grants
+                .iter()
+                .any(|grant| matches!(grant, Grant::Zone { path, .. } if path == "/srv/data"));
             if !granted {
                 let mut outcome = Outcome::bare(Decision::NeedsPrompt);
                 outcome.untrusted_paths.push(UntrustedPath {
@@ -487,14 +489,14 @@ mod tests {
         Outcome::bare(Decision::Approved)
     }
 
-    fn stricter(record: &Record<'_>, grant: Option<&Grant>) -> Outcome {
+    fn stricter(record: &Record<'_>, grants: &[Grant]) -> Outcome {
         if record.command.starts_with("ls") {
             return Outcome::bare(Decision::NeedsPrompt);
         }
-        fake(record, grant)
+        fake(record, grants)
     }
 
-    type Fake = fn(&Record<'_>, Option<&Grant>) -> Outcome;
+    type Fake = fn(&Record<'_>, &[Grant]) -> Outcome;
 
     fn run(
         input: &str,
@@ -621,11 +623,13 @@ mod tests {
 
     #[test]
     fn a_grant_that_would_beat_a_deny_rule_is_rejected() {
-        fn leaky(record: &Record<'_>, grant: Option<&Grant>) -> Outcome {
-            if grant.is_some() && record.command.starts_with("rm -rf /") {
+        fn leaky(record: &Record<'_>, grants: &[Grant]) -> Outcome {
+            if grants.contains(&Grant::Pattern("git push *".to_owned()))
+                && record.command.starts_with("rm -rf /")
+            {
                 return Outcome::bare(Decision::Approved);
             }
-            fake(record, grant)
+            fake(record, grants)
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cmds.txt");

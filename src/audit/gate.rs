@@ -127,27 +127,27 @@ impl GateJudge {
         state
     }
 
-    /// The evaluation of `record`, with `grant` added as a session grant.
+    /// The evaluation of `record`, with `grants` added as session grants.
     #[must_use]
-    pub fn evaluate(&self, record: &Record<'_>, grant: Option<&Grant>) -> Evaluation {
+    pub fn evaluate(&self, record: &Record<'_>, grants: &[Grant]) -> Evaluation {
         let state = self.state(record.cwd.as_deref(), record.audience.as_deref());
-        match grant {
-            None => self.gate.evaluate(&record.command, &state),
-            Some(grant) => {
-                let mut state = (*state).clone();
-                match grant {
-                    Grant::Pattern(text) => {
-                        if let Ok(pattern) = text.parse::<VerbPattern>() {
-                            state.add_pattern(pattern, GrantSource::Session);
-                        }
-                    }
-                    Grant::Zone { path, access } => {
-                        state.add_zone(path, *access, GrantSource::Session);
+        if grants.is_empty() {
+            return self.gate.evaluate(&record.command, &state);
+        }
+        let mut state = (*state).clone();
+        for grant in grants {
+            match grant {
+                Grant::Pattern(text) => {
+                    if let Ok(pattern) = text.parse::<VerbPattern>() {
+                        state.add_pattern(pattern, GrantSource::Session);
                     }
                 }
-                self.gate.evaluate(&record.command, &state)
+                Grant::Zone { path, access } => {
+                    state.add_zone(path, *access, GrantSource::Session);
+                }
             }
         }
+        self.gate.evaluate(&record.command, &state)
     }
 }
 
@@ -199,8 +199,8 @@ pub fn outcome(evaluation: Evaluation) -> Outcome {
 }
 
 impl Judge for GateJudge {
-    fn judge(&self, record: &Record<'_>, grant: Option<&Grant>) -> Outcome {
-        outcome(self.evaluate(record, grant))
+    fn judge(&self, record: &Record<'_>, grants: &[Grant]) -> Outcome {
+        outcome(self.evaluate(record, grants))
     }
 
     /// A pattern must parse, must not be headed by a shell, interpreter, wrapper or privilege

@@ -3,7 +3,7 @@
 //!
 //! The pipeline never sees a whole evaluation: workers keep only what is aggregated, so a chunk
 //! of results stays small. [`GateJudge`](super::GateJudge) is the judge backed by the real
-//! `GateEvaluator`; tests may use any `Fn(&Record, Option<&Grant>) -> Outcome`.
+//! `GateEvaluator`; tests may use any `Fn(&Record, &[Grant]) -> Outcome`.
 
 use std::borrow::Cow;
 
@@ -117,9 +117,9 @@ impl serde::Serialize for Grant {
 
 /// Evaluates records for the audit. Must be shareable across rayon workers.
 pub trait Judge: Sync {
-    /// Judges `record`; with `grant`, as if that grant had been given in addition to the trust
-    /// the judge was built with.
-    fn judge(&self, record: &Record<'_>, grant: Option<&Grant>) -> Outcome;
+    /// Judges `record`, as if `grants` had been given in addition to the trust the judge was
+    /// built with (usually none).
+    fn judge(&self, record: &Record<'_>, grants: &[Grant]) -> Outcome;
 
     /// Whether a person may be offered `grant` at all (never a banned widening, never a zone
     /// the store would refuse), or why not. The default admits every grant.
@@ -135,10 +135,10 @@ pub trait Judge: Sync {
 
 impl<F> Judge for F
 where
-    F: Fn(&Record<'_>, Option<&Grant>) -> Outcome + Sync,
+    F: Fn(&Record<'_>, &[Grant]) -> Outcome + Sync,
 {
-    fn judge(&self, record: &Record<'_>, grant: Option<&Grant>) -> Outcome {
-        self(record, grant)
+    fn judge(&self, record: &Record<'_>, grants: &[Grant]) -> Outcome {
+        self(record, grants)
     }
 }
 

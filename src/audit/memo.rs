@@ -46,7 +46,7 @@ impl Memo {
         key.push_str(&record.command);
         let index = usize::try_from(self.hasher.hash_one(key.as_str())).unwrap_or(0) % SHARDS;
         let Some(shard) = self.shards.get(index) else {
-            return judge.judge(record, None);
+            return judge.judge(record, &[]);
         };
         if let Some(outcome) = shard
             .lock()
@@ -55,7 +55,7 @@ impl Memo {
         {
             return outcome.clone();
         }
-        let outcome = judge.judge(record, None);
+        let outcome = judge.judge(record, &[]);
         let mut map = shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if map.len() < self.per_shard {
             map.insert(key.as_str().into(), outcome.clone());
@@ -75,7 +75,7 @@ mod tests {
     #[test]
     fn judges_each_distinct_record_once_until_full() {
         let calls = AtomicUsize::new(0);
-        let judge = |record: &Record<'_>, _: Option<&Grant>| {
+        let judge = |record: &Record<'_>, _: &[Grant]| {
             calls.fetch_add(1, Ordering::Relaxed);
             Outcome::bare(if record.command == "ls" {
                 Decision::Approved

@@ -384,6 +384,12 @@ impl<R: BufRead> LineReader<R> {
     /// chunk is empty.
     pub(crate) fn fill(&mut self, chunk: &mut Chunk, limits: ChunkLimits) -> io::Result<bool> {
         chunk.clear();
+        // One allocation of the whole budget (plus room for the line that crosses it), rather
+        // than letting doubling overshoot it.
+        chunk
+            .bytes
+            .reserve(limits.bytes.saturating_add(64 * 1024).min(limits.bytes.saturating_mul(2)));
+        chunk.lines.reserve(limits.lines);
         while !self.eof && chunk.lines.len() < limits.lines && chunk.bytes.len() < limits.bytes {
             let start = chunk.bytes.len();
             let cap = u64::try_from(limits.line_bytes)

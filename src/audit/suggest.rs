@@ -8,9 +8,11 @@
 //! proposed patterns and the directories that hold the most untrusted paths. Each candidate is
 //! then proven:
 //!
-//! - every kept refused record is judged again with the candidate added: a candidate under
+//! - every kept refused record is judged again with the candidates added: a candidate under
 //!   which any of them is no longer `HardDenied` is rejected (a grant must never beat a deny
-//!   rule);
+//!   rule). Since adding a grant never raises a decision (a property the policy crate tests),
+//!   one evaluation with every candidate at once proves all of them for a record that stays
+//!   refused; only when it does not are the candidates judged one by one;
 //! - the judge must admit the grant (never a banned widening such as a bare `git`, `sudo`, a
 //!   shell or an interpreter; zones at least two segments deep, never the home directory);
 //! - every kept prompting record the candidate may concern (its proposed patterns start with
@@ -30,7 +32,7 @@ use serde::Serialize;
 use super::judge::{Access, Decision, Grant, Judge, Outcome, Record};
 
 /// Distinct prompting records kept for the proof.
-pub const PROMPTS_KEPT: usize = 16_384;
+pub const PROMPTS_KEPT: usize = 8_192;
 /// Distinct refused records kept for the proof.
 pub const DENIALS_KEPT: usize = 4_096;
 /// Candidates of each kind (patterns, zones) tried.
@@ -196,25 +198,31 @@ pub(crate) fn prove<J: Judge>(
                     cwd: cwd.as_deref().map(Cow::Borrowed),
                     audience: audience.as_deref().map(Cow::Borrowed),
                 };
-                for (grant, tally) in admitted.iter().zip(tallies.iter_mut()) {
-                    let relevant = match kept.decision {
-                        Decision::HardDenied => true,
-                        Decision::NeedsPrompt => may_concern(grant, kept),
-                        Decision::Approved => false,
-                    };
-                    if !relevant {
-                        continue;
-                    }
-                    let after = judge.judge(&record, Some(grant)).decision;
-                    match (kept.decision, after) {
-                        (Decision::NeedsPrompt, Decision::Approved) => {
-                            tally.removed = tally.removed.saturating_add(kept.count);
+                match kept.decision {
+                    Decision::HardDenied => {
+                        // Grants never raise a decision, so a record still refused with every
+                        // candidate at once is refused with each one: one evaluation proves
+                        // them all. Only if it is not are the candidates tried one by one.
+                        if judge.judge(&record, &admitted).decision != Decision::HardDenied {
+                            for (grant, tally) in admitted.iter().zip(tallies.iter_mut()) {
+                                let alone = judge.judge(&record, std::slice::from_ref(grant));
+                                if alone.decision != Decision::HardDenied {
+                                    tally.lowered = tally.lowered.saturating_add(kept.count);
+                                }
+                            }
                         }
-                        (Decision::HardDenied, Decision::Approved | Decision::NeedsPrompt) => {
-                            tally.lowered = tally.lowered.saturating_add(kept.count);
-                        }
-                        _ => {}
                     }
+                    Decision::NeedsPrompt => {
+                        for (grant, tally) in admitted.iter().zip(tallies.iter_mut()) {
+                            if may_concern(grant, kept)
+                                && judge.judge(&record, std::slice::from_ref(grant)).decision
+                                    == Decision::Approved
+                            {
+                                tally.removed = tally.removed.saturating_add(kept.count);
+                            }
+                        }
+                    }
+                    Decision::Approved => {}
                 }
                 tallies
             },

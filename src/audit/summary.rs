@@ -12,7 +12,7 @@ use super::reader::{Format, Malformed};
 use super::topk::TopK;
 
 /// Keys kept by each counter (it holds up to twice as many between compactions).
-const COUNTER_CAPACITY: usize = 4096;
+const COUNTER_CAPACITY: usize = 2048;
 /// Malformed lines listed individually; the rest are only counted.
 const MALFORMED_LISTED: usize = 100;
 

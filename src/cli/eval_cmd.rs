@@ -113,13 +113,22 @@ pub const fn exit_for(decision: Decision) -> Exit {
 pub fn render(evaluation: &Evaluation) -> String {
     let mut out = format!("{}\n", evaluation.decision);
     for hit in &evaluation.hard_deny {
-        out.push_str(&format!("hard deny `{}` ({}): {}\n", hit.rule, hit.category, hit.reason));
+        out.push_str(&format!(
+            "hard deny `{}` ({}): {}\n",
+            hit.rule, hit.category, hit.reason
+        ));
     }
     for clause in &evaluation.clauses {
-        out.push_str(&format!("- {} {} [{}]\n", clause.decision, clause.text, clause.origin));
+        out.push_str(&format!(
+            "- {} {} [{}]\n",
+            clause.decision, clause.text, clause.origin
+        ));
         for reason in &clause.reasons {
             match &reason.rule {
-                Some(rule) => out.push_str(&format!("    {} `{rule}`: {}\n", reason.kind, reason.message)),
+                Some(rule) => out.push_str(&format!(
+                    "    {} `{rule}`: {}\n",
+                    reason.kind, reason.message
+                )),
                 None => out.push_str(&format!("    {}: {}\n", reason.kind, reason.message)),
             }
         }
@@ -128,14 +137,20 @@ pub fn render(evaluation: &Evaluation) -> String {
         out.push_str(&format!("prompt: {}\n", prompt.display));
         for clause in &prompt.clauses {
             match &clause.pattern {
-                Some(pattern) => out.push_str(&format!("  run {} (pattern `{pattern}`)\n", clause.text)),
+                Some(pattern) => {
+                    out.push_str(&format!("  run {} (pattern `{pattern}`)\n", clause.text))
+                }
                 None => out.push_str(&format!("  run {} (cannot be saved)\n", clause.text)),
             }
         }
         for path in &prompt.paths {
             out.push_str(&format!("  {} {}\n", path.access, path.path));
         }
-        let choices = if prompt.persistable { "once, session, always, deny" } else { "once, deny" };
+        let choices = if prompt.persistable {
+            "once, session, always, deny"
+        } else {
+            "once, deny"
+        };
         out.push_str(&format!("  choices: {choices}\n"));
     }
     out
@@ -153,10 +168,26 @@ pub fn prepare(args: &GateArgs) -> Result<Prepared, Exit> {
         eprintln!("error: cannot read the current directory: {e}");
         Exit::Error
     })?;
-    let absolute = |path: &Path| if path.is_absolute() { path.to_path_buf() } else { current.join(path) };
-    let cwd = args.cwd.as_deref().map_or_else(|| current.clone(), absolute);
-    let project = args.project.as_deref().map_or_else(|| cwd.clone(), absolute);
-    let home = args.home.as_deref().map(absolute).or_else(shellgate_store::home_dir);
+    let absolute = |path: &Path| {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            current.join(path)
+        }
+    };
+    let cwd = args
+        .cwd
+        .as_deref()
+        .map_or_else(|| current.clone(), absolute);
+    let project = args
+        .project
+        .as_deref()
+        .map_or_else(|| cwd.clone(), absolute);
+    let home = args
+        .home
+        .as_deref()
+        .map(absolute)
+        .or_else(shellgate_store::home_dir);
     let mut state = TrustState::new(&args.audience, &cwd);
     state.set_project(&project);
     if let Some(home) = &home {
@@ -257,10 +288,11 @@ fn load_trust(args: &GateArgs, home: Option<&Path>, state: &mut TrustState) -> R
             Err(_) => return Ok(()),
         },
     };
-    let opened = shellgate_store::TrustStore::open_with_home(&path, home.map(Path::to_path_buf)).map_err(|e| {
-        report(&e);
-        Exit::Error
-    })?;
+    let opened = shellgate_store::TrustStore::open_with_home(&path, home.map(Path::to_path_buf))
+        .map_err(|e| {
+            report(&e);
+            Exit::Error
+        })?;
     if let Some(quarantine) = &opened.quarantined {
         eprintln!("warning: {quarantine}");
     }
@@ -290,5 +322,8 @@ pub fn render_policy_error(error: &PolicyError) {
         report(single);
     }
     let count = error.errors().len();
-    eprintln!("{count} error{} found; the policy was not loaded", if count == 1 { "" } else { "s" });
+    eprintln!(
+        "{count} error{} found; the policy was not loaded",
+        if count == 1 { "" } else { "s" }
+    );
 }

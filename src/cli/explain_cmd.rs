@@ -39,9 +39,15 @@ pub fn run(args: &Args) -> Exit {
         "where: audience `{}`, cwd `{}`, project `{}`, session `{}`, home `{}`",
         state.audience(),
         state.cwd().display(),
-        state.project().map_or_else(|| "none".to_owned(), |p| p.display().to_string()),
-        state.session().map_or_else(|| "none".to_owned(), |p| p.display().to_string()),
-        state.home().map_or_else(|| "unknown".to_owned(), |p| p.display().to_string()),
+        state
+            .project()
+            .map_or_else(|| "none".to_owned(), |p| p.display().to_string()),
+        state
+            .session()
+            .map_or_else(|| "none".to_owned(), |p| p.display().to_string()),
+        state
+            .home()
+            .map_or_else(|| "unknown".to_owned(), |p| p.display().to_string()),
     );
     match parsed.reason() {
         None => {
@@ -52,18 +58,36 @@ pub fn run(args: &Args) -> Exit {
         }
     }
     for (index, clause) in parsed.graph.clauses().enumerate() {
-        let words: Vec<String> = clause.argv.iter().map(|w| display::escape(&w.raw)).collect();
+        let words: Vec<String> = clause
+            .argv
+            .iter()
+            .map(|w| display::escape(&w.raw))
+            .collect();
         let _ = writeln!(
             out,
             "  clause {index} [{}{}] {}  (verb: {}; cwd: {})",
             clause.context.as_str(),
-            clause.operator.map(|o| format!(", after `{}`", o.as_str())).unwrap_or_default(),
+            clause
+                .operator
+                .map(|o| format!(", after `{}`", o.as_str()))
+                .unwrap_or_default(),
             words.join(" "),
             clause.verb.join(" "),
-            clause.cwd.as_ref().map_or_else(|| "unknown".to_owned(), |c| display::escape(&c.to_string_lossy())),
+            clause.cwd.as_ref().map_or_else(
+                || "unknown".to_owned(),
+                |c| display::escape(&c.to_string_lossy())
+            ),
         );
-        for verdict in evaluation.clauses.iter().filter(|v| v.clause == Some(index)) {
-            let _ = writeln!(out, "    runs {}  [{}] -> {}", verdict.text, verdict.origin, verdict.decision);
+        for verdict in evaluation
+            .clauses
+            .iter()
+            .filter(|v| v.clause == Some(index))
+        {
+            let _ = writeln!(
+                out,
+                "    runs {}  [{}] -> {}",
+                verdict.text, verdict.origin, verdict.decision
+            );
             for reason in &verdict.reasons {
                 match &reason.rule {
                     Some(rule) => {
@@ -83,7 +107,11 @@ pub fn run(args: &Args) -> Exit {
         }
     }
     for hit in &evaluation.hard_deny {
-        let _ = writeln!(out, "hard deny `{}` ({}): {}", hit.rule, hit.category, hit.reason);
+        let _ = writeln!(
+            out,
+            "hard deny `{}` ({}): {}",
+            hit.rule, hit.category, hit.reason
+        );
     }
     let _ = writeln!(out, "decision: {}", evaluation.decision);
     if let Some(prompt) = &evaluation.prompt {
@@ -101,7 +129,11 @@ pub fn run(args: &Args) -> Exit {
         for path in &prompt.paths {
             let _ = writeln!(out, "  {} {}", path.access, path.path);
         }
-        let choices = if prompt.persistable { "once, session, always, deny" } else { "once, deny" };
+        let choices = if prompt.persistable {
+            "once, session, always, deny"
+        } else {
+            "once, deny"
+        };
         let _ = writeln!(out, "  choices: {choices}");
     }
     print!("{out}");

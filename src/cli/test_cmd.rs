@@ -30,7 +30,10 @@ pub fn run(args: &Args) -> Exit {
         Ok(policy) => policy,
         Err(exit) => return exit,
     };
-    let replaced = args.files.iter().any(|f| f.file_name().is_some_and(|n| n == "default.toml"));
+    let replaced = args
+        .files
+        .iter()
+        .any(|f| f.file_name().is_some_and(|n| n == "default.toml"));
     let run_default = args.default || args.files.is_empty() || replaced;
     let gate = GateEvaluator::new(policy);
     let cases: Vec<_> = gate
@@ -47,8 +50,14 @@ pub fn run(args: &Args) -> Exit {
             println!("pass  {}", outcome.name);
         } else {
             failed += 1;
-            println!("FAIL  {} ({}): {}", outcome.name, case.location, outcome.message);
-            println!("      command: {}", shellgate_policy::display::escape(&outcome.command));
+            println!(
+                "FAIL  {} ({}): {}",
+                outcome.name, case.location, outcome.message
+            );
+            println!(
+                "      command: {}",
+                shellgate_policy::display::escape(&outcome.command)
+            );
         }
     }
     println!("{} passed, {} failed", cases.len() - failed, failed);

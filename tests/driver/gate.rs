@@ -21,6 +21,14 @@
 //! `error` (the exact message); `then` is the decision after the effects are applied to the
 //! state and the command is evaluated again.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: a failed step should fail the test loudly"
+)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -116,14 +124,21 @@ fn sub(text: &str, root: &str) -> String {
 /// Builds the trust state; `root` is the temporary directory of a file-system case.
 fn state_for(gate: &GateEvaluator, case: &Case, root: &str) -> Result<TrustState, String> {
     let s = |t: &str| sub(t, root);
-    let project = case.project.as_deref().map_or_else(|| "/home/u/proj".to_owned(), s);
+    let project = case
+        .project
+        .as_deref()
+        .map_or_else(|| "/home/u/proj".to_owned(), s);
     let cwd = case.cwd.as_deref().map_or_else(|| project.clone(), s);
     let home = case.home.as_deref().map_or_else(|| "/home/u".to_owned(), s);
     let mut state = TrustState::new(case.audience.as_deref().unwrap_or("personal"), &cwd);
     state.set_resolve_symlinks(!root.is_empty());
     state.set_home(&home);
     state.set_project(&project);
-    let default_tmp = if root.is_empty() { "/tmp" } else { "{root}/tmp" };
+    let default_tmp = if root.is_empty() {
+        "/tmp"
+    } else {
+        "{root}/tmp"
+    };
     state.set_tmp(s(case.tmp.as_deref().unwrap_or(default_tmp)));
     if let Some(session) = &case.session {
         state.set_session(s(session));
@@ -136,13 +151,20 @@ fn state_for(gate: &GateEvaluator, case: &Case, root: &str) -> Result<TrustState
         state.add_zone(s(zone), Access::Read, GrantSource::Session);
     }
     for zone in &case.stored_zones {
-        let (access, path) = zone.split_once(' ').ok_or_else(|| format!("bad stored zone `{zone}`"))?;
+        let (access, path) = zone
+            .split_once(' ')
+            .ok_or_else(|| format!("bad stored zone `{zone}`"))?;
         let access = access.parse::<Access>().map_err(|e| e.to_string())?;
         state.add_zone(s(path), access, GrantSource::Store);
     }
-    for (list, source) in [(&case.allow, GrantSource::Session), (&case.stored, GrantSource::Store)] {
+    for (list, source) in [
+        (&case.allow, GrantSource::Session),
+        (&case.stored, GrantSource::Store),
+    ] {
         for pattern in list {
-            let pattern: VerbPattern = s(pattern).parse().map_err(|e| format!("pattern `{pattern}`: {e}"))?;
+            let pattern: VerbPattern = s(pattern)
+                .parse()
+                .map_err(|e| format!("pattern `{pattern}`: {e}"))?;
             state.add_pattern(pattern, source);
         }
     }
@@ -151,7 +173,9 @@ fn state_for(gate: &GateEvaluator, case: &Case, root: &str) -> Result<TrustState
 
 fn effect_text(effect: &Effect) -> String {
     match effect {
-        Effect::AddSessionZone { path, access } => format!("add-session-zone {access} {}", path.display()),
+        Effect::AddSessionZone { path, access } => {
+            format!("add-session-zone {access} {}", path.display())
+        }
         Effect::AddSessionPattern(p) => format!("add-session-pattern {p}"),
         Effect::PersistZone { path, access } => format!("persist-zone {access} {path}"),
         Effect::PersistPattern(p) => format!("persist-pattern {p}"),
@@ -173,7 +197,13 @@ fn prompt_clauses(evaluation: &Evaluation) -> Vec<String> {
         .prompt
         .iter()
         .flat_map(|p| &p.clauses)
-        .map(|c| format!("{} => {}", c.text, c.pattern.as_ref().map_or("-", |p| p.as_str())))
+        .map(|c| {
+            format!(
+                "{} => {}",
+                c.text,
+                c.pattern.as_ref().map_or("-", |p| p.as_str())
+            )
+        })
         .collect()
 }
 
@@ -197,7 +227,9 @@ fn reasons(evaluation: &Evaluation) -> Vec<String> {
 /// Records a difference.
 fn check(problems: &mut Vec<String>, what: &str, expected: String, actual: String) {
     if expected != actual {
-        problems.push(format!("{what}:\n    expected {expected}\n    actual   {actual}"));
+        problems.push(format!(
+            "{what}:\n    expected {expected}\n    actual   {actual}"
+        ));
     }
 }
 
@@ -211,7 +243,13 @@ fn run_case(case: &Case) -> Option<String> {
         .then(|| tempfile::tempdir().unwrap());
     let root = temp
         .as_ref()
-        .map(|t| t.path().canonicalize().unwrap().to_string_lossy().into_owned())
+        .map(|t| {
+            t.path()
+                .canonicalize()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .unwrap_or_default();
     if let Some(temp) = &temp {
         let base = temp.path().canonicalize().unwrap();
@@ -237,16 +275,42 @@ fn run_case(case: &Case) -> Option<String> {
     let evaluation = gate.evaluate(&command, &state);
     let s = |t: &String| sub(t, &root);
     let mut problems: Vec<String> = Vec::new();
-    check(&mut problems, "decision", case.expect.clone(), evaluation.decision.to_string());
-    let deny: Vec<String> = evaluation.hard_deny.iter().map(|h| h.rule.clone()).collect();
-    check(&mut problems, "deny", format!("{:?}", case.deny), format!("{deny:?}"));
+    check(
+        &mut problems,
+        "decision",
+        case.expect.clone(),
+        evaluation.decision.to_string(),
+    );
+    let deny: Vec<String> = evaluation
+        .hard_deny
+        .iter()
+        .map(|h| h.rule.clone())
+        .collect();
+    check(
+        &mut problems,
+        "deny",
+        format!("{:?}", case.deny),
+        format!("{deny:?}"),
+    );
     let expected_paths: Vec<String> = case.paths.iter().map(s).collect();
-    check(&mut problems, "paths", format!("{expected_paths:?}"), format!("{:?}", prompt_paths(&evaluation)));
+    check(
+        &mut problems,
+        "paths",
+        format!("{expected_paths:?}"),
+        format!("{:?}", prompt_paths(&evaluation)),
+    );
     let expected_clauses: Vec<String> = case.clauses.iter().map(s).collect();
-    check(&mut problems, "clauses", format!("{expected_clauses:?}"), format!("{:?}", prompt_clauses(&evaluation)));
+    check(
+        &mut problems,
+        "clauses",
+        format!("{expected_clauses:?}"),
+        format!("{:?}", prompt_clauses(&evaluation)),
+    );
     match &evaluation.prompt {
         Some(prompt) => {
-            check(&mut problems, "persistable",
+            check(
+                &mut problems,
+                "persistable",
                 case.persistable.unwrap_or(true).to_string(),
                 prompt.persistable.to_string(),
             );
@@ -265,20 +329,44 @@ fn run_case(case: &Case) -> Option<String> {
     }
     if let Some(verbs) = &case.verbs {
         let actual: Vec<Vec<String>> = evaluation.clauses.iter().map(|c| c.verb.clone()).collect();
-        check(&mut problems, "verbs", format!("{verbs:?}"), format!("{actual:?}"));
+        check(
+            &mut problems,
+            "verbs",
+            format!("{verbs:?}"),
+            format!("{actual:?}"),
+        );
     }
     if let Some(argv) = &case.argv {
         let expected: Vec<Vec<String>> = argv.iter().map(|a| a.iter().map(s).collect()).collect();
         let actual: Vec<Vec<String>> = evaluation.clauses.iter().map(|c| c.argv.clone()).collect();
-        check(&mut problems, "argv", format!("{expected:?}"), format!("{actual:?}"));
+        check(
+            &mut problems,
+            "argv",
+            format!("{expected:?}"),
+            format!("{actual:?}"),
+        );
     }
     if let Some(origins) = &case.origins {
-        let actual: Vec<String> = evaluation.clauses.iter().map(|c| c.origin.clone()).collect();
-        check(&mut problems, "origins", format!("{origins:?}"), format!("{actual:?}"));
+        let actual: Vec<String> = evaluation
+            .clauses
+            .iter()
+            .map(|c| c.origin.clone())
+            .collect();
+        check(
+            &mut problems,
+            "origins",
+            format!("{origins:?}"),
+            format!("{actual:?}"),
+        );
     }
     if let Some(expected) = &case.reasons {
         let expected: Vec<String> = expected.iter().map(s).collect();
-        check(&mut problems, "reasons", format!("{expected:?}"), format!("{:?}", reasons(&evaluation)));
+        check(
+            &mut problems,
+            "reasons",
+            format!("{expected:?}"),
+            format!("{:?}", reasons(&evaluation)),
+        );
     }
     if let Some(choice) = &case.choice {
         let choice: Choice = choice.parse().unwrap();
@@ -286,18 +374,33 @@ fn run_case(case: &Case) -> Option<String> {
             Ok(effects) => {
                 let actual: Vec<String> = effects.iter().map(effect_text).collect();
                 let expected: Vec<String> = case.effects.iter().flatten().map(s).collect();
-                check(&mut problems, "effects", format!("{expected:?}"), format!("{actual:?}"));
+                check(
+                    &mut problems,
+                    "effects",
+                    format!("{expected:?}"),
+                    format!("{actual:?}"),
+                );
                 if case.error.is_some() {
                     problems.push("expected a workflow error".to_owned());
                 }
                 state.apply_effects(&effects);
                 if let Some(then) = &case.then {
                     let again = gate.evaluate(&command, &state);
-                    check(&mut problems, "then", then.clone(), again.decision.to_string());
+                    check(
+                        &mut problems,
+                        "then",
+                        then.clone(),
+                        again.decision.to_string(),
+                    );
                 }
             }
             Err(e) => {
-                check(&mut problems, "error", case.error.clone().unwrap_or_default(), e.to_string());
+                check(
+                    &mut problems,
+                    "error",
+                    case.error.clone().unwrap_or_default(),
+                    e.to_string(),
+                );
             }
         }
     }
@@ -312,9 +415,16 @@ fn gate_corpus() {
     let mut names = std::collections::HashSet::new();
     let mut failures = Vec::new();
     for case in &file.case {
-        assert!(names.insert(case.name.clone()), "duplicate case name `{}`", case.name);
+        assert!(
+            names.insert(case.name.clone()),
+            "duplicate case name `{}`",
+            case.name
+        );
         if let Some(problem) = run_case(case) {
-            failures.push(format!("case `{}`\n  command: {:?}\n  {problem}", case.name, case.command));
+            failures.push(format!(
+                "case `{}`\n  command: {:?}\n  {problem}",
+                case.name, case.command
+            ));
         }
     }
     assert!(
@@ -324,5 +434,9 @@ fn gate_corpus() {
         file.case.len(),
         failures.join("\n")
     );
-    assert!(file.case.len() >= 250, "the gate corpus has only {} cases", file.case.len());
+    assert!(
+        file.case.len() >= 250,
+        "the gate corpus has only {} cases",
+        file.case.len()
+    );
 }

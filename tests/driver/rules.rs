@@ -150,13 +150,19 @@ fn run_case(case: &Case, policy: &Policy) -> Option<String> {
     let mut expected_deny = case.deny.clone();
     expected_deny.sort();
     if deny != expected_deny {
-        let _ = write!(problems, "\n    deny: expected {expected_deny:?}, got {deny:?}");
+        let _ = write!(
+            problems,
+            "\n    deny: expected {expected_deny:?}, got {deny:?}"
+        );
     }
     let described: Vec<String> = ex.invocations.iter().map(describe).collect();
     if let Some(expand) = &case.expand
         && *expand != described
     {
-        let _ = write!(problems, "\n    expand: expected {expand:?}\n            got      {described:?}");
+        let _ = write!(
+            problems,
+            "\n    expand: expected {expand:?}\n            got      {described:?}"
+        );
     }
     if let Some(safe) = &case.safe {
         let got: Vec<String> = ex
@@ -186,36 +192,59 @@ fn run_case(case: &Case, policy: &Policy) -> Option<String> {
         }
     }
     if ex.complete != case.complete {
-        let _ = write!(problems, "\n    complete: expected {}, got {} ({:?})", case.complete, ex.complete, ex.notes);
+        let _ = write!(
+            problems,
+            "\n    complete: expected {}, got {} ({:?})",
+            case.complete, ex.complete, ex.notes
+        );
     }
     if problems.is_empty() {
         None
     } else {
-        Some(format!("\n  case `{}`: {:?}{problems}\n    invocations: {described:?}", case.name, case.command))
+        Some(format!(
+            "\n  case `{}`: {:?}{problems}\n    invocations: {described:?}",
+            case.name, case.command
+        ))
     }
 }
 
 #[test]
 fn rules_corpus() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/rules.toml"))
-        .unwrap_or_else(|e| panic!("rules.toml: {e}"));
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/rules.toml"
+    ))
+    .unwrap_or_else(|e| panic!("rules.toml: {e}"));
     let file: File = toml::from_str(&text).unwrap_or_else(|e| panic!("rules.toml: {e}"));
     let mut policies: BTreeMap<String, Policy> = BTreeMap::new();
     for (name, inline) in &file.policy {
-        let source = PolicySource::new(format!("rules.toml [policy.{name}]"), inline.text.clone(), Layer::Default);
+        let source = PolicySource::new(
+            format!("rules.toml [policy.{name}]"),
+            inline.text.clone(),
+            Layer::Default,
+        );
         let policy = Policy::load(&[source]).unwrap_or_else(|e| {
-            let all: Vec<String> = e.errors().iter().map(|e| format!("{e} at {:?}: {:?}", e.location(), e.help_text())).collect();
+            let all: Vec<String> = e
+                .errors()
+                .iter()
+                .map(|e| format!("{e} at {:?}: {:?}", e.location(), e.help_text()))
+                .collect();
             panic!("policy `{name}` does not load:\n{}", all.join("\n"))
         });
         policies.insert(name.clone(), policy);
     }
-    let default = Policy::embedded_default().unwrap_or_else(|e| panic!("the default policy does not load: {e}"));
+    let default = Policy::embedded_default()
+        .unwrap_or_else(|e| panic!("the default policy does not load: {e}"));
     policies.insert("default".to_owned(), default);
     let mut names = std::collections::HashSet::new();
     let mut failures = String::new();
     let mut failed = 0;
     for case in &file.case {
-        assert!(names.insert(case.name.as_str()), "duplicate case name `{}`", case.name);
+        assert!(
+            names.insert(case.name.as_str()),
+            "duplicate case name `{}`",
+            case.name
+        );
         let policy = policies
             .get(&case.policy)
             .unwrap_or_else(|| panic!("case `{}`: unknown policy `{}`", case.name, case.policy));
@@ -225,5 +254,9 @@ fn rules_corpus() {
         }
     }
     assert!(file.case.len() >= 100, "only {} cases", file.case.len());
-    assert!(failures.is_empty(), "{failed} of {} rules cases failed:{failures}", file.case.len());
+    assert!(
+        failures.is_empty(),
+        "{failed} of {} rules cases failed:{failures}",
+        file.case.len()
+    );
 }

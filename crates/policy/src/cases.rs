@@ -72,7 +72,11 @@ impl GateEvaluator {
             } else {
                 format!(
                     "expected rule `{rule}` to decide, but {} did",
-                    found.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+                    found
+                        .iter()
+                        .map(|r| format!("`{r}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             });
         }
@@ -83,9 +87,15 @@ impl GateEvaluator {
 
     /// The trust state a case runs in.
     fn case_state(&self, case: &PolicyTest) -> Result<TrustState, String> {
-        let project = case.project.clone().unwrap_or_else(|| PathBuf::from(EXAMPLE_CWD));
+        let project = case
+            .project
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(EXAMPLE_CWD));
         let cwd = case.cwd.clone().unwrap_or_else(|| project.clone());
-        let home = case.home.clone().unwrap_or_else(|| PathBuf::from(EXAMPLE_HOME));
+        let home = case
+            .home
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(EXAMPLE_HOME));
         let mut state = TrustState::new(case.audience.as_deref().unwrap_or("personal"), &cwd);
         state.set_resolve_symlinks(false);
         state.set_home(&home);
@@ -96,7 +106,8 @@ impl GateEvaluator {
             state.add_zone(path, Access::Write, GrantSource::Session);
         }
         for grant in &case.grants {
-            let pattern: VerbPattern = grant.parse().map_err(|e| format!("grant `{grant}`: {e}"))?;
+            let pattern: VerbPattern =
+                grant.parse().map_err(|e| format!("grant `{grant}`: {e}"))?;
             state.add_pattern(pattern, GrantSource::Session);
         }
         Ok(state)
@@ -106,7 +117,11 @@ impl GateEvaluator {
 /// The rules that decided: matched hard-deny rules and forcing protected entries.
 #[must_use]
 pub fn deciding_rules(evaluation: &Evaluation) -> Vec<&str> {
-    let mut rules: Vec<&str> = evaluation.hard_deny.iter().map(|h| h.rule.as_str()).collect();
+    let mut rules: Vec<&str> = evaluation
+        .hard_deny
+        .iter()
+        .map(|h| h.rule.as_str())
+        .collect();
     for clause in &evaluation.clauses {
         for reason in &clause.reasons {
             if reason.kind == crate::ReasonKind::Protected

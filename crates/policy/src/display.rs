@@ -34,7 +34,11 @@ pub fn is_multiline(text: &str) -> bool {
 /// ```
 #[must_use]
 pub fn summarize(text: &str) -> String {
-    format!("({} lines, {} chars)", line_count(text), text.chars().count())
+    format!(
+        "({} lines, {} chars)",
+        line_count(text),
+        text.chars().count()
+    )
 }
 
 /// The number of lines in `text` (see [`summarize`]).
@@ -119,6 +123,11 @@ pub fn escape(text: &str) -> String {
 
 /// Appends `text` to `out` with hidden characters escaped.
 pub fn push_escaped(out: &mut String, text: &str) {
+    // Fast path: printable ASCII needs no escaping.
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         if !is_hidden(c) {
             out.push(c);
@@ -203,10 +212,19 @@ mod tests {
             ("a\u{0}b", "a\\x00b"),
             ("del\u{7f}", "del\\x7f"),
             ("c1\u{85}", "c1\\u{85}"),
-            ("\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}", "\\u{202a}\\u{202b}\\u{202c}\\u{202d}\\u{202e}"),
-            ("\u{2066}\u{2067}\u{2068}\u{2069}", "\\u{2066}\\u{2067}\\u{2068}\\u{2069}"),
+            (
+                "\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}",
+                "\\u{202a}\\u{202b}\\u{202c}\\u{202d}\\u{202e}",
+            ),
+            (
+                "\u{2066}\u{2067}\u{2068}\u{2069}",
+                "\\u{2066}\\u{2067}\\u{2068}\\u{2069}",
+            ),
             ("\u{200e}\u{200f}\u{61c}", "\\u{200e}\\u{200f}\\u{61c}"),
-            ("\u{200b}\u{200c}\u{200d}\u{2060}\u{feff}", "\\u{200b}\\u{200c}\\u{200d}\\u{2060}\\u{feff}"),
+            (
+                "\u{200b}\u{200c}\u{200d}\u{2060}\u{feff}",
+                "\\u{200b}\\u{200c}\\u{200d}\\u{2060}\\u{feff}",
+            ),
             ("line\u{2028}sep", "line\\u{2028}sep"),
             ("tag\u{e0041}", "tag\\u{e0041}"),
             ("soft\u{ad}hyphen", "soft\\u{ad}hyphen"),
@@ -234,9 +252,21 @@ mod tests {
         let out = render(
             "abcdef",
             vec![
-                Replacement { start: 1, end: 4, text: "X".into() },
-                Replacement { start: 2, end: 3, text: "Y".into() },
-                Replacement { start: 5, end: 99, text: "Z".into() },
+                Replacement {
+                    start: 1,
+                    end: 4,
+                    text: "X".into(),
+                },
+                Replacement {
+                    start: 2,
+                    end: 3,
+                    text: "Y".into(),
+                },
+                Replacement {
+                    start: 5,
+                    end: 99,
+                    text: "Z".into(),
+                },
             ],
         );
         assert_eq!(out, "aXef");

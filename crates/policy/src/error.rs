@@ -23,7 +23,11 @@ impl GateError {
             None if known.is_empty() => "the policy defines no audience".to_owned(),
             None => format!(
                 "the policy defines {}",
-                known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         };
         Self::UnknownAudience {
@@ -53,9 +57,21 @@ fn edit_distance(a: &str, b: &str) -> usize {
         let mut current = Vec::with_capacity(b.len() + 1);
         current.push(i + 1);
         for (j, cb) in b.iter().enumerate() {
-            let substitute = previous.get(j).copied().unwrap_or(usize::MAX).saturating_add(usize::from(ca != *cb));
-            let delete = previous.get(j + 1).copied().unwrap_or(usize::MAX).saturating_add(1);
-            let insert = current.get(j).copied().unwrap_or(usize::MAX).saturating_add(1);
+            let substitute = previous
+                .get(j)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(usize::from(ca != *cb));
+            let delete = previous
+                .get(j + 1)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
+            let insert = current
+                .get(j)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
             current.push(substitute.min(delete).min(insert));
         }
         previous = current;
@@ -74,6 +90,9 @@ mod tests {
         assert_eq!(err.to_string(), "unknown audience `personl`");
         assert_eq!(err.help().unwrap().to_string(), "did you mean `personal`?");
         let err = GateError::unknown_audience("zzz", &["personal", "team"]);
-        assert_eq!(err.help().unwrap().to_string(), "the policy defines `personal`, `team`");
+        assert_eq!(
+            err.help().unwrap().to_string(),
+            "the policy defines `personal`, `team`"
+        );
     }
 }

@@ -46,7 +46,10 @@ impl Evaluation {
         self.complete
             && self.errors.is_empty()
             && self.hard_deny.is_empty()
-            && self.clauses.iter().all(|c| c.decision == Decision::Approved)
+            && self
+                .clauses
+                .iter()
+                .all(|c| c.decision == Decision::Approved)
     }
 }
 

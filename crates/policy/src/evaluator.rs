@@ -38,16 +38,18 @@
 //! The decision is the maximum over every clause. One [`Prompt`] lists every clause that needs
 //! a person and every untrusted path, deduplicated.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use shellgate_parser::{ParseOptions, ParseOutput, Redirect, RedirectTarget, Word};
 use shellgate_rules::{
     Access, Decision, ExpandOptions, Expansion, Invocation, InvocationKind, Opaque, Policy,
-    ReadZones, Role, SafeVerdict, Via, ZonePath, ZoneVars,
+    Protected, ReadZones, Role, SafeVerdict, Via, ZonePath, ZoneVars,
 };
 
 use crate::display::{self, Replacement};
+use crate::error::GateError;
 use crate::evaluation::{
     ClauseVerdict, DenyHit, Evaluation, Prompt, PromptClause, PromptPath, Reason, ReasonKind,
 };
@@ -55,7 +57,6 @@ use crate::matching::{self, Executable, MatchContext, Token};
 use crate::paths;
 use crate::proposal::{self, ProposalInput};
 use crate::trust::{GrantSource, TrustState};
-use crate::error::GateError;
 
 /// Most files a glob path is expanded to when symbolic links are resolved; more make the path
 /// untrusted.
@@ -210,10 +211,21 @@ impl GateEvaluator {
         match &audience.read {
             ReadZones::All => state.set_read_all(GrantSource::Profile),
             ReadZones::Templates(templates) => {
-                zones.extend(templates.iter().filter_map(|t| t.resolve(&vars)).map(|p| (p, Access::Read)));
+                zones.extend(
+                    templates
+                        .iter()
+                        .filter_map(|t| t.resolve(&vars))
+                        .map(|p| (p, Access::Read)),
+                );
             }
         }
-        zones.extend(audience.write.iter().filter_map(|t| t.resolve(&vars)).map(|p| (p, Access::Write)));
+        zones.extend(
+            audience
+                .write
+                .iter()
+                .filter_map(|t| t.resolve(&vars))
+                .map(|p| (p, Access::Write)),
+        );
         for (path, access) in zones {
             state.add_zone(path, access, GrantSource::Profile);
         }
@@ -225,7 +237,10 @@ impl GateEvaluator {
     #[must_use]
     pub fn evaluate(&self, command: &str, state: &TrustState) -> Evaluation {
         let cwd = state.cwd().is_absolute().then(|| state.cwd().to_path_buf());
-        let home = state.home().filter(|h| h.is_absolute()).map(Path::to_path_buf);
+        let home = state
+            .home()
+            .filter(|h| h.is_absolute())
+            .map(Path::to_path_buf);
         let parsed = shellgate_parser::parse(
             command,
             &ParseOptions {
@@ -307,6 +322,7 @@ struct Run<'a> {
     judged: Vec<Judged>,
     hard_deny: Vec<DenyHit>,
     errors: Vec<String>,
+    protected_cache: RefCell<Vec<(PathBuf, Option<&'a Protected>)>>,
 }
 
 impl<'a> Run<'a> {
@@ -326,6 +342,7 @@ impl<'a> Run<'a> {
             judged: Vec::with_capacity(expansion.invocations.len()),
             hard_deny: Vec::new(),
             errors: Vec::new(),
+            protected_cache: RefCell::new(Vec::new()),
         }
     }
 
@@ -353,7 +370,11 @@ impl<'a> Run<'a> {
                 judged.raise(Decision::HardDenied);
                 judged.verdict.reasons.insert(
                     0,
-                    Reason::new(ReasonKind::HardDeny, Some(rule.id.clone()), rule.reason.clone()),
+                    Reason::new(
+                        ReasonKind::HardDeny,
+                        Some(rule.id.clone()),
+                        rule.reason.clone(),
+                    ),
                 );
             }
         }
@@ -361,7 +382,12 @@ impl<'a> Run<'a> {
 
     /// The verdict on one invocation.
     fn judge(&self, inv: &Invocation) -> Judged {
-        let hint = shellgate_parser::verb_hint(&inv.words.iter().map(|w| w.cooked.as_str()).collect::<Vec<_>>());
+        let hint = shellgate_parser::verb_hint(
+            &inv.words
+                .iter()
+                .map(|w| w.cooked.as_str())
+                .collect::<Vec<_>>(),
+        );
         let mut judged = Judged {
             verdict: ClauseVerdict {
                 verb: hint,
@@ -409,7 +435,8 @@ impl<'a> Run<'a> {
         };
         self.judge_assignments(inv, judged);
         // The paths: operands by role, redirect targets, cd targets, appended arguments.
-        self.judge_paths(inv, &ctx, judged);
+        let safe = if inv.words.is_empty() { SafeVerdict::NotCatalogued } else { self.policy().safe(&inv.view()) };
+        self.judge_paths(inv, &ctx, &safe, judged);
         let Some(first) = inv.words.first() else {
             // A bare assignment or redirection: nothing runs.
             return;
@@ -425,7 +452,10 @@ impl<'a> Run<'a> {
             judged.ask(
                 ReasonKind::Executable,
                 None,
-                format!("the command name `{}` is not known until it runs", display::escape(&first.raw)),
+                format!(
+                    "the command name `{}` is not known until it runs",
+                    display::escape(&first.raw)
+                ),
             );
             return;
         }
@@ -433,7 +463,10 @@ impl<'a> Run<'a> {
             Executable::Name(name) if first.cooked.contains('/') => judged.reason(
                 ReasonKind::Executable,
                 None,
-                format!("`{}` is `{name}` from a trusted bin directory", display::escape(&first.cooked)),
+                format!(
+                    "`{}` is `{name}` from a trusted bin directory",
+                    display::escape(&first.cooked)
+                ),
             ),
             Executable::Name(_) => {}
             Executable::Path(path) => judged.reason(
@@ -450,7 +483,10 @@ impl<'a> Run<'a> {
                 judged.ask(
                     ReasonKind::Executable,
                     None,
-                    format!("where `{}` is cannot be known statically", display::escape(&first.cooked)),
+                    format!(
+                        "where `{}` is cannot be known statically",
+                        display::escape(&first.cooked)
+                    ),
                 );
                 return;
             }
@@ -473,7 +509,11 @@ impl<'a> Run<'a> {
         // matched, as the exact command.
         let opaque_code = interpreter_call || judged.runs_code.is_some();
         if let Some(code) = judged.runs_code.clone() {
-            judged.reason(ReasonKind::Interpreter, None, format!("`{code}` is a program or code that runs"));
+            judged.reason(
+                ReasonKind::Interpreter,
+                None,
+                format!("`{code}` is a program or code that runs"),
+            );
         }
         let interpreter_call = opaque_code || self.policy().interpreter(&inv.words).is_some();
         // Privilege changes never pass silently.
@@ -490,13 +530,17 @@ impl<'a> Run<'a> {
         // a redirect) is not read-only.
         let writes = judged.writes_paths || inv.redirects.iter().any(is_real_write);
         if !opaque_code {
-            match self.policy().safe(&inv.view()) {
+            match safe {
                 SafeVerdict::Safe { why } if !writes => {
                     judged.reason(ReasonKind::Safe, None, format!("safe: {why}"));
                     return;
                 }
                 SafeVerdict::Pure if !writes => {
-                    judged.reason(ReasonKind::Pure, None, "a pure side-effect verb with no write redirect");
+                    judged.reason(
+                        ReasonKind::Pure,
+                        None,
+                        "a pure side-effect verb with no write redirect",
+                    );
                     return;
                 }
                 SafeVerdict::Safe { .. } | SafeVerdict::Pure => judged.reason(
@@ -557,7 +601,11 @@ impl<'a> Run<'a> {
                 None => "not approved, and no narrow pattern can be proposed".to_owned(),
             }
         };
-        let kind = if interpreter_call { ReasonKind::Interpreter } else { ReasonKind::Verb };
+        let kind = if interpreter_call {
+            ReasonKind::Interpreter
+        } else {
+            ReasonKind::Verb
+        };
         judged.ask(kind, None, message);
         judged.verdict.proposal = proposal;
     }
@@ -574,7 +622,8 @@ impl<'a> Run<'a> {
     fn privileged_step(&self, inv: &Invocation) -> Option<Vec<String>> {
         inv.origin.iter().find_map(|step| {
             let parent = self.expansion.invocations.get(step.invocation)?;
-            matches!(parent.kind, InvocationKind::Wrapper { privileged: true }).then(|| step.verb.clone())
+            matches!(parent.kind, InvocationKind::Wrapper { privileged: true })
+                .then(|| step.verb.clone())
         })
     }
 
@@ -590,14 +639,20 @@ impl<'a> Run<'a> {
                     .code_flags
                     .iter()
                     .chain(&interpreter.script_flags)
-                    .any(|flag| text == flag || (!flag.starts_with("--") && text.starts_with(flag.as_str())))
+                    .any(|flag| {
+                        text == flag || (!flag.starts_with("--") && text.starts_with(flag.as_str()))
+                    })
         })
     }
 
     /// Assignments (prefixes, or `export NAME=…`) that change how programs load or run.
     fn judge_assignments(&self, inv: &Invocation, judged: &mut Judged) {
         let mut names: Vec<&str> = inv.assignments.iter().map(|a| a.name.as_str()).collect();
-        if inv.words.first().is_some_and(|w| SETTERS.contains(&w.cooked.as_str())) {
+        if inv
+            .words
+            .first()
+            .is_some_and(|w| SETTERS.contains(&w.cooked.as_str()))
+        {
             names.extend(
                 inv.words
                     .iter()
@@ -611,17 +666,20 @@ impl<'a> Run<'a> {
                 judged.ask(
                     ReasonKind::Assignment,
                     None,
-                    format!("setting `{}` changes which program runs or what it loads", display::escape(name)),
+                    format!(
+                        "setting `{}` changes which program runs or what it loads",
+                        display::escape(name)
+                    ),
                 );
             }
         }
     }
 
     /// Judges every path of an invocation.
-    fn judge_paths(&self, inv: &Invocation, ctx: &MatchContext<'_>, judged: &mut Judged) {
+    fn judge_paths(&self, inv: &Invocation, ctx: &MatchContext<'_>, safe: &SafeVerdict<'_>, judged: &mut Judged) {
         let leaf = !inv.words.is_empty();
         if leaf {
-            self.judge_cwd(inv, ctx, judged);
+            self.judge_cwd(inv, ctx, safe, judged);
             let roles = self.policy().roles(&inv.view());
             for role in &roles {
                 let Some(word) = inv.words.get(role.index) else {
@@ -646,34 +704,47 @@ impl<'a> Run<'a> {
                 self.judge_path(word, &role.text, access, ctx, judged);
             }
             let verb = inv.words.first().map(|w| w.cooked.as_str());
-            if matches!(verb, Some("cd" | "pushd")) && inv.words.first().is_some_and(|w| w.literal) {
+            if matches!(verb, Some("cd" | "pushd")) && inv.words.first().is_some_and(|w| w.literal)
+            {
                 let operands: Vec<(usize, &Word)> = inv
                     .words
                     .iter()
                     .enumerate()
                     .skip(1)
-                    .filter(|(_, w)| !(w.literal && w.cooked.starts_with('-') && w.cooked.len() > 1))
+                    .filter(|(_, w)| {
+                        !(w.literal && w.cooked.starts_with('-') && w.cooked.len() > 1)
+                    })
                     .collect();
                 match operands.first() {
                     // Already judged when the policy gives the target a role.
                     Some((index, _)) if roles.iter().any(|r| r.index == *index) => {}
-                    Some((_, target)) => self.judge_path(target, &target.cooked, Access::Read, ctx, judged),
+                    Some((_, target)) => {
+                        self.judge_path(target, &target.cooked, Access::Read, ctx, judged)
+                    }
                     None => {
                         if let Some(home) = ctx.home {
-                            self.judge_resolved(home, &home.to_string_lossy(), Access::Read, judged);
+                            self.judge_resolved(
+                                home,
+                                &home.to_string_lossy(),
+                                Access::Read,
+                                judged,
+                            );
                         }
                     }
                 }
             }
             if inv.appended_args {
-                let access = match self.policy().safe(&inv.view()) {
+                let access = match safe {
                     SafeVerdict::Safe { .. } | SafeVerdict::Pure => Access::Read,
                     SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => Access::Write,
                 };
                 judged.reason(
                     ReasonKind::Path,
                     None,
-                    format!("receives {} arguments that are not known until it runs", access),
+                    format!(
+                        "receives {} arguments that are not known until it runs",
+                        access
+                    ),
                 );
                 judged.raise(Decision::NeedsPrompt);
                 judged.saveable = false;
@@ -697,19 +768,20 @@ impl<'a> Run<'a> {
     /// The working directory a command runs in is read (a listing, a search, a build), except
     /// by pure side-effect verbs and by `cd`/`pushd`/`popd`. An unknown working directory is
     /// untrusted unless every path may be read.
-    fn judge_cwd(&self, inv: &Invocation, ctx: &MatchContext<'_>, judged: &mut Judged) {
+    fn judge_cwd(&self, inv: &Invocation, ctx: &MatchContext<'_>, safe: &SafeVerdict<'_>, judged: &mut Judged) {
         let Some(first) = inv.words.first() else {
             return;
         };
         if first.literal && matches!(first.cooked.as_str(), "cd" | "pushd" | "popd") {
             return;
         }
-        if matches!(self.policy().safe(&inv.view()), SafeVerdict::Pure) {
+        if matches!(safe, SafeVerdict::Pure) {
             return;
         }
         match ctx.cwd {
             Some(cwd) => {
-                let resolved = paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
+                let resolved =
+                    paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
                 self.judge_resolved(&resolved, &resolved.to_string_lossy(), Access::Read, judged);
             }
             None if self.state.read_all().is_some() => {}
@@ -718,7 +790,13 @@ impl<'a> Run<'a> {
     }
 
     /// Judges a redirect target, skipping the exempt devices.
-    fn judge_redirect(&self, word: &Word, access: Access, ctx: &MatchContext<'_>, judged: &mut Judged) {
+    fn judge_redirect(
+        &self,
+        word: &Word,
+        access: Access,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
         let exempt: &[&str] = match access {
             Access::Write => &paths::WRITE_EXEMPT,
             Access::Read => &paths::READ_EXEMPT,
@@ -731,12 +809,21 @@ impl<'a> Run<'a> {
 
     /// Judges one path operand; `text` is the path part of the word (the value of
     /// `--opt=value`, `-ovalue` or `key=value`).
-    fn judge_path(&self, word: &Word, text: &str, access: Access, ctx: &MatchContext<'_>, judged: &mut Judged) {
+    fn judge_path(
+        &self,
+        word: &Word,
+        text: &str,
+        access: Access,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
         if is_process_substitution(word) {
             // `<(cmd)` / `>(cmd)`: a pipe to a command that is judged as a clause of its own.
             return;
         }
-        let tilde = word.literal && text.starts_with('~') && (word.features.tilde || is_assignment_value(word, text));
+        let tilde = word.literal
+            && text.starts_with('~')
+            && (word.features.tilde || is_assignment_value(word, text));
         let expanded = if word.literal {
             paths::expand(text, tilde, ctx.cwd, ctx.home)
         } else if only_home_variable(word) {
@@ -755,7 +842,11 @@ impl<'a> Run<'a> {
             self.dynamic_path(&word.raw, access, judged);
             return;
         };
-        let resolved = if ctx.symlinks { paths::resolve_symlinks(&expanded) } else { Some(lexical.clone()) };
+        let resolved = if ctx.symlinks {
+            paths::resolve_symlinks(&expanded)
+        } else {
+            Some(lexical.clone())
+        };
         let Some(resolved) = resolved else {
             self.dynamic_path(&word.raw, access, judged);
             return;
@@ -772,20 +863,33 @@ impl<'a> Run<'a> {
             );
         }
         // The target decides; the path as written may be protected too (`keys/id_rsa`).
-        if self.protected(&resolved, access, judged) || (resolved != lexical && self.protected(&lexical, access, judged)) {
+        if self.protected(&resolved, access, judged)
+            || (resolved != lexical && self.protected(&lexical, access, judged))
+        {
             return;
         }
         self.judge_zone(&resolved, &resolved.to_string_lossy(), access, judged);
     }
 
     /// Judges a glob path by its literal directory and, with symlink resolution, its matches.
-    fn judge_glob(&self, word: &Word, text: &str, access: Access, ctx: &MatchContext<'_>, judged: &mut Judged) {
+    fn judge_glob(
+        &self,
+        word: &Word,
+        text: &str,
+        access: Access,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
         let Some(split) = paths::split_glob(text) else {
             self.dynamic_path(&word.raw, access, judged);
             return;
         };
         let tilde = word.features.tilde && split.prefix.starts_with('~');
-        let base_text = if split.prefix.is_empty() { "." } else { split.prefix };
+        let base_text = if split.prefix.is_empty() {
+            "."
+        } else {
+            split.prefix
+        };
         let Some(base) = paths::expand(base_text, tilde, ctx.cwd, ctx.home) else {
             self.dynamic_path(&word.raw, access, judged);
             return;
@@ -842,9 +946,24 @@ impl<'a> Run<'a> {
         });
     }
 
+    /// The strictest protected entry covering `path`, remembered for the rest of the run (the
+    /// working directory is checked once per clause).
+    fn protected_entry(&self, path: &Path) -> Option<&'a Protected> {
+        if let Ok(cache) = self.protected_cache.try_borrow()
+            && let Some((_, entry)) = cache.iter().find(|(p, _)| p == path)
+        {
+            return *entry;
+        }
+        let entry = self.gate.policy.protected(path, self.state.home());
+        if let Ok(mut cache) = self.protected_cache.try_borrow_mut() {
+            cache.push((path.to_path_buf(), entry));
+        }
+        entry
+    }
+
     /// Checks the protected paths; returns true when the path's decision is forced.
     fn protected(&self, path: &Path, access: Access, judged: &mut Judged) -> bool {
-        let Some(entry) = self.policy().protected(path, self.state.home()) else {
+        let Some(entry) = self.protected_entry(path) else {
             return false;
         };
         let forced = match access {
@@ -905,7 +1024,10 @@ impl<'a> Run<'a> {
             judged.reason(
                 ReasonKind::Zone,
                 Some("all".to_owned()),
-                format!("read of `{shown}`: every path may be read ({})", source.as_str()),
+                format!(
+                    "read of `{shown}`: every path may be read ({})",
+                    source.as_str()
+                ),
             );
             return;
         }
@@ -922,7 +1044,11 @@ impl<'a> Run<'a> {
             );
             return;
         }
-        judged.reason(ReasonKind::Path, None, format!("{access} of `{shown}` is outside every {access} zone"));
+        judged.reason(
+            ReasonKind::Path,
+            None,
+            format!("{access} of `{shown}` is outside every {access} zone"),
+        );
         judged.raise(Decision::NeedsPrompt);
         let zone = path
             .to_str()
@@ -960,7 +1086,10 @@ impl<'a> Run<'a> {
     /// Combines everything into the evaluation.
     fn finish(mut self) -> Evaluation {
         let complete = self.parsed.complete && self.expansion.complete;
-        let display = self.render_display();
+        let needs_display = !complete
+            || !self.errors.is_empty()
+            || (self.hard_deny.is_empty() && self.judged.iter().any(|j| j.verdict.decision == Decision::NeedsPrompt));
+        let display = if needs_display { self.render_display() } else { String::new() };
         let judged_all = std::mem::take(&mut self.judged);
         let mut clauses: Vec<ClauseVerdict> = Vec::with_capacity(self.judged.len() + 1);
         let mut paths: Vec<PromptPath> = Vec::new();
@@ -987,7 +1116,11 @@ impl<'a> Run<'a> {
                     }
                     let entry = PromptClause {
                         text: judged.verdict.text.clone(),
-                        pattern: if judged.saveable { judged.verdict.proposal.clone() } else { None },
+                        pattern: if judged.saveable {
+                            judged.verdict.proposal.clone()
+                        } else {
+                            None
+                        },
                     };
                     if !prompt_clauses.contains(&entry) {
                         prompt_clauses.push(entry);
@@ -1064,13 +1197,24 @@ impl<'a> Run<'a> {
 
     /// The whole command on one line (see [`crate::display`]).
     fn render_display(&self) -> String {
-        let codes: Vec<&str> = self.expansion.sources.iter().map(|s| s.text.as_str()).collect();
+        let codes: Vec<&str> = self
+            .expansion
+            .sources
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect();
         let mut replacements = Vec::new();
         for clause in self.parsed.graph.clauses() {
             let code_call = self.policy().interpreter(&clause.argv).is_some();
             let mut words: Vec<&Word> = clause.argv.iter().collect();
             words.extend(clause.assignments.iter().filter_map(|a| a.value.as_ref()));
-            words.extend(clause.assignments.iter().filter_map(|a| a.array.as_ref()).flatten());
+            words.extend(
+                clause
+                    .assignments
+                    .iter()
+                    .filter_map(|a| a.array.as_ref())
+                    .flatten(),
+            );
             words.extend(clause.redirects.iter().filter_map(|r| match &r.target {
                 RedirectTarget::Word(w) => Some(w),
                 RedirectTarget::Heredoc(_) => None,
@@ -1094,13 +1238,25 @@ fn opaque_reason(opaque: &Opaque) -> (ReasonKind, String) {
     match opaque {
         Opaque::ScriptFile { path } => (
             ReasonKind::Opaque,
-            format!("runs the script file `{}`, which the gate cannot read", display::escape(path)),
+            format!(
+                "runs the script file `{}`, which the gate cannot read",
+                display::escape(path)
+            ),
         ),
-        Opaque::Remote => (ReasonKind::Opaque, "runs code on another machine".to_owned()),
+        Opaque::Remote => (
+            ReasonKind::Opaque,
+            "runs code on another machine".to_owned(),
+        ),
         Opaque::DynamicCode { why } => (ReasonKind::Opaque, why.clone()),
         Opaque::Interpreter { why } => (ReasonKind::Interpreter, why.clone()),
-        Opaque::DepthLimit => (ReasonKind::Incomplete, "shell code is nested too deep to follow".to_owned()),
-        Opaque::NestedIncomplete => (ReasonKind::Incomplete, "its shell code did not parse completely".to_owned()),
+        Opaque::DepthLimit => (
+            ReasonKind::Incomplete,
+            "shell code is nested too deep to follow".to_owned(),
+        ),
+        Opaque::NestedIncomplete => (
+            ReasonKind::Incomplete,
+            "its shell code did not parse completely".to_owned(),
+        ),
     }
 }
 
@@ -1139,7 +1295,12 @@ fn summarizable(word: &Word) -> bool {
 /// Whether a word's only expansion is a leading `$HOME`/`${HOME}`.
 fn only_home_variable(word: &Word) -> bool {
     let f = &word.features;
-    f.parameter && !f.command_substitution && !f.process_substitution && !f.arithmetic && !f.glob && !f.brace
+    f.parameter
+        && !f.command_substitution
+        && !f.process_substitution
+        && !f.arithmetic
+        && !f.glob
+        && !f.brace
 }
 
 /// Whether a word is exactly one process substitution (`<(…)` or `>(…)`).
@@ -1178,7 +1339,12 @@ fn closes_at_end(raw: &str) -> bool {
 /// Whether a word's only expansion is a glob.
 fn only_glob(word: &Word) -> bool {
     let f = &word.features;
-    f.glob && !f.parameter && !f.command_substitution && !f.process_substitution && !f.arithmetic && !f.brace
+    f.glob
+        && !f.parameter
+        && !f.command_substitution
+        && !f.process_substitution
+        && !f.arithmetic
+        && !f.brace
 }
 
 /// Whether `text` is the value of a `name=value` word whose value starts with an unquoted `~`
@@ -1203,7 +1369,13 @@ fn is_real_write(redirect: &Redirect) -> bool {
 /// The clause shown on one line: assignments, words and redirects as written, multi-line
 /// literal words summarised, everything escaped.
 fn clause_text(inv: &Invocation, code: bool) -> String {
-    let word_text = |word: &Word| if code { display::escape(&word.raw) } else { word_text(word) };
+    let word_text = |word: &Word| {
+        if code {
+            display::escape(&word.raw)
+        } else {
+            word_text(word)
+        }
+    };
     let mut parts: Vec<String> = Vec::new();
     for assignment in &inv.assignments {
         let mut text = assignment.name.clone();

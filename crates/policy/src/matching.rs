@@ -119,7 +119,12 @@ pub fn resolve_token(token: &Token<'_>, ctx: &MatchContext<'_>) -> Option<PathBu
 /// Whether `pattern` matches the command `words` (see the module docs). `exact` is set for an
 /// interpreter call: the pattern must then cover every word.
 #[must_use]
-pub fn matches(pattern: &VerbPattern, words: &[Token<'_>], exact: bool, ctx: &MatchContext<'_>) -> bool {
+pub fn matches(
+    pattern: &VerbPattern,
+    words: &[Token<'_>],
+    exact: bool,
+    ctx: &MatchContext<'_>,
+) -> bool {
     let prefix = pattern.prefix();
     if words.len() < prefix.len() || (exact && words.len() != prefix.len()) {
         return false;
@@ -144,8 +149,15 @@ fn verb_matches(head: &str, first: &Token<'_>, ctx: &MatchContext<'_>) -> bool {
         Executable::Name(name) => !head.contains('/') && name == head,
         Executable::Path(path) => {
             head.contains('/')
-                && resolve_token(&Token { text: head, literal: true, tilde: head.starts_with('~') }, ctx)
-                    .is_some_and(|pattern_path| pattern_path == path)
+                && resolve_token(
+                    &Token {
+                        text: head,
+                        literal: true,
+                        tilde: head.starts_with('~'),
+                    },
+                    ctx,
+                )
+                .is_some_and(|pattern_path| pattern_path == path)
         }
         Executable::Unknown => false,
     }
@@ -159,7 +171,10 @@ fn glob_matches(glob: &str, rest: &[Token<'_>], ctx: &MatchContext<'_>) -> bool 
     if glob.contains('/') || glob.starts_with('~') {
         return path_glob_matches(glob, rest, ctx);
     }
-    !rest.is_empty() && rest.iter().all(|word| word.literal && paths::fnmatch(glob, word.text, false))
+    !rest.is_empty()
+        && rest
+            .iter()
+            .all(|word| word.literal && paths::fnmatch(glob, word.text, false))
 }
 
 /// A path glob: every operand (non-flag word) must lie inside the glob; at least one operand.
@@ -223,7 +238,10 @@ impl PathGlob {
         }
         Some(Self {
             base,
-            components: rest.into_iter().filter(|c| !c.is_empty() && c != ".").collect(),
+            components: rest
+                .into_iter()
+                .filter(|c| !c.is_empty() && c != ".")
+                .collect(),
         })
     }
 
@@ -259,7 +277,12 @@ fn glob_components(glob: &str) -> (&str, Vec<String>) {
                 1 if glob.starts_with('/') => "/",
                 _ => glob.get(..offset.saturating_sub(1)).unwrap_or(""),
             };
-            let rest = glob.get(offset..).unwrap_or("").split('/').map(str::to_owned).collect();
+            let rest = glob
+                .get(offset..)
+                .unwrap_or("")
+                .split('/')
+                .map(str::to_owned)
+                .collect();
             return (literal, rest);
         }
         offset += component.len() + 1;
@@ -272,12 +295,15 @@ fn match_components(globs: &[&str], names: &[&str]) -> bool {
     match (globs.split_first(), names.split_first()) {
         (None, None) => true,
         (None, Some(_)) => false,
-        (Some((&glob, rest_globs)), _) if glob == "**" || (glob == "*" && rest_globs.is_empty()) => {
+        (Some((&glob, rest_globs)), _)
+            if glob == "**" || (glob == "*" && rest_globs.is_empty()) =>
+        {
             if rest_globs.is_empty() {
                 // A final `*` or `**`: anything strictly below.
                 return !names.is_empty();
             }
-            (0..=names.len()).any(|skip| match_components(rest_globs, names.get(skip..).unwrap_or_default()))
+            (0..=names.len())
+                .any(|skip| match_components(rest_globs, names.get(skip..).unwrap_or_default()))
         }
         (Some(_), None) => false,
         (Some((&glob, rest_globs)), Some((&name, rest_names))) => {
@@ -323,7 +349,11 @@ mod tests {
             ("git push *", "git push origin main --force", true),
             ("git push origin main *", "git push origin main", true),
             ("git push origin main *", "git push origin", false),
-            ("git push origin main *", "git push wrongremote wrongbranch", false),
+            (
+                "git push origin main *",
+                "git push wrongremote wrongbranch",
+                false,
+            ),
             ("git push *", "git pull", false),
             ("git push *", "git", false),
             ("git push *", "$GIT push", false),
@@ -400,9 +430,24 @@ mod tests {
     fn exact_mode_requires_the_whole_command() {
         let bins: [PathBuf; 0] = [];
         let pattern: VerbPattern = "python3 -c print(1) *".parse().unwrap();
-        assert!(matches(&pattern, &words("python3 -c print(1)"), true, &ctx(&bins)));
-        assert!(!matches(&pattern, &words("python3 -c print(1) -c evil"), true, &ctx(&bins)));
-        assert!(matches(&pattern, &words("python3 -c print(1) -c evil"), false, &ctx(&bins)));
+        assert!(matches(
+            &pattern,
+            &words("python3 -c print(1)"),
+            true,
+            &ctx(&bins)
+        ));
+        assert!(!matches(
+            &pattern,
+            &words("python3 -c print(1) -c evil"),
+            true,
+            &ctx(&bins)
+        ));
+        assert!(matches(
+            &pattern,
+            &words("python3 -c print(1) -c evil"),
+            false,
+            &ctx(&bins)
+        ));
     }
 
     #[test]
@@ -413,11 +458,26 @@ mod tests {
         std::fs::create_dir_all(root.join("precious")).unwrap();
         std::os::unix::fs::symlink(root.join("precious"), root.join("scratch/link")).unwrap();
         let bins: [PathBuf; 0] = [];
-        let ctx = MatchContext { cwd: Some(&root), home: None, symlinks: true, trusted_bin_dirs: &bins };
+        let ctx = MatchContext {
+            cwd: Some(&root),
+            home: None,
+            symlinks: true,
+            trusted_bin_dirs: &bins,
+        };
         let pattern: VerbPattern = format!("rm {}/scratch/*", root.display()).parse().unwrap();
         let inside = format!("{}/scratch/file", root.display());
         let through = format!("{}/scratch/link/file", root.display());
-        assert!(matches(&pattern, &[Token::literal("rm"), Token::literal(&inside)], false, &ctx));
-        assert!(!matches(&pattern, &[Token::literal("rm"), Token::literal(&through)], false, &ctx));
+        assert!(matches(
+            &pattern,
+            &[Token::literal("rm"), Token::literal(&inside)],
+            false,
+            &ctx
+        ));
+        assert!(!matches(
+            &pattern,
+            &[Token::literal("rm"), Token::literal(&through)],
+            false,
+            &ctx
+        ));
     }
 }

@@ -368,7 +368,11 @@ fn match_from(pattern: &[char], name: &[char]) -> bool {
             None => return false,
         }
     }
-    pattern.get(p..).unwrap_or_default().iter().all(|&c| c == '*')
+    pattern
+        .get(p..)
+        .unwrap_or_default()
+        .iter()
+        .all(|&c| c == '*')
 }
 
 /// Matches `c` against the bracket expression at the start of `pattern` (which starts with
@@ -457,9 +461,18 @@ mod tests {
     #[test]
     fn home_variable_expansion() {
         let home = Some(Path::new("/home/u"));
-        assert_eq!(expand_home_variable("$HOME", home).as_deref(), Some("/home/u"));
-        assert_eq!(expand_home_variable("$HOME/a", home).as_deref(), Some("/home/u/a"));
-        assert_eq!(expand_home_variable("${HOME}/a", home).as_deref(), Some("/home/u/a"));
+        assert_eq!(
+            expand_home_variable("$HOME", home).as_deref(),
+            Some("/home/u")
+        );
+        assert_eq!(
+            expand_home_variable("$HOME/a", home).as_deref(),
+            Some("/home/u/a")
+        );
+        assert_eq!(
+            expand_home_variable("${HOME}/a", home).as_deref(),
+            Some("/home/u/a")
+        );
         assert_eq!(expand_home_variable("$HOMEDIR/a", home), None);
         assert_eq!(expand_home_variable("$HOME/$X", home), None);
         assert_eq!(expand_home_variable("$HOME/`id`", home), None);
@@ -512,7 +525,11 @@ mod tests {
             ("", "a", false),
         ];
         for (pattern, name, expected) in cases {
-            assert_eq!(fnmatch(pattern, name, true), expected, "{pattern} vs {name}");
+            assert_eq!(
+                fnmatch(pattern, name, true),
+                expected,
+                "{pattern} vs {name}"
+            );
         }
     }
 

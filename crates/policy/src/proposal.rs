@@ -40,12 +40,58 @@ use crate::matching::{Executable, Token};
 /// tools. The policy's own `[[shell]]`, `[[interpreter]]` and `[[wrapper]]` verbs are added to
 /// this list by the evaluator.
 pub const NEVER_HEADS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "python",
-    "python2", "python3", "node", "nodejs", "deno", "perl", "ruby", "php", "lua", "luajit",
-    "Rscript", "tclsh", "pwsh", "osascript", "awk", "gawk", "mawk", "nawk", "env", "sudo",
-    "doas", "su", "xargs", "exec", "eval", "command", "builtin", "nohup", "timeout", "nice",
-    "ionice", "stdbuf", "setsid", "time", "watch", "flock", "chroot", "ssh", "parallel",
-    "source", ".",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "fish",
+    "csh",
+    "tcsh",
+    "busybox",
+    "python",
+    "python2",
+    "python3",
+    "node",
+    "nodejs",
+    "deno",
+    "perl",
+    "ruby",
+    "php",
+    "lua",
+    "luajit",
+    "Rscript",
+    "tclsh",
+    "pwsh",
+    "osascript",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "env",
+    "sudo",
+    "doas",
+    "su",
+    "xargs",
+    "exec",
+    "eval",
+    "command",
+    "builtin",
+    "nohup",
+    "timeout",
+    "nice",
+    "ionice",
+    "stdbuf",
+    "setsid",
+    "time",
+    "watch",
+    "flock",
+    "chroot",
+    "ssh",
+    "parallel",
+    "source",
+    ".",
 ];
 
 /// Heads that need a subcommand after them: the verb hint (trimmed) must be longer than the
@@ -153,7 +199,8 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     let mut end = positions.last().map_or(1, |last| last + 1);
     // The remaining literal arguments up to the first value or multi-line argument.
     while let Some(word) = words.get(end) {
-        if !is_representable(word) || is_value_token(word.text) || display::is_multiline(word.text) {
+        if !is_representable(word) || is_value_token(word.text) || display::is_multiline(word.text)
+        {
             break;
         }
         end += 1;
@@ -230,8 +277,13 @@ mod tests {
                 continue;
             }
             let verb_like = w.literal
-                && w.text.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                && w.text.chars().all(|c| c.is_ascii_alphanumeric() || "-._".contains(c))
+                && w.text
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_lowercase())
+                && w.text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c))
                 && !w.text.contains('/');
             if !verb_like || (i > 0 && w.text.chars().next().is_some_and(|c| c.is_ascii_digit())) {
                 break;
@@ -250,7 +302,11 @@ mod tests {
     fn proposal(command: &str) -> Option<String> {
         let words: Vec<Token<'_>> = command
             .split(' ')
-            .map(|w| Token { text: w, literal: !w.starts_with('$'), tilde: false })
+            .map(|w| Token {
+                text: w,
+                literal: !w.starts_with('$'),
+                tilde: false,
+            })
             .collect();
         let hint = hint(&words);
         let first = words.first().unwrap();
@@ -261,8 +317,13 @@ mod tests {
         } else {
             Executable::Name(first.text.to_owned())
         };
-        propose(&ProposalInput { words: &words, hint: &hint, executable: &executable, never_heads: &[] })
-            .map(|p| p.as_str().to_owned())
+        propose(&ProposalInput {
+            words: &words,
+            hint: &hint,
+            executable: &executable,
+            never_heads: &[],
+        })
+        .map(|p| p.as_str().to_owned())
     }
 
     #[test]
@@ -275,7 +336,10 @@ mod tests {
             ("git log v0.4.1..dev", Some("git log *")),
             ("git push origin main", Some("git push origin main *")),
             ("aws s3 ls", Some("aws s3 ls *")),
-            ("docker run --name test123 --port=8080", Some("docker run --name *")),
+            (
+                "docker run --name test123 --port=8080",
+                Some("docker run --name *"),
+            ),
             ("git checkout v2", Some("git checkout *")),
             ("chmod 755 file", Some("chmod *")),
         ];
@@ -336,10 +400,21 @@ mod tests {
 
     #[test]
     fn exact_proposals_cover_every_word() {
-        let words = [Token::literal("python3"), Token::literal("-c"), Token::literal("print(1)")];
+        let words = [
+            Token::literal("python3"),
+            Token::literal("-c"),
+            Token::literal("print(1)"),
+        ];
         let exe = Executable::Name("python3".into());
-        assert_eq!(propose_exact(&words, &exe).unwrap().as_str(), "python3 -c print(1) *");
-        let words = [Token::literal("python3"), Token::literal("-c"), Token::literal("import os; os.getcwd()")];
+        assert_eq!(
+            propose_exact(&words, &exe).unwrap().as_str(),
+            "python3 -c print(1) *"
+        );
+        let words = [
+            Token::literal("python3"),
+            Token::literal("-c"),
+            Token::literal("import os; os.getcwd()"),
+        ];
         assert_eq!(propose_exact(&words, &exe), None);
     }
 }

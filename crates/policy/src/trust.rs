@@ -270,7 +270,8 @@ impl TrustState {
     /// Removes every approval of `pattern`; returns how many were removed.
     pub fn remove_pattern(&mut self, pattern: &VerbPattern) -> usize {
         let before = self.patterns.len();
-        self.patterns.retain(|approved| &approved.pattern != pattern);
+        self.patterns
+            .retain(|approved| &approved.pattern != pattern);
         before - self.patterns.len()
     }
 
@@ -280,10 +281,18 @@ impl TrustState {
     pub fn apply_effects(&mut self, effects: &[Effect]) {
         for effect in effects {
             match effect {
-                Effect::AddSessionZone { path, access } => self.add_zone(path, *access, GrantSource::Session),
-                Effect::AddSessionPattern(pattern) => self.add_pattern(pattern.clone(), GrantSource::Session),
-                Effect::PersistZone { path, access } => self.add_zone(path.as_path(), *access, GrantSource::Store),
-                Effect::PersistPattern(pattern) => self.add_pattern(pattern.clone(), GrantSource::Store),
+                Effect::AddSessionZone { path, access } => {
+                    self.add_zone(path, *access, GrantSource::Session)
+                }
+                Effect::AddSessionPattern(pattern) => {
+                    self.add_pattern(pattern.clone(), GrantSource::Session)
+                }
+                Effect::PersistZone { path, access } => {
+                    self.add_zone(path.as_path(), *access, GrantSource::Store)
+                }
+                Effect::PersistPattern(pattern) => {
+                    self.add_pattern(pattern.clone(), GrantSource::Store)
+                }
                 // Completion is the caller's decision to run the command or not.
                 Effect::Complete(_) => {}
             }
@@ -326,7 +335,11 @@ mod tests {
         state.add_zone("/tmp/y", Access::Write, GrantSource::Store);
         state.add_zone("sub", Access::Read, GrantSource::Session);
         assert_eq!(state.cwd(), Path::new("/w/proj"));
-        let zones: Vec<_> = state.zones().iter().map(|z| (z.path().to_path_buf(), z.access())).collect();
+        let zones: Vec<_> = state
+            .zones()
+            .iter()
+            .map(|z| (z.path().to_path_buf(), z.access()))
+            .collect();
         assert_eq!(
             zones,
             vec![
@@ -334,11 +347,23 @@ mod tests {
                 (PathBuf::from("/w/proj/sub"), Access::Read),
             ]
         );
-        assert!(state.zone_for(Path::new("/w/proj/sub/a"), Access::Read).is_some());
-        assert!(state.zone_for(Path::new("/w/proj/sub/a"), Access::Write).is_none());
+        assert!(
+            state
+                .zone_for(Path::new("/w/proj/sub/a"), Access::Read)
+                .is_some()
+        );
+        assert!(
+            state
+                .zone_for(Path::new("/w/proj/sub/a"), Access::Write)
+                .is_none()
+        );
         assert!(state.zone_for(Path::new("/tmp/yz"), Access::Read).is_none());
         assert_eq!(state.remove_zone("/tmp/y"), 1);
-        assert!(state.zone_for(Path::new("/tmp/y/a"), Access::Read).is_none());
+        assert!(
+            state
+                .zone_for(Path::new("/tmp/y/a"), Access::Read)
+                .is_none()
+        );
     }
 
     #[test]

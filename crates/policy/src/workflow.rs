@@ -104,7 +104,9 @@ pub enum WorkflowError {
     #[error("there is no prompt to answer: the decision is `{decision}`")]
     #[diagnostic(
         code(shellgate::workflow::no_prompt),
-        help("only a `NeedsPrompt` evaluation can be answered; run an approved command, never a denied one")
+        help(
+            "only a `NeedsPrompt` evaluation can be answered; run an approved command, never a denied one"
+        )
     )]
     NoPrompt {
         /// The evaluation's decision.
@@ -114,7 +116,9 @@ pub enum WorkflowError {
     #[error("`{choice}` is not offered for this prompt: it cannot be saved")]
     #[diagnostic(
         code(shellgate::workflow::not_persistable),
-        help("a dynamic, opaque or unparsed command, or a path that cannot be a zone, can only be allowed `once` or denied")
+        help(
+            "a dynamic, opaque or unparsed command, or a path that cannot be a zone, can only be allowed `once` or denied"
+        )
     )]
     NotPersistable {
         /// The refused choice.

@@ -16,17 +16,16 @@ use crate::decision::Decision;
 use crate::error::{ErrorKind, Location, PolicyError, SourceFile, did_you_mean};
 use crate::flags::spelling_problem;
 use crate::model::{
-    Audience, Category, DenyMatcher, DenyRule, DisabledRule, Interpreter, Layer,
-    PLACEHOLDERS, PipelineMatcher, PolicySource, PolicyTest, Protected, ReadZones, Role,
-    SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, ViewMatcher, Wrapper,
-    WrapperMode, ZoneTemplate,
+    Audience, Category, DenyMatcher, DenyRule, DisabledRule, Interpreter, Layer, PLACEHOLDERS,
+    PipelineMatcher, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings,
+    Shell, UnlessArg, UnlessFlag, VerbRoles, ViewMatcher, Wrapper, WrapperMode, ZoneTemplate,
 };
 use crate::paths;
 use crate::pattern::VerbPattern;
 use crate::policy::{Policy, VerbIndex};
 use crate::raw::{
-    FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected,
-    RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Text, TextList, Words,
+    FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected, RawSafe,
+    RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Text, TextList, Words,
 };
 
 /// The largest `max_shell_depth` accepted.
@@ -139,7 +138,9 @@ impl FileCx<'_> {
                 words.span(),
                 format!("`{key}` is empty"),
                 "no words",
-                Some(format!("name the command, such as `{key} = [\"git\", \"log\"]`")),
+                Some(format!(
+                    "name the command, such as `{key} = [\"git\", \"log\"]`"
+                )),
             );
             return None;
         }
@@ -260,21 +261,40 @@ impl FileCx<'_> {
             );
             return None;
         }
-        let globs: Vec<Glob> = list.get_ref().iter().filter_map(|t| self.glob(t, key)).collect();
+        let globs: Vec<Glob> = list
+            .get_ref()
+            .iter()
+            .filter_map(|t| self.glob(t, key))
+            .collect();
         (globs.len() == list.get_ref().len()).then_some(globs)
     }
 
-    /// A regex (checked; the text is returned for a later set).
-    fn regex(&mut self, text: &Text, key: &str) -> Option<String> {
-        match Regex::new(text.get_ref()) {
-            Ok(_) => Some(text.get_ref().clone()),
-            Err(e) => {
-                self.invalid(
-                    text.span(),
-                    format!("invalid regex `{}` in `{key}`", text.get_ref()),
-                    "invalid regex",
-                    Some(e.to_string()),
-                );
+    /// A set of regexes, compiled once; on failure each bad pattern is reported with the
+    /// author's text (a separate compile per pattern happens only then).
+    fn regex_set(&mut self, patterns: &[&Text], key: &str) -> Option<RegexSet> {
+        match RegexSet::new(patterns.iter().map(|p| p.get_ref())) {
+            Ok(set) => Some(set),
+            Err(set_error) => {
+                let mut found = false;
+                for text in patterns {
+                    if let Err(e) = Regex::new(text.get_ref()) {
+                        found = true;
+                        self.invalid(
+                            text.span(),
+                            format!("invalid regex `{}` in `{key}`", text.get_ref()),
+                            "invalid regex",
+                            Some(e.to_string()),
+                        );
+                    }
+                }
+                if !found && let Some(first) = patterns.first() {
+                    self.invalid(
+                        first.span(),
+                        format!("the regexes in `{key}` are too large together"),
+                        "first regex",
+                        Some(set_error.to_string()),
+                    );
+                }
                 None
             }
         }
@@ -337,12 +357,9 @@ impl FileCx<'_> {
                     text.span(),
                     format!("unknown placeholder `{placeholder}` in zone `{value}`"),
                     "unknown placeholder",
-                    Some(
-                        did_you_mean(placeholder, PLACEHOLDERS).unwrap_or_else(|| {
-                            "placeholders are `{project}`, `{session}`, `{home}` and `{tmp}`"
-                                .into()
-                        }),
-                    ),
+                    Some(did_you_mean(placeholder, PLACEHOLDERS).unwrap_or_else(|| {
+                        "placeholders are `{project}`, `{session}`, `{home}` and `{tmp}`".into()
+                    })),
                 );
                 return None;
             }
@@ -353,7 +370,10 @@ impl FileCx<'_> {
                 text.span(),
                 format!("zone `{value}` is not absolute"),
                 "relative zone",
-                Some("start a zone with a placeholder such as `{project}`, with `/` or with `~`".into()),
+                Some(
+                    "start a zone with a placeholder such as `{project}`, with `/` or with `~`"
+                        .into(),
+                ),
             );
             return None;
         }
@@ -366,9 +386,12 @@ impl FileCx<'_> {
     fn id(&mut self, text: &Text, what: &str) -> Option<String> {
         let id = text.get_ref();
         let kebab = !id.is_empty()
-            && id
-                .split('-')
-                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+            && id.split('-').all(|part| {
+                !part.is_empty()
+                    && part
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            });
         if kebab {
             Some(id.clone())
         } else {
@@ -376,7 +399,10 @@ impl FileCx<'_> {
                 text.span(),
                 format!("{what} id `{id}` is not kebab-case"),
                 "not kebab-case",
-                Some("use lowercase letters, digits and single dashes, such as `rm-recursive-root`".into()),
+                Some(
+                    "use lowercase letters, digits and single dashes, such as `rm-recursive-root`"
+                        .into(),
+                ),
             );
             None
         }
@@ -392,7 +418,9 @@ impl FileCx<'_> {
                 text.span(),
                 format!("`{key}` `{}` is not an absolute path", text.get_ref()),
                 "relative path",
-                Some(format!("give `{key}` as an absolute path such as `/home/u/proj`")),
+                Some(format!(
+                    "give `{key}` as an absolute path such as `/home/u/proj`"
+                )),
             );
             None
         }
@@ -482,7 +510,10 @@ fn toml_error(file: &SourceFile, error: &toml::de::Error) -> PolicyError {
             ),
         );
     }
-    if message.starts_with("invalid type") || message.starts_with("invalid value") || message.starts_with("invalid length") {
+    if message.starts_with("invalid type")
+        || message.starts_with("invalid value")
+        || message.starts_with("invalid length")
+    {
         let help = message
             .rsplit_once(", expected ")
             .map(|(_, expected)| format!("write {expected} here"));
@@ -552,7 +583,9 @@ impl Builder {
             );
         }
         self.last_layer = Some(source.layer.max(self.last_layer.unwrap_or(Layer::Default)));
+        let t0 = std::time::Instant::now();
         let parsed = toml::from_str::<RawFile>(&source.text);
+        crate::policy::tick("toml", t0);
         match parsed {
             Ok(raw) => self.add_raw(&mut cx, raw),
             Err(e) => cx.errors.push(toml_error(&file, &e)),
@@ -581,15 +614,18 @@ impl Builder {
         if let Some(settings) = &raw.settings {
             self.add_settings(cx, settings);
         }
+        let t0 = std::time::Instant::now();
         for deny in &raw.deny {
             self.add_deny(cx, deny);
         }
+        crate::policy::tick("deny", t0); let t0 = std::time::Instant::now();
         if !cx.forbid(&raw.safe, "[[safe]]") {
             let mut seen = HashMap::new();
             for safe in &raw.safe {
                 self.add_safe(cx, safe, &mut seen);
             }
         }
+        crate::policy::tick("safe", t0); let t0 = std::time::Instant::now();
         if !cx.forbid(&raw.wrapper, "[[wrapper]]") {
             for wrapper in &raw.wrapper {
                 self.add_wrapper(cx, wrapper);
@@ -600,21 +636,27 @@ impl Builder {
                 self.add_shell(cx, shell);
             }
         }
+        crate::policy::tick("wrap+shell", t0); let t0 = std::time::Instant::now();
         for interpreter in &raw.interpreter {
             self.add_interpreter(cx, interpreter);
         }
+        crate::policy::tick("interp", t0); let t0 = std::time::Instant::now();
         if !cx.forbid(&raw.verb, "[[verb]]") {
             for verb in &raw.verb {
                 self.add_verb(cx, verb);
             }
         }
+        crate::policy::tick("verb", t0); let t0 = std::time::Instant::now();
         if let Some(classify) = &raw.classify {
             if cx.layer == Layer::Project {
                 cx.invalid(
                     classify.span(),
                     "a project layer cannot change `[classify]`".into(),
                     "not allowed in a project layer",
-                    Some("project policies may only add restrictions; put this in your user policy".into()),
+                    Some(
+                        "project policies may only add restrictions; put this in your user policy"
+                            .into(),
+                    ),
                 );
             } else {
                 self.add_classify(cx, classify);
@@ -623,12 +665,15 @@ impl Builder {
         for (name, audience) in &raw.audience {
             self.add_audience(cx, name, audience);
         }
+        crate::policy::tick("classify+aud", t0); let t0 = std::time::Instant::now();
         for protected in &raw.protected {
             self.add_protected(cx, protected);
         }
+        crate::policy::tick("protected", t0); let t0 = std::time::Instant::now();
         for test in &raw.test {
             self.add_test(cx, test);
         }
+        crate::policy::tick("tests", t0);
         self.add_disable(cx, &raw);
     }
 
@@ -703,7 +748,9 @@ impl Builder {
                 raw.id.span(),
                 format!("duplicate deny rule id `{id}`"),
                 "duplicate id",
-                Some(format!("`{id}` is already declared at {previous}; choose another id")),
+                Some(format!(
+                    "`{id}` is already declared at {previous}; choose another id"
+                )),
             );
         }
         let category = Category::from_name(raw.category.get_ref());
@@ -713,12 +760,15 @@ impl Builder {
                 format!("unknown category `{}`", raw.category.get_ref()),
                 "unknown category",
                 Some(
-                    did_you_mean(raw.category.get_ref(), Category::ALL.iter().map(|c| c.as_str()))
-                        .unwrap_or_else(|| {
-                            "a category is one of `destructive`, `privilege`, `exfiltration`, \
+                    did_you_mean(
+                        raw.category.get_ref(),
+                        Category::ALL.iter().map(|c| c.as_str()),
+                    )
+                    .unwrap_or_else(|| {
+                        "a category is one of `destructive`, `privilege`, `exfiltration`, \
                              `persistence`, `self-protection`, `custom`"
-                                .into()
-                        }),
+                            .into()
+                    }),
                 ),
             );
         }
@@ -761,7 +811,8 @@ impl Builder {
                 let mut from = Vec::new();
                 let mut to = Vec::new();
                 let pipe = p.get_ref();
-                for (list, out, key) in [(&pipe.from, &mut from, "from"), (&pipe.to, &mut to, "to")] {
+                for (list, out, key) in [(&pipe.from, &mut from, "from"), (&pipe.to, &mut to, "to")]
+                {
                     if list.is_empty() {
                         cx.invalid(
                             p.span(),
@@ -826,12 +877,16 @@ impl Builder {
         }
         let location = cx.file.location(header.start);
         if let Some(id) = &id {
-            self.declared.entry(id.clone()).or_insert_with(|| location.clone());
+            self.declared
+                .entry(id.clone())
+                .or_insert_with(|| location.clone());
         }
         if cx.errors.len() > errors_before {
             return;
         }
-        if let (Some(id), Some(category), Some(reason), Some(matcher)) = (id, category, reason, matcher) {
+        if let (Some(id), Some(category), Some(reason), Some(matcher)) =
+            (id, category, reason, matcher)
+        {
             self.deny.push(DenyRule {
                 id,
                 category,
@@ -879,7 +934,10 @@ impl Builder {
                             entry.span(),
                             format!("an entry of `{key}` is empty"),
                             "empty list",
-                            Some("list the spellings of one flag, such as `[\"-f\", \"--force\"]`".into()),
+                            Some(
+                                "list the spellings of one flag, such as `[\"-f\", \"--force\"]`"
+                                    .into(),
+                            ),
                         );
                         None
                     }
@@ -913,7 +971,12 @@ impl Builder {
     ) {
         let raw = safe.get_ref();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(raw.verb.as_ref(), raw.verbs.as_ref(), safe.span(), "[[safe]]");
+        let verbs = cx.verb_list(
+            raw.verb.as_ref(),
+            raw.verbs.as_ref(),
+            safe.span(),
+            "[[safe]]",
+        );
         let why = cx.nonempty(&raw.why, "why");
         let mut os = Vec::new();
         if let Some(list) = &raw.os {
@@ -925,14 +988,17 @@ impl Builder {
                         name.span(),
                         format!("unknown operating system `{}`", name.get_ref()),
                         "unknown os",
-                        Some(did_you_mean(name.get_ref(), OS_NAMES).unwrap_or_else(|| {
-                            format!("known names: {}", OS_NAMES.join(", "))
-                        })),
+                        Some(
+                            did_you_mean(name.get_ref(), OS_NAMES)
+                                .unwrap_or_else(|| format!("known names: {}", OS_NAMES.join(", "))),
+                        ),
                     );
                 }
             }
         }
-        let value_flags = cx.spellings(&raw.value_flags, "value_flags").unwrap_or_default();
+        let value_flags = cx
+            .spellings(&raw.value_flags, "value_flags")
+            .unwrap_or_default();
         let mut unless_flags = Vec::new();
         for entry in &raw.unless_flags {
             let e = entry.get_ref();
@@ -969,7 +1035,10 @@ impl Builder {
                         safe.span(),
                         format!("duplicate `[[safe]]` entry for `{}`", verb.join(" ")),
                         "duplicate entry",
-                        Some(format!("`{}` is already catalogued at {previous}; merge the two entries", verb.join(" "))),
+                        Some(format!(
+                            "`{}` is already catalogued at {previous}; merge the two entries",
+                            verb.join(" ")
+                        )),
                     );
                 }
                 seen.insert(verb.clone(), location.clone());
@@ -978,7 +1047,9 @@ impl Builder {
         if cx.errors.len() > before {
             return;
         }
-        let (Some(verbs), Some(why)) = (verbs, why) else { return };
+        let (Some(verbs), Some(why)) = (verbs, why) else {
+            return;
+        };
         for verb in verbs {
             self.safe.push(SafeEntry {
                 verb,
@@ -996,9 +1067,18 @@ impl Builder {
     fn add_wrapper(&mut self, cx: &mut FileCx<'_>, wrapper: &Spanned<RawWrapper>) {
         let raw = wrapper.get_ref();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(raw.verb.as_ref(), raw.verbs.as_ref(), wrapper.span(), "[[wrapper]]");
+        let verbs = cx.verb_list(
+            raw.verb.as_ref(),
+            raw.verbs.as_ref(),
+            wrapper.span(),
+            "[[wrapper]]",
+        );
         let mode = match &raw.mode {
-            None => Some(if raw.exec_options.is_empty() { WrapperMode::Prefix } else { WrapperMode::ExecOption }),
+            None => Some(if raw.exec_options.is_empty() {
+                WrapperMode::Prefix
+            } else {
+                WrapperMode::ExecOption
+            }),
             Some(m) => match m.get_ref().as_str() {
                 "prefix" => Some(WrapperMode::Prefix),
                 "exec-option" => Some(WrapperMode::ExecOption),
@@ -1008,27 +1088,44 @@ impl Builder {
                         m.span(),
                         format!("unknown wrapper mode `{other}`"),
                         "unknown mode",
-                        Some(did_you_mean(other, ["prefix", "exec-option", "strip"]).unwrap_or_else(|| {
-                            "a mode is `prefix`, `exec-option` or `strip`".into()
-                        })),
+                        Some(
+                            did_you_mean(other, ["prefix", "exec-option", "strip"]).unwrap_or_else(
+                                || "a mode is `prefix`, `exec-option` or `strip`".into(),
+                            ),
+                        ),
                     );
                     None
                 }
             },
         };
-        let value_flags = cx.spellings(&raw.value_flags, "value_flags").unwrap_or_default();
-        let exec_options = cx.spellings(&raw.exec_options, "exec_options").unwrap_or_default();
-        let cwd_flags = cx.spellings(&raw.cwd_flags, "cwd_flags").unwrap_or_default();
-        let query_flags = cx.spellings(&raw.query_flags, "query_flags").unwrap_or_default();
-        let judged_flags = cx.spellings(&raw.judged_flags, "judged_flags").unwrap_or_default();
+        let value_flags = cx
+            .spellings(&raw.value_flags, "value_flags")
+            .unwrap_or_default();
+        let exec_options = cx
+            .spellings(&raw.exec_options, "exec_options")
+            .unwrap_or_default();
+        let cwd_flags = cx
+            .spellings(&raw.cwd_flags, "cwd_flags")
+            .unwrap_or_default();
+        let query_flags = cx
+            .spellings(&raw.query_flags, "query_flags")
+            .unwrap_or_default();
+        let judged_flags = cx
+            .spellings(&raw.judged_flags, "judged_flags")
+            .unwrap_or_default();
         let positionals = count(cx, raw.positionals.as_ref(), "positionals");
         match mode {
-            Some(WrapperMode::ExecOption) if exec_options.is_empty() || raw.terminators.is_empty() => {
+            Some(WrapperMode::ExecOption)
+                if exec_options.is_empty() || raw.terminators.is_empty() =>
+            {
                 cx.invalid(
                     wrapper.span(),
                     "an `exec-option` wrapper needs `exec_options` and `terminators`".into(),
                     "incomplete wrapper",
-                    Some("such as `exec_options = [\"-exec\"]` and `terminators = [\";\", \"+\"]`".into()),
+                    Some(
+                        "such as `exec_options = [\"-exec\"]` and `terminators = [\";\", \"+\"]`"
+                            .into(),
+                    ),
                 );
             }
             Some(WrapperMode::Strip) if value_flags.is_empty() => {
@@ -1044,7 +1141,9 @@ impl Builder {
         if cx.errors.len() > before {
             return;
         }
-        let (Some(verbs), Some(mode)) = (verbs, mode) else { return };
+        let (Some(verbs), Some(mode)) = (verbs, mode) else {
+            return;
+        };
         for verb in verbs {
             self.wrappers.push(Wrapper {
                 verb,
@@ -1055,7 +1154,11 @@ impl Builder {
                 positionals,
                 stop_at: raw.stop_at.iter().map(|s| s.get_ref().clone()).collect(),
                 exec_options: exec_options.clone(),
-                terminators: raw.terminators.iter().map(|s| s.get_ref().clone()).collect(),
+                terminators: raw
+                    .terminators
+                    .iter()
+                    .map(|s| s.get_ref().clone())
+                    .collect(),
                 appends_args: raw.appends_args,
                 cwd_flags: cwd_flags.clone(),
                 query_flags: query_flags.clone(),
@@ -1068,16 +1171,33 @@ impl Builder {
     fn add_shell(&mut self, cx: &mut FileCx<'_>, shell: &Spanned<RawShell>) {
         let raw = shell.get_ref();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(raw.verb.as_ref(), raw.verbs.as_ref(), shell.span(), "[[shell]]");
-        let code_flags = cx.spellings(&raw.code_flags, "code_flags").unwrap_or_default();
-        let value_flags = cx.spellings(&raw.value_flags, "value_flags").unwrap_or_default();
+        let verbs = cx.verb_list(
+            raw.verb.as_ref(),
+            raw.verbs.as_ref(),
+            shell.span(),
+            "[[shell]]",
+        );
+        let code_flags = cx
+            .spellings(&raw.code_flags, "code_flags")
+            .unwrap_or_default();
+        let value_flags = cx
+            .spellings(&raw.value_flags, "value_flags")
+            .unwrap_or_default();
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
-        if code_flags.is_empty() && !raw.code_operand && !raw.stdin && !raw.script_operand && !raw.join_args {
+        if code_flags.is_empty()
+            && !raw.code_operand
+            && !raw.stdin
+            && !raw.script_operand
+            && !raw.join_args
+        {
             cx.invalid(
                 shell.span(),
                 "this `[[shell]]` entry never finds code".into(),
                 "no code source",
-                Some("set `code_flags`, `code_operand`, `stdin`, `script_operand` or `join_args`".into()),
+                Some(
+                    "set `code_flags`, `code_operand`, `stdin`, `script_operand` or `join_args`"
+                        .into(),
+                ),
             );
         }
         if cx.errors.len() > before {
@@ -1105,18 +1225,38 @@ impl Builder {
     fn add_interpreter(&mut self, cx: &mut FileCx<'_>, interpreter: &Spanned<RawInterpreter>) {
         let raw = interpreter.get_ref();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(raw.verb.as_ref(), raw.verbs.as_ref(), interpreter.span(), "[[interpreter]]");
-        let code_flags = cx.spellings(&raw.code_flags, "code_flags").unwrap_or_default();
-        let script_flags = cx.spellings(&raw.script_flags, "script_flags").unwrap_or_default();
-        let value_flags = cx.spellings(&raw.value_flags, "value_flags").unwrap_or_default();
-        let query_flags = cx.spellings(&raw.query_flags, "query_flags").unwrap_or_default();
+        let verbs = cx.verb_list(
+            raw.verb.as_ref(),
+            raw.verbs.as_ref(),
+            interpreter.span(),
+            "[[interpreter]]",
+        );
+        let code_flags = cx
+            .spellings(&raw.code_flags, "code_flags")
+            .unwrap_or_default();
+        let script_flags = cx
+            .spellings(&raw.script_flags, "script_flags")
+            .unwrap_or_default();
+        let value_flags = cx
+            .spellings(&raw.value_flags, "value_flags")
+            .unwrap_or_default();
+        let query_flags = cx
+            .spellings(&raw.query_flags, "query_flags")
+            .unwrap_or_default();
         let why = cx.nonempty(&raw.why, "why");
-        let mut patterns = Vec::new();
-        for p in &raw.unsafe_program {
-            if let Some(p) = cx.regex(p, "unsafe_program") {
-                patterns.push(p);
-            }
-        }
+        let patterns: Vec<String> = raw
+            .unsafe_program
+            .iter()
+            .map(|p| p.get_ref().clone())
+            .collect();
+        let unsafe_set = if raw.unsafe_program.is_empty() {
+            None
+        } else {
+            cx.regex_set(
+                &raw.unsafe_program.iter().collect::<Vec<_>>(),
+                "unsafe_program",
+            )
+        };
         if raw.program_operand && raw.unsafe_program.is_empty() {
             cx.invalid(
                 interpreter.span(),
@@ -1125,7 +1265,12 @@ impl Builder {
                 Some("list regexes that make a program unsafe, such as `unsafe_program = ['system\\s*\\(']`".into()),
             );
         }
-        if code_flags.is_empty() && script_flags.is_empty() && !raw.stdin && !raw.script_operand && !raw.program_operand {
+        if code_flags.is_empty()
+            && script_flags.is_empty()
+            && !raw.stdin
+            && !raw.script_operand
+            && !raw.program_operand
+        {
             cx.invalid(
                 interpreter.span(),
                 "this `[[interpreter]]` entry never finds code".into(),
@@ -1136,8 +1281,9 @@ impl Builder {
         if cx.errors.len() > before {
             return;
         }
-        let (Some(verbs), Some(why)) = (verbs, why) else { return };
-        let unsafe_set = if patterns.is_empty() { None } else { RegexSet::new(&patterns).ok() };
+        let (Some(verbs), Some(why)) = (verbs, why) else {
+            return;
+        };
         for verb in verbs {
             self.interpreters.push(Interpreter {
                 verb,
@@ -1158,7 +1304,12 @@ impl Builder {
     fn add_verb(&mut self, cx: &mut FileCx<'_>, verb: &Spanned<RawVerb>) {
         let raw = verb.get_ref();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(raw.verb.as_ref(), raw.verbs.as_ref(), verb.span(), "[[verb]]");
+        let verbs = cx.verb_list(
+            raw.verb.as_ref(),
+            raw.verbs.as_ref(),
+            verb.span(),
+            "[[verb]]",
+        );
         let operands = raw.operands.as_ref().and_then(|r| cx.role(r, "operands"));
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
@@ -1189,7 +1340,9 @@ impl Builder {
                 assign.push((key.get_ref().clone(), role));
             }
         }
-        let value_flags = cx.spellings(&raw.value_flags, "value_flags").unwrap_or_default();
+        let value_flags = cx
+            .spellings(&raw.value_flags, "value_flags")
+            .unwrap_or_default();
         if cx.errors.len() > before {
             return;
         }
@@ -1242,9 +1395,13 @@ impl Builder {
             }
             self.classify_order = out;
         }
+        let patterns: Vec<&Text> = raw.patterns.values().collect();
+        if !patterns.is_empty() && cx.regex_set(&patterns, "classify.patterns").is_none() {
+            return;
+        }
         for (name, pattern) in &raw.patterns {
-            if let (Some(c), Some(p)) = (class(cx, name), cx.regex(pattern, "classify.patterns")) {
-                self.classify_patterns.insert(c, p);
+            if let Some(c) = class(cx, name) {
+                self.classify_patterns.insert(c, pattern.get_ref().clone());
             }
         }
     }
@@ -1254,7 +1411,10 @@ impl Builder {
         if cx.layer == Layer::Project && self.audiences.contains_key(name.get_ref()) {
             cx.invalid(
                 audience.span(),
-                format!("a project layer cannot redefine audience `{}`", name.get_ref()),
+                format!(
+                    "a project layer cannot redefine audience `{}`",
+                    name.get_ref()
+                ),
                 "redefines an audience",
                 Some(
                     "project policies may only add restrictions; define a new audience name or \
@@ -1306,7 +1466,9 @@ impl Builder {
                 raw.id.span(),
                 format!("duplicate protected id `{id}`"),
                 "duplicate id",
-                Some(format!("`{id}` is already declared at {previous}; choose another id")),
+                Some(format!(
+                    "`{id}` is already declared at {previous}; choose another id"
+                )),
             );
         }
         if raw.paths.get_ref().is_empty() {
@@ -1317,19 +1479,32 @@ impl Builder {
                 Some("list at least one path glob, such as `[\"~/.ssh/**\"]`".into()),
             );
         }
-        let globs: Vec<Glob> = raw.paths.get_ref().iter().filter_map(|p| cx.glob(p, "paths")).collect();
+        let globs: Vec<Glob> = raw
+            .paths
+            .get_ref()
+            .iter()
+            .filter_map(|p| cx.glob(p, "paths"))
+            .collect();
         let read = cx.decision(&raw.read, "read");
         let write = cx.decision(&raw.write, "write");
         let why = cx.nonempty(&raw.why, "why");
         if cx.errors.len() > before {
             return;
         }
-        let (Some(id), Some(read), Some(write), Some(why)) = (id, read, write, why) else { return };
-        self.protected_ids.insert(id.clone(), cx.file.location(protected.span().start));
+        let (Some(id), Some(read), Some(write), Some(why)) = (id, read, write, why) else {
+            return;
+        };
+        self.protected_ids
+            .insert(id.clone(), cx.file.location(protected.span().start));
         self.protected.push((
             Protected {
                 id,
-                paths: raw.paths.get_ref().iter().map(|p| p.get_ref().clone()).collect(),
+                paths: raw
+                    .paths
+                    .get_ref()
+                    .iter()
+                    .map(|p| p.get_ref().clone())
+                    .collect(),
                 read,
                 write,
                 why,
@@ -1355,14 +1530,21 @@ impl Builder {
                 Err(e) => {
                     use miette::Diagnostic as _;
                     let help = e.help().map(|h| h.to_string());
-                    cx.invalid(grant.span(), format!("invalid grant: {e}"), "invalid grant", help);
+                    cx.invalid(
+                        grant.span(),
+                        format!("invalid grant: {e}"),
+                        "invalid grant",
+                        help,
+                    );
                 }
             }
         }
         if cx.errors.len() > before {
             return;
         }
-        let (Some(name), Some(command), Some(expect)) = (name, command, expect) else { return };
+        let (Some(name), Some(command), Some(expect)) = (name, command, expect) else {
+            return;
+        };
         self.tests.push(PendingTest {
             test: PolicyTest {
                 name,
@@ -1428,10 +1610,16 @@ impl Builder {
                 let help = if self.disabled.iter().any(|d| &d.id == name) {
                     "this rule is already disabled".to_owned()
                 } else {
-                    did_you_mean(name, self.deny.iter().map(|r| r.id.as_str()))
-                        .unwrap_or_else(|| "`shellgate check` lists no such rule in earlier layers".into())
+                    did_you_mean(name, self.deny.iter().map(|r| r.id.as_str())).unwrap_or_else(
+                        || "`shellgate check` lists no such rule in earlier layers".into(),
+                    )
                 };
-                cx.invalid(id.span(), format!("unknown deny rule id `{name}`"), "unknown rule", Some(help));
+                cx.invalid(
+                    id.span(),
+                    format!("unknown deny rule id `{name}`"),
+                    "unknown rule",
+                    Some(help),
+                );
                 continue;
             };
             self.deny.remove(position);
@@ -1456,33 +1644,47 @@ impl Builder {
             if let (Some(rule), Some(span)) = (&pending.test.rule, &pending.rule_span)
                 && !rule_ids.contains(rule.as_str())
             {
-                self.errors.push(pending.file.error(
-                    ErrorKind::Invalid,
-                    span.clone(),
-                    format!("test `{}` names unknown deny rule `{rule}`", pending.test.name),
-                    "unknown rule",
-                    Some(did_you_mean(rule, rule_ids.iter().copied()).unwrap_or_else(|| "name a deny rule id of this policy".into())),
-                ));
+                self.errors.push(
+                    pending.file.error(
+                        ErrorKind::Invalid,
+                        span.clone(),
+                        format!(
+                            "test `{}` names unknown deny rule `{rule}`",
+                            pending.test.name
+                        ),
+                        "unknown rule",
+                        Some(
+                            did_you_mean(rule, rule_ids.iter().copied())
+                                .unwrap_or_else(|| "name a deny rule id of this policy".into()),
+                        ),
+                    ),
+                );
             }
             if let (Some(audience), Some(span)) = (&pending.test.audience, &pending.audience_span)
                 && !self.audiences.contains_key(audience)
             {
-                self.errors.push(pending.file.error(
-                    ErrorKind::Invalid,
-                    span.clone(),
-                    format!("test `{}` names unknown audience `{audience}`", pending.test.name),
-                    "unknown audience",
-                    Some(
-                        did_you_mean(audience, self.audiences.keys().map(String::as_str))
-                            .unwrap_or_else(|| "define it under `[audience.NAME]`".into()),
+                self.errors.push(
+                    pending.file.error(
+                        ErrorKind::Invalid,
+                        span.clone(),
+                        format!(
+                            "test `{}` names unknown audience `{audience}`",
+                            pending.test.name
+                        ),
+                        "unknown audience",
+                        Some(
+                            did_you_mean(audience, self.audiences.keys().map(String::as_str))
+                                .unwrap_or_else(|| "define it under `[audience.NAME]`".into()),
+                        ),
                     ),
-                ));
+                );
             }
         }
     }
 
     /// Compiles everything into a policy, or returns every error found.
     pub(crate) fn finish(mut self) -> Result<(Policy, Vec<PendingExample>), PolicyError> {
+        let t0 = std::time::Instant::now();
         self.check_references();
         if let Some(error) = PolicyError::combine(std::mem::take(&mut self.errors)) {
             return Err(error);
@@ -1511,6 +1713,7 @@ impl Builder {
                 .collect(),
         )
         .map_err(|e| internal("the token classifier", &e))?;
+        crate::policy::tick("refs+classifier", t0); let t0 = std::time::Instant::now();
         let raw_set = if self.raw_patterns.is_empty() {
             None
         } else {
@@ -1531,6 +1734,7 @@ impl Builder {
                 *slot = index;
             }
         }
+        crate::policy::tick("rawset", t0); let t0 = std::time::Instant::now();
         let mut protected_builder = GlobSetBuilder::new();
         let mut protected_owner = Vec::new();
         let mut protected = Vec::new();
@@ -1544,6 +1748,8 @@ impl Builder {
         let protected_set = protected_builder
             .build()
             .map_err(|e| internal("protected paths", &e))?;
+        crate::policy::tick("protset", t0);
+        let t0 = std::time::Instant::now();
         let policy = Policy::assemble(crate::policy::Parts {
             settings: self.settings,
             deny,
@@ -1563,6 +1769,7 @@ impl Builder {
             disabled: self.disabled,
         })
         .map_err(|e| internal("glob sets", &e))?;
+        crate::policy::tick("assemble", t0);
         Ok((policy, self.examples))
     }
 }
@@ -1595,7 +1802,13 @@ fn raw_errors(patterns: &[RawPattern], set_error: &regex::Error) -> PolicyError 
         ));
     }
     PolicyError::combine(errors).unwrap_or_else(|| {
-        SourceFile::new("<policy>", "").error(ErrorKind::Invalid, 0..0, "no raw rules", "here", None)
+        SourceFile::new("<policy>", "").error(
+            ErrorKind::Invalid,
+            0..0,
+            "no raw rules",
+            "here",
+            None,
+        )
     })
 }
 

@@ -72,7 +72,9 @@ mod tests {
             Decision::NeedsPrompt
         );
         assert_eq!(
-            [Decision::Approved, Decision::NeedsPrompt].into_iter().max(),
+            [Decision::Approved, Decision::NeedsPrompt]
+                .into_iter()
+                .max(),
             Some(Decision::NeedsPrompt)
         );
     }

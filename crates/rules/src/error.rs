@@ -58,9 +58,16 @@ impl SourceFile {
             at -= 1;
         }
         // The number of line starts at or before `at` is the 1-based line.
-        let line = self.line_starts.partition_point(|start| *start <= at).max(1);
+        let line = self
+            .line_starts
+            .partition_point(|start| *start <= at)
+            .max(1);
         let line_start = self.line_starts.get(line - 1).copied().unwrap_or(0);
-        let column = self.text.get(line_start..at).map_or(0, |s| s.chars().count()) + 1;
+        let column = self
+            .text
+            .get(line_start..at)
+            .map_or(0, |s| s.chars().count())
+            + 1;
         Location {
             file: self.name.to_string(),
             line,
@@ -331,11 +338,8 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
             let insertion = cur.get(j).map_or(usize::MAX, |v| v + 1);
             let substitution = prev.get(j).map_or(usize::MAX, |v| v + cost);
             let mut best = deletion.min(insertion).min(substitution);
-            let transposed = i > 0
-                && j > 0
-                && a.get(i - 1) == Some(cb)
-                && b.get(j - 1) == Some(ca)
-                && ca != cb;
+            let transposed =
+                i > 0 && j > 0 && a.get(i - 1) == Some(cb) && b.get(j - 1) == Some(ca) && ca != cb;
             if transposed {
                 best = best.min(two_back.get(j - 1).map_or(usize::MAX, |v| v + 1));
             }
@@ -370,7 +374,10 @@ mod tests {
         assert_eq!(closest("verbs", keys), Some("verb"));
         assert_eq!(closest("flags_anny", keys), Some("flags_any"));
         assert_eq!(closest("zzzzzzz", keys), None);
-        assert_eq!(did_you_mean("arg_any", keys).as_deref(), Some("did you mean `args_any`?"));
+        assert_eq!(
+            did_you_mean("arg_any", keys).as_deref(),
+            Some("did you mean `args_any`?")
+        );
     }
 
     #[test]

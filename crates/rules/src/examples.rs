@@ -37,7 +37,11 @@ impl Policy {
             .deny_expansion(command, &expansion)
             .iter()
             .any(|h| h.rule.id == id);
-        let seen = expansion.invocations.iter().map(|i| i.text.clone()).collect();
+        let seen = expansion
+            .invocations
+            .iter()
+            .map(|i| i.text.clone())
+            .collect();
         (hit, seen)
     }
 

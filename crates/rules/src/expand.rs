@@ -431,7 +431,10 @@ impl Walker<'_> {
             });
             if *kind == EdgeKind::Contains && substitution {
                 self.ex.pipelines.push(Pipeline {
-                    stages: vec![members(*inner, *inner + 1), members(*container, *container + 1)],
+                    stages: vec![
+                        members(*inner, *inner + 1),
+                        members(*container, *container + 1),
+                    ],
                 });
             }
         }
@@ -451,11 +454,25 @@ impl Walker<'_> {
         let policy = self.policy;
         let words = &inv.words;
         let matched = policy
-            .lookup(&policy.shell_index, &policy.shells, |e| &e.verb, words, true, &|_| true)
+            .lookup(
+                &policy.shell_index,
+                &policy.shells,
+                |e| &e.verb,
+                words,
+                true,
+                &|_| true,
+            )
             .map(|e| e.verb.clone())
             .or_else(|| {
                 policy
-                    .lookup(&policy.wrapper_index, &policy.wrappers, |e| &e.verb, words, true, &|_| true)
+                    .lookup(
+                        &policy.wrapper_index,
+                        &policy.wrappers,
+                        |e| &e.verb,
+                        words,
+                        true,
+                        &|_| true,
+                    )
                     .map(|e| e.verb.clone())
             });
         matched.unwrap_or_else(|| {
@@ -509,8 +526,22 @@ impl Walker<'_> {
             }
             return;
         }
-        let shell = policy.lookup(&policy.shell_index, &policy.shells, |e| &e.verb, words, true, &|_| true);
-        let wrapper = policy.lookup(&policy.wrapper_index, &policy.wrappers, |e| &e.verb, words, true, &|_| true);
+        let shell = policy.lookup(
+            &policy.shell_index,
+            &policy.shells,
+            |e| &e.verb,
+            words,
+            true,
+            &|_| true,
+        );
+        let wrapper = policy.lookup(
+            &policy.wrapper_index,
+            &policy.wrappers,
+            |e| &e.verb,
+            words,
+            true,
+            &|_| true,
+        );
         if let Some(shell) = shell {
             let found = find_code(shell, words);
             if wrapper.is_none() || matches!(found, Found::Code(..) | Found::Joined(_)) {
@@ -524,7 +555,10 @@ impl Walker<'_> {
     }
 
     /// Creates an inner invocation of `parent` and unwraps it.
-    #[expect(clippy::too_many_arguments, reason = "one constructor for every inner invocation")]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one constructor for every inner invocation"
+    )]
     fn inner(
         &mut self,
         parent: usize,
@@ -588,7 +622,10 @@ impl Walker<'_> {
                 if trusted && found.transparent {
                     self.mark_wrapper(index, wrapper.privileged);
                 }
-                let inner_words = words.get(found.start..).map(<[Word]>::to_vec).unwrap_or_default();
+                let inner_words = words
+                    .get(found.start..)
+                    .map(<[Word]>::to_vec)
+                    .unwrap_or_default();
                 self.inner(
                     index,
                     inner_words,
@@ -600,21 +637,46 @@ impl Walker<'_> {
                 );
             }
             WrapperMode::Strip => {
-                let Some((inner_words, inner_cwd)) = strip_inner(wrapper, &words, start, cwd, home.as_deref()) else {
+                let Some((inner_words, inner_cwd, transparent)) =
+                    strip_inner(wrapper, &words, start, cwd, home.as_deref())
+                else {
                     return;
                 };
-                if trusted {
+                if trusted && transparent {
                     self.mark_wrapper(index, wrapper.privileged);
                 }
-                self.inner(index, inner_words, Vec::new(), inner_cwd, Via::Wrapper, false, depth);
+                self.inner(
+                    index,
+                    inner_words,
+                    Vec::new(),
+                    inner_cwd,
+                    Via::Wrapper,
+                    false,
+                    depth,
+                );
             }
             WrapperMode::ExecOption => {
                 for range in exec_option_inners(wrapper, &words, start) {
+                    // `-execdir`/`-okdir` style options run in each found file's directory.
+                    let in_found_dir = range
+                        .start
+                        .checked_sub(1)
+                        .and_then(|i| words.get(i))
+                        .is_some_and(|option| option.cooked.ends_with("dir"));
                     let inner_words = words.get(range).map(<[Word]>::to_vec).unwrap_or_default();
                     if inner_words.is_empty() {
                         continue;
                     }
-                    self.inner(index, inner_words, Vec::new(), cwd.clone(), Via::ExecOption, true, depth);
+                    let inner_cwd = if in_found_dir { None } else { cwd.clone() };
+                    self.inner(
+                        index,
+                        inner_words,
+                        Vec::new(),
+                        inner_cwd,
+                        Via::ExecOption,
+                        true,
+                        depth,
+                    );
                 }
             }
         }
@@ -642,7 +704,10 @@ impl Walker<'_> {
             Found::Code(i, part) => {
                 let Some(word) = words.get(i) else { return };
                 if !word.literal {
-                    self.dynamic(index, &format!("the code `{}` is not known statically", word.raw));
+                    self.dynamic(
+                        index,
+                        &format!("the code `{}` is not known statically", word.raw),
+                    );
                     return;
                 }
                 let code = match part {
@@ -654,10 +719,17 @@ impl Walker<'_> {
             Found::Joined(i) => {
                 let tail = words.get(i..).unwrap_or_default();
                 if let Some(word) = tail.iter().find(|w| !w.literal) {
-                    self.dynamic(index, &format!("the code word `{}` is not known statically", word.raw));
+                    self.dynamic(
+                        index,
+                        &format!("the code word `{}` is not known statically", word.raw),
+                    );
                     return;
                 }
-                let code = tail.iter().map(|w| w.cooked.as_str()).collect::<Vec<_>>().join(" ");
+                let code = tail
+                    .iter()
+                    .map(|w| w.cooked.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 (code, words.len())
             }
             Found::Stdin => match stdin_code(&redirects) {
@@ -680,7 +752,10 @@ impl Walker<'_> {
             if trusted {
                 self.mark_wrapper(index, shell.privileged);
             }
-            let span = words.get(after.saturating_sub(1)).map(|w| w.span).unwrap_or_default();
+            let span = words
+                .get(after.saturating_sub(1))
+                .map(|w| w.span)
+                .unwrap_or_default();
             let mut inner: Vec<Word> = split.into_iter().map(|s| synthetic_word(s, span)).collect();
             inner.extend(words.get(after..).unwrap_or_default().iter().cloned());
             self.inner(index, inner, Vec::new(), cwd, Via::Split, false, depth);
@@ -688,13 +763,18 @@ impl Walker<'_> {
         }
         if depth + 1 > self.max_depth {
             self.ex.complete = false;
-            self.ex
-                .notes
-                .push(format!("`{text}`: shell code nested deeper than {} levels", self.max_depth));
+            self.ex.notes.push(format!(
+                "`{text}`: shell code nested more than {} levels deep",
+                self.max_depth
+            ));
             self.set_opaque(index, Opaque::DepthLimit);
             return;
         }
-        let (code_cwd, code_home) = if shell.remote { (None, None) } else { (cwd, home) };
+        let (code_cwd, code_home) = if shell.remote {
+            (None, None)
+        } else {
+            (cwd, home)
+        };
         let options = ParseOptions {
             cwd: code_cwd,
             home: code_home.clone(),
@@ -706,16 +786,20 @@ impl Walker<'_> {
         });
         if !parsed.complete {
             self.ex.complete = false;
-            self.ex
-                .notes
-                .push(format!("`{text}`: the nested shell code did not parse completely"));
+            self.ex.notes.push(format!(
+                "`{text}`: the nested shell code did not parse completely"
+            ));
             self.set_opaque(index, Opaque::NestedIncomplete);
         }
         if trusted && !parsed.graph.is_empty() {
             self.mark_wrapper(index, shell.privileged);
         }
         let clause_index = self.ex.invocations.get(index).map_or(0, |i| i.clause_index);
-        let via = if shell.remote { Via::Remote } else { Via::Shell };
+        let via = if shell.remote {
+            Via::Remote
+        } else {
+            Via::Shell
+        };
         self.graph(
             &parsed.graph,
             Some((index, via)),
@@ -805,7 +889,11 @@ fn prefix_inner(
             }
             if exactly(name, &wrapper.cwd_flags) {
                 cwd = match inline {
-                    Some(v) => moved(Some(&synthetic_word(v.to_owned(), word.span)), cwd.as_deref(), home),
+                    Some(v) => moved(
+                        Some(&synthetic_word(v.to_owned(), word.span)),
+                        cwd.as_deref(),
+                        home,
+                    ),
                     None => moved(words.get(i), cwd.as_deref(), home),
                 };
             }
@@ -843,7 +931,11 @@ fn prefix_inner(
                     }
                     i += 1;
                 } else if is_cwd {
-                    cwd = moved(Some(&synthetic_word(rest.to_owned(), word.span)), cwd.as_deref(), home);
+                    cwd = moved(
+                        Some(&synthetic_word(rest.to_owned(), word.span)),
+                        cwd.as_deref(),
+                        home,
+                    );
                 }
                 break;
             }
@@ -889,16 +981,18 @@ fn prefix_inner(
     })
 }
 
-/// `git -C DIR log` → (`git log`, DIR); `None` when none of the value flags is present.
+/// `git -C DIR log` → (`git log`, DIR, transparent); `None` when none of the value flags is
+/// present. Stripping a `judged_flags` option makes the wrapper non-transparent.
 fn strip_inner(
     wrapper: &Wrapper,
     words: &[Word],
     start: usize,
     mut cwd: Option<PathBuf>,
     home: Option<&Path>,
-) -> Option<(Vec<Word>, Option<PathBuf>)> {
+) -> Option<(Vec<Word>, Option<PathBuf>, bool)> {
     let mut kept: Vec<Word> = words.get(..start)?.to_vec();
     let mut stripped = false;
+    let mut transparent = true;
     let mut i = start;
     while let Some(word) = words.get(i) {
         let text = word.cooked.as_str();
@@ -911,7 +1005,12 @@ fn strip_inner(
                 Some((n, v)) => (n, Some(v.to_owned())),
                 None => (text, None),
             }
-        } else if text.chars().count() > 2 && wrapper.value_flags.iter().any(|f| f.len() == 2 && text.starts_with(f.as_str())) {
+        } else if text.chars().count() > 2
+            && wrapper
+                .value_flags
+                .iter()
+                .any(|f| f.len() == 2 && text.starts_with(f.as_str()))
+        {
             let name = text.get(..2).unwrap_or_default();
             (name, text.get(2..).map(str::to_owned))
         } else {
@@ -919,6 +1018,9 @@ fn strip_inner(
         };
         if exactly(name, &wrapper.value_flags) {
             stripped = true;
+            if exactly(name, &wrapper.judged_flags) {
+                transparent = false;
+            }
             let value = match inline {
                 Some(v) => Some(synthetic_word(v, word.span)),
                 None => {
@@ -938,7 +1040,7 @@ fn strip_inner(
         return None;
     }
     kept.extend(words.get(i..).unwrap_or_default().iter().cloned());
-    Some((kept, cwd))
+    Some((kept, cwd, transparent))
 }
 
 /// The word ranges of every `-exec … ;` style inner command.
@@ -952,7 +1054,8 @@ fn exec_option_inners(wrapper: &Wrapper, words: &[Word], start: usize) -> Vec<Ra
             while let Some(w) = words.get(end) {
                 let terminator = w.literal
                     && exactly(&w.cooked, &wrapper.terminators)
-                    && (w.cooked != "+" || end > begin && words.get(end - 1).is_some_and(|p| p.cooked == "{}"));
+                    && (w.cooked != "+"
+                        || end > begin && words.get(end - 1).is_some_and(|p| p.cooked == "{}"));
                 if terminator {
                     break;
                 }
@@ -1042,7 +1145,10 @@ fn stdin_code(redirects: &[Redirect]) -> StdinCode {
             && redirect.stdin_text().is_some()
             && !word.literal
         {
-            return StdinCode::Dynamic(format!("the here-string `{}` is not known statically", word.raw));
+            return StdinCode::Dynamic(format!(
+                "the here-string `{}` is not known statically",
+                word.raw
+            ));
         }
         if let Some(text) = redirect.stdin_text() {
             return StdinCode::Text(text.to_owned());
@@ -1062,7 +1168,10 @@ fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaqu
     let opaque = || Opaque::Interpreter {
         why: interpreter.why.clone(),
     };
-    let query = words.iter().skip(start).any(|w| w.literal && listed(&w.cooked, &interpreter.query_flags));
+    let query = words
+        .iter()
+        .skip(start)
+        .any(|w| w.literal && listed(&w.cooked, &interpreter.query_flags));
     if query {
         return None;
     }
@@ -1072,10 +1181,17 @@ fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaqu
             || exactly(name, &interpreter.value_flags)
     };
     let scan = crate::flags::scan(words, start, &takes);
-    if scan.flags.iter().any(|f| exactly(&f.name, &interpreter.script_flags)) {
+    if scan
+        .flags
+        .iter()
+        .any(|f| exactly(&f.name, &interpreter.script_flags))
+    {
         return Some(opaque());
     }
-    let code_given = scan.flags.iter().any(|f| exactly(&f.name, &interpreter.code_flags));
+    let code_given = scan
+        .flags
+        .iter()
+        .any(|f| exactly(&f.name, &interpreter.code_flags));
     if !interpreter.program_operand {
         if code_given {
             return Some(opaque());
@@ -1090,7 +1206,12 @@ fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaqu
         .values
         .iter()
         .filter(|v| exactly(&v.flag, &interpreter.code_flags))
-        .map(|v| (v.text.as_str(), words.get(v.index).is_some_and(|w| w.literal)))
+        .map(|v| {
+            (
+                v.text.as_str(),
+                words.get(v.index).is_some_and(|w| w.literal),
+            )
+        })
         .collect();
     if programs.is_empty() && !code_given {
         match scan.operands.first().and_then(|i| words.get(*i)) {
@@ -1099,7 +1220,11 @@ fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaqu
         }
     }
     let unsafe_program = programs.iter().any(|(text, literal)| {
-        !literal || interpreter.unsafe_set.as_ref().is_some_and(|set| set.is_match(text))
+        !literal
+            || interpreter
+                .unsafe_set
+                .as_ref()
+                .is_some_and(|set| set.is_match(text))
     });
     (unsafe_program || programs.is_empty()).then(opaque)
 }
@@ -1182,12 +1307,20 @@ fn clause_text(clause: &Clause) -> String {
     let mut parts: Vec<String> = Vec::new();
     for a in &clause.assignments {
         let op = if a.append { "+=" } else { "=" };
-        let index = a.index.as_deref().map(|i| format!("[{i}]")).unwrap_or_default();
+        let index = a
+            .index
+            .as_deref()
+            .map(|i| format!("[{i}]"))
+            .unwrap_or_default();
         let value = match (&a.value, &a.array) {
             (Some(v), _) => v.raw.clone(),
             (None, Some(items)) => format!(
                 "({})",
-                items.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" ")
+                items
+                    .iter()
+                    .map(|w| w.raw.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
             ),
             (None, None) => String::new(),
         };
@@ -1217,10 +1350,18 @@ mod tests {
     fn env_split_string() {
         assert_eq!(
             split_words("rm -rf '/tmp/a b' \"x\\\"y\" # c"),
-            Some(vec!["rm".into(), "-rf".into(), "/tmp/a b".into(), "x\"y".into()])
+            Some(vec![
+                "rm".into(),
+                "-rf".into(),
+                "/tmp/a b".into(),
+                "x\"y".into()
+            ])
         );
         assert_eq!(split_words("echo $HOME"), None);
-        assert_eq!(split_words("echo '$HOME'"), Some(vec!["echo".into(), "$HOME".into()]));
+        assert_eq!(
+            split_words("echo '$HOME'"),
+            Some(vec!["echo".into(), "$HOME".into()])
+        );
     }
 
     #[test]

@@ -204,7 +204,18 @@ mod tests {
 
     #[test]
     fn values_are_consumed_in_every_spelling() {
-        let w = words(&["head", "-n", "5", "-n5", "--lines=7", "--lines", "8", "-vn", "9", "f"]);
+        let w = words(&[
+            "head",
+            "-n",
+            "5",
+            "-n5",
+            "--lines=7",
+            "--lines",
+            "8",
+            "-vn",
+            "9",
+            "f",
+        ]);
         let value = |name: &str| name == "-n" || name == "--lines";
         let s = scan(&w, 1, &value);
         let values: Vec<(&str, usize, &str)> = s

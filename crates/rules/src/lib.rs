@@ -57,16 +57,14 @@ pub use decision::Decision;
 pub use error::{Located, Location, PolicyError};
 pub use examples::{EXAMPLE_CWD, EXAMPLE_HOME};
 pub use expand::{
-    CodeSource, DenyHit, ExpandOptions, Expansion, Invocation, InvocationKind, Opaque,
-    OriginStep, Pipeline, Via,
+    CodeSource, DenyHit, ExpandOptions, Expansion, Invocation, InvocationKind, Opaque, OriginStep,
+    Pipeline, Via,
 };
 pub use model::{
     ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, Interpreter, Layer,
-    PLACEHOLDERS, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings,
-    Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, ZoneTemplate, ZoneVars,
+    PLACEHOLDERS, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings, Shell,
+    UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, ZoneTemplate, ZoneVars,
 };
 pub use paths::resolve_path;
 pub use pattern::{Access, PatternError, VerbPattern, ZonePath};
-pub use policy::{
-    CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy, SafeVerdict,
-};
+pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy, SafeVerdict};

@@ -54,9 +54,8 @@ impl FromStr for Layer {
             .ok_or_else(|| PolicyError::UnknownName {
                 what: "layer",
                 name: text.to_owned(),
-                help: did_you_mean(text, Self::ALL.iter().map(|l| l.as_str())).unwrap_or_else(
-                    || "a layer is `default`, `user` or `project`".to_owned(),
-                ),
+                help: did_you_mean(text, Self::ALL.iter().map(|l| l.as_str()))
+                    .unwrap_or_else(|| "a layer is `default`, `user` or `project`".to_owned()),
             })
     }
 }
@@ -285,11 +284,15 @@ pub enum WrapperMode {
     /// `env`, `timeout`, `xargs`…).
     Prefix,
     /// Each of `exec_options` starts an inner command that ends at one of `terminators`
-    /// (`find -exec … ;`). The wrapper also runs by itself.
+    /// (`find -exec … ;`; `+` ends it only right after `{}`). The wrapper also runs by itself.
+    /// The inner command of an option ending in `dir` (`-execdir`, `-okdir`) runs in each
+    /// found file's directory, so its working directory is unknown.
     ExecOption,
     /// The wrapper's verb stays and the `value_flags` (with their values) are removed, such as
     /// `git -C DIR log` → `git log` run in `DIR`. Other options stay in place. Applies only when
-    /// one of the `value_flags` is present.
+    /// one of the `value_flags` is present. Stripping one that is also in `judged_flags`
+    /// (`git -c KEY=VALUE`) keeps the wrapper judged by itself, so the inner `git push --force`
+    /// meets the deny rules while `git -c core.pager=… log` is not silently safe.
     Strip,
 }
 

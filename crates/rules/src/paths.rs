@@ -65,9 +65,7 @@ pub(crate) fn forms(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> Path
             _ => normalize(text, false),
         }
     };
-    let tilde = home_text
-        .as_deref()
-        .and_then(|h| tilde_form(&resolved, h));
+    let tilde = home_text.as_deref().and_then(|h| tilde_form(&resolved, h));
     PathForms { resolved, tilde }
 }
 
@@ -157,10 +155,7 @@ mod tests {
     fn resolves_against_cwd_and_home() {
         let home = Some("/home/u");
         assert_eq!(f("..", Some("/home"), home), ("/".into(), None));
-        assert_eq!(
-            f("../../..", Some("/home/u/p"), home),
-            ("/".into(), None)
-        );
+        assert_eq!(f("../../..", Some("/home/u/p"), home), ("/".into(), None));
         assert_eq!(f("~", None, home), ("/home/u".into(), Some("~".into())));
         assert_eq!(
             f("$HOME/", None, home),
@@ -182,7 +177,10 @@ mod tests {
     #[test]
     fn unknown_home_keeps_the_tilde_form() {
         assert_eq!(f("~", None, None), ("~".into(), Some("~".into())));
-        assert_eq!(f("$HOME/a/../b", None, None), ("~/b".into(), Some("~/b".into())));
+        assert_eq!(
+            f("$HOME/a/../b", None, None),
+            ("~/b".into(), Some("~/b".into()))
+        );
         assert_eq!(f("~root/x", Some("/tmp"), None), ("~root/x".into(), None));
     }
 }

@@ -11,11 +11,11 @@ use crate::classify::{Classifier, TokenClass};
 use crate::compile::{Builder, index_of};
 use crate::error::PolicyError;
 use crate::flags::{self, Scan, flag_is};
+use crate::model::ArgRole;
 use crate::model::{
     Audience, DenyMatcher, DenyRule, DisabledRule, Interpreter, Layer, PolicySource, PolicyTest,
     Protected, Role, SafeEntry, Settings, Shell, VerbRoles, ViewMatcher, Wrapper,
 };
-use crate::model::ArgRole;
 use crate::paths;
 
 /// The embedded default policy text (`policies/default.toml`).
@@ -284,12 +284,19 @@ impl Policy {
                 globs.iter().enumerate().map(move |(j, g)| (i, j, g))
             }))
         };
+        let t0 = std::time::Instant::now();
         let args_globs = view_globs(|v| v.args_any.as_ref())?;
+        tick("  argsglobs", t0);
         let redirect_globs = view_globs(|v| v.redirect_to.as_ref())?;
         let env_globs = view_globs(|v| v.env.as_ref())?;
+        let t0 = std::time::Instant::now();
         let unless_globs = GlobIndex::build(parts.safe.iter().enumerate().flat_map(|(i, e)| {
-            e.unless_globs.iter().enumerate().map(move |(j, g)| (i, j, g))
+            e.unless_globs
+                .iter()
+                .enumerate()
+                .map(move |(j, g)| (i, j, g))
         }))?;
+        tick("  unlessglobs", t0);
         let trusted = parts
             .settings
             .trusted_bin_dirs
@@ -380,11 +387,25 @@ impl Policy {
         any_dir: bool,
         accept: &dyn Fn(&T) -> bool,
     ) -> Option<&'t T> {
+        self.lookup_at(index, table, verb_of, words, any_dir, accept)
+            .map(|(_, entry)| entry)
+    }
+
+    /// [`Policy::lookup`] with the entry's index.
+    pub(crate) fn lookup_at<'t, T>(
+        &self,
+        index: &VerbIndex,
+        table: &'t [T],
+        verb_of: fn(&T) -> &[String],
+        words: &[Word],
+        any_dir: bool,
+        accept: &dyn Fn(&T) -> bool,
+    ) -> Option<(usize, &'t T)> {
         let (name, _) = self.command_name(words.first()?)?;
         index
             .candidates(name)
-            .filter_map(|i| table.get(i))
-            .find(|entry| self.starts_with(words, verb_of(entry), any_dir) && accept(entry))
+            .filter_map(|i| table.get(i).map(|entry| (i, entry)))
+            .find(|(_, entry)| self.starts_with(words, verb_of(entry), any_dir) && accept(entry))
     }
 
     // ---- deny ----------------------------------------------------------------------------
@@ -420,7 +441,13 @@ impl Policy {
     }
 
     /// Whether the view matcher of rule `rule` holds.
-    fn view_hits(&self, rule: usize, m: &ViewMatcher, view: &CommandView<'_>, facts: &Facts) -> bool {
+    fn view_hits(
+        &self,
+        rule: usize,
+        m: &ViewMatcher,
+        view: &CommandView<'_>,
+        facts: &Facts,
+    ) -> bool {
         if !m.verb.is_empty() && !self.starts_with(view.words, &m.verb, true) {
             return false;
         }
@@ -439,7 +466,12 @@ impl Policy {
         if !m.flags_any.is_empty() && !m.flags_any.iter().any(has) {
             return false;
         }
-        if m.args_any.is_some() && !facts.args.iter().any(|(r, index)| *r == rule && *index >= start) {
+        if m.args_any.is_some()
+            && !facts
+                .args
+                .iter()
+                .any(|(r, index)| *r == rule && *index >= start)
+        {
             return false;
         }
         if m.redirect_to.is_some() && !facts.redirects.contains(&rule) {
@@ -509,7 +541,7 @@ impl Policy {
     #[must_use]
     pub fn safe(&self, view: &CommandView<'_>) -> SafeVerdict<'_> {
         let os = std::env::consts::OS;
-        let Some(entry) = self.lookup(
+        let Some((entry_index, entry)) = self.lookup_at(
             &self.safe_index,
             &self.safe,
             |e| &e.verb,
@@ -541,16 +573,12 @@ impl Policy {
             };
         }
         if !entry.unless_args.is_empty() {
-            let entry_index = self
-                .safe
-                .iter()
-                .position(|e| std::ptr::eq(e, entry))
-                .unwrap_or(usize::MAX);
             let mut scratch = Vec::new();
             let mut owners = Vec::new();
             for word in view.words.iter().skip(start) {
                 owners.clear();
-                self.unless_globs.owners_of(&word.cooked, &mut scratch, &mut owners);
+                self.unless_globs
+                    .owners_of(&word.cooked, &mut scratch, &mut owners);
                 let hit = owners
                     .iter()
                     .filter(|(e, _)| *e == entry_index)
@@ -791,7 +819,10 @@ impl Policy {
 
 /// The cooked text of word `index`.
 fn cooked(words: &[Word], index: usize) -> String {
-    words.get(index).map(|w| w.cooked.clone()).unwrap_or_default()
+    words
+        .get(index)
+        .map(|w| w.cooked.clone())
+        .unwrap_or_default()
 }
 
 /// What every deny matcher needs from a view, computed once.
@@ -820,20 +851,28 @@ impl Facts {
             for form in paths::forms(&word.cooked, view.cwd, view.home).iter() {
                 policy.args_globs.owners_of(form, &mut scratch, &mut owners);
             }
-            policy.args_globs.owners_of(&word.cooked, &mut scratch, &mut owners);
+            policy
+                .args_globs
+                .owners_of(&word.cooked, &mut scratch, &mut owners);
             args.extend(owners.iter().map(|(rule, _)| (*rule, *index)));
         }
         owners.clear();
         for target in view.redirects.iter().filter_map(Redirect::write_target) {
             for form in paths::forms(&target.cooked, view.cwd, view.home).iter() {
-                policy.redirect_globs.owners_of(form, &mut scratch, &mut owners);
+                policy
+                    .redirect_globs
+                    .owners_of(form, &mut scratch, &mut owners);
             }
-            policy.redirect_globs.owners_of(&target.cooked, &mut scratch, &mut owners);
+            policy
+                .redirect_globs
+                .owners_of(&target.cooked, &mut scratch, &mut owners);
         }
         let redirects = owners.iter().map(|(rule, _)| *rule).collect();
         owners.clear();
         for assignment in view.assignments {
-            policy.env_globs.owners_of(&assignment.name, &mut scratch, &mut owners);
+            policy
+                .env_globs
+                .owners_of(&assignment.name, &mut scratch, &mut owners);
         }
         let exporter = view
             .words
@@ -842,7 +881,10 @@ impl Facts {
             .is_some_and(|(name, _)| EXPORTERS.contains(&name));
         if exporter {
             for word in view.words.iter().skip(1) {
-                let name = word.cooked.split_once('=').map_or(word.cooked.as_str(), |(n, _)| n);
+                let name = word
+                    .cooked
+                    .split_once('=')
+                    .map_or(word.cooked.as_str(), |(n, _)| n);
                 policy.env_globs.owners_of(name, &mut scratch, &mut owners);
             }
         }
@@ -854,4 +896,16 @@ impl Facts {
             env,
         }
     }
+}
+
+thread_local! { static TICKS: std::cell::RefCell<std::collections::BTreeMap<&'static str, std::time::Duration>> = Default::default(); }
+pub(crate) fn tick(name: &'static str, t0: std::time::Instant) {
+    let d = t0.elapsed();
+    TICKS.with(|t| { let mut t = t.borrow_mut(); let e = t.entry(name).or_insert(std::time::Duration::MAX); *e = (*e).min(d); });
+}
+#[test]
+#[ignore]
+fn profile_load() {
+    for _ in 0..30 { let _ = Policy::embedded_default(); }
+    TICKS.with(|t| for (k, v) in t.borrow().iter() { println!("{k}: {v:?}"); });
 }

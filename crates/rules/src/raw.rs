@@ -305,7 +305,9 @@ impl<'de> Deserialize<'de> for FlagEntry {
         impl<'de> Visitor<'de> for FlagVisitor {
             type Value = FlagEntry;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a flag such as \"-f\" or a list of spellings such as [\"-f\", \"--force\"]")
+                f.write_str(
+                    "a flag such as \"-f\" or a list of spellings such as [\"-f\", \"--force\"]",
+                )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<FlagEntry, E> {
                 Ok(FlagEntry::One(v.to_owned()))
