@@ -137,10 +137,18 @@ impl HookRequest {
     #[must_use]
     pub fn workdir(&self) -> Option<PathBuf> {
         match (&self.call, &self.cwd) {
-            (ToolCall::Shell { workdir: Some(dir), .. }, Some(cwd)) => Some(cwd.join(dir)),
-            (ToolCall::Shell { workdir: Some(dir), .. }, None) if dir.is_absolute() => {
-                Some(dir.clone())
-            }
+            (
+                ToolCall::Shell {
+                    workdir: Some(dir), ..
+                },
+                Some(cwd),
+            ) => Some(cwd.join(dir)),
+            (
+                ToolCall::Shell {
+                    workdir: Some(dir), ..
+                },
+                None,
+            ) if dir.is_absolute() => Some(dir.clone()),
             _ => self.cwd.clone(),
         }
     }
@@ -371,7 +379,11 @@ fn prompt_reason(evaluation: &Evaluation) -> String {
                 "{access} `{}` (trust for good: shellgate approvals trust-zone {}{})",
                 path.path,
                 shell_quote(&zone.display().to_string()),
-                if path.access == Access::Read { " --read-only" } else { "" }
+                if path.access == Access::Read {
+                    " --read-only"
+                } else {
+                    ""
+                }
             ),
             None => format!("{access} `{}`", path.path),
         });
@@ -429,21 +441,36 @@ mod tests {
     #[test]
     fn fails_on_unusable_input() {
         assert_eq!(parse_request(Agent::ClaudeCode, b""), Err(HookError::Empty));
-        assert_eq!(parse_request(Agent::ClaudeCode, b" \n"), Err(HookError::Empty));
+        assert_eq!(
+            parse_request(Agent::ClaudeCode, b" \n"),
+            Err(HookError::Empty)
+        );
         assert!(matches!(
-            parse_request(Agent::ClaudeCode, br#"{"tool_name":"Bash","tool_input":{"comm"#),
+            parse_request(
+                Agent::ClaudeCode,
+                br#"{"tool_name":"Bash","tool_input":{"comm"#
+            ),
             Err(HookError::NotJson(_))
         ));
-        assert_eq!(parse_request(Agent::Codex, b"[1]"), Err(HookError::NotObject));
         assert_eq!(
-            parse_request(Agent::Gemini, br#"{"hook_event_name":"AfterTool","tool_name":"x"}"#),
+            parse_request(Agent::Codex, b"[1]"),
+            Err(HookError::NotObject)
+        );
+        assert_eq!(
+            parse_request(
+                Agent::Gemini,
+                br#"{"hook_event_name":"AfterTool","tool_name":"x"}"#
+            ),
             Err(HookError::WrongEvent {
                 expected: "BeforeTool",
                 found: "AfterTool".to_owned()
             })
         );
         assert_eq!(
-            parse_request(Agent::ClaudeCode, br#"{"tool_name":"Bash","tool_input":{}}"#),
+            parse_request(
+                Agent::ClaudeCode,
+                br#"{"tool_name":"Bash","tool_input":{}}"#
+            ),
             Err(HookError::MissingCommand {
                 tool: "Bash".to_owned()
             })

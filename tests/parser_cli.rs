@@ -9,10 +9,19 @@ use shellgate_parser::{ParseOptions, parse};
 
 /// Seed 000's ten suggested cases: input and expected verb.
 const SEED_000: &[(&str, &[&str])] = &[
-    ("freshdesk ticket list --status open", &["freshdesk", "ticket", "list"]),
-    ("git -C /repo worktree list --porcelain", &["git", "worktree", "list"]),
+    (
+        "freshdesk ticket list --status open",
+        &["freshdesk", "ticket", "list"],
+    ),
+    (
+        "git -C /repo worktree list --porcelain",
+        &["git", "worktree", "list"],
+    ),
     ("kubectl get pods", &["kubectl", "get", "pods"]),
-    ("kubectl get pods my-pod", &["kubectl", "get", "pods", "my-pod"]),
+    (
+        "kubectl get pods my-pod",
+        &["kubectl", "get", "pods", "my-pod"],
+    ),
     ("aws s3 cp src dst", &["aws", "s3", "cp", "src", "dst"]),
     ("git push origin main", &["git", "push", "origin", "main"]),
     ("cat /etc/passwd", &["cat"]),
@@ -35,12 +44,17 @@ fn shellgate(args: &[&str], stdin: Option<&str>) -> (i32, String) {
     }
     drop(input);
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap())
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
 }
 
 fn parse_json(command: &str) -> (i32, Value) {
     let (code, stdout) = shellgate(
-        &["parse", "--json", "--cwd", "/work", "--home", "/home/me", "--", command],
+        &[
+            "parse", "--json", "--cwd", "/work", "--home", "/home/me", "--", command,
+        ],
         None,
     );
     (code, serde_json::from_str(&stdout).unwrap())
@@ -95,7 +109,10 @@ fn incomplete_exits_2_with_reason() {
     assert_eq!(code, 2);
     assert_eq!(value["complete"], json!(false));
     assert_eq!(value["reason"], json!("unterminated double quote"));
-    assert_eq!(value["clauses"][0]["argv"], json!(["echo", "unterminated; rm -rf /"]));
+    assert_eq!(
+        value["clauses"][0]["argv"],
+        json!(["echo", "unterminated; rm -rf /"])
+    );
     assert_eq!(value["clauses"][0]["cwd"], Value::Null);
 }
 

@@ -27,7 +27,10 @@ const REFUSED: &[(&str, usize, &str)] = &[
 ];
 
 fn corpus(name: &str) -> Vec<String> {
-    let path = format!("{}/tests/data/corpus/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/data/corpus/{name}.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -91,9 +94,17 @@ fn check(name: &str) {
             ));
         }
     }
-    println!("{name}: {complete} complete, {incomplete} incomplete, {} bash rejects", rejected.len());
+    println!(
+        "{name}: {complete} complete, {incomplete} incomplete, {} bash rejects",
+        rejected.len()
+    );
     assert!(stale.is_empty(), "exceptions no longer needed: {stale:?}");
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

@@ -18,7 +18,12 @@ fn parse_small_stack(input: String) -> ParseOutput {
 
 fn assert_limit(out: &ParseOutput) {
     assert!(!out.complete);
-    assert_eq!(out.diagnostics.first().map(|d| d.kind), Some(DiagnosticKind::Limit), "{:?}", out.reason());
+    assert_eq!(
+        out.diagnostics.first().map(|d| d.kind),
+        Some(DiagnosticKind::Limit),
+        "{:?}",
+        out.reason()
+    );
 }
 
 #[test]
@@ -37,7 +42,9 @@ fn ten_thousand_nested_subshells() {
 
 #[test]
 fn ten_thousand_unclosed_openers() {
-    for opener in ["$(", "(", "{ ", "\"$(", "if ", "${x:-", "$((", "a[", "[[ ", "$(echo `"] {
+    for opener in [
+        "$(", "(", "{ ", "\"$(", "if ", "${x:-", "$((", "a[", "[[ ", "$(echo `",
+    ] {
         let out = parse_small_stack(opener.repeat(10_000));
         assert!(!out.complete, "{opener}");
     }
@@ -52,7 +59,11 @@ fn nesting_just_under_the_limit_parses_on_a_small_stack() {
     let out = parse_small_stack(input);
     assert!(out.complete, "{:?}", out.reason());
     assert_eq!(out.graph.len(), depth + 1);
-    let input = format!("{}ls{}", "if true; then ".repeat(MAX_DEPTH - 1), "; fi".repeat(MAX_DEPTH - 1));
+    let input = format!(
+        "{}ls{}",
+        "if true; then ".repeat(MAX_DEPTH - 1),
+        "; fi".repeat(MAX_DEPTH - 1)
+    );
     let out = parse_small_stack(input);
     assert!(out.complete, "{:?}", out.reason());
     assert_eq!(out.graph.len(), MAX_DEPTH);
@@ -64,10 +75,15 @@ fn one_mebibyte_input_is_refused_quickly() {
     assert!(input.len() > 1024 * 1024);
     let start = Instant::now();
     let out = parse_small_stack(input);
-    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
     assert_limit(&out);
     assert_eq!(
-        out.reason().map(|r| r.contains(&format!("the limit is {MAX_INPUT_BYTES} bytes"))),
+        out.reason()
+            .map(|r| r.contains(&format!("the limit is {MAX_INPUT_BYTES} bytes"))),
         Some(true)
     );
     // The conservative tokenizer still reports what it can, up to the clause limit.
@@ -90,7 +106,11 @@ fn exponential_backtracking_is_bounded() {
     let input = format!("echo {}x) ){}", "$((a) ".repeat(20), ")".repeat(19));
     let start = Instant::now();
     let out = parse_small_stack(input);
-    assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
     assert!(!out.complete || out.graph.len() > 1);
 }
 
@@ -99,6 +119,10 @@ fn nul_bytes_are_refused() {
     let out = parse("echo a\0b; rm x", &ParseOptions::default());
     assert!(!out.complete);
     assert_eq!(out.diagnostics[0].kind, DiagnosticKind::Unsupported);
-    let argv: Vec<Vec<&str>> = out.graph.clauses().map(|c| c.cooked_argv().collect()).collect();
+    let argv: Vec<Vec<&str>> = out
+        .graph
+        .clauses()
+        .map(|c| c.cooked_argv().collect())
+        .collect();
     assert_eq!(argv, [vec!["echo", "a\0b"], vec!["rm", "x"]]);
 }

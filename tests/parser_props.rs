@@ -14,9 +14,32 @@ fn options() -> ParseOptions {
 /// Words of many shapes, all valid on their own.
 fn word() -> impl Strategy<Value = String> {
     prop::sample::select(vec![
-        "ls", "echo", "a", "b", "-la", "'q s'", "\"d $x\"", "$(b)", "`c`", "$'\\x41'", "*.rs",
-        "{a,b}", "~/p", "\"$(echo hi)\"", "${x:-$(y)}", "<(z)", "$((1<<2))", "a\\ b", "x=1",
-        "cd", "/tmp", "..", "$HOME", "\"\"", "#not", "a#b",
+        "ls",
+        "echo",
+        "a",
+        "b",
+        "-la",
+        "'q s'",
+        "\"d $x\"",
+        "$(b)",
+        "`c`",
+        "$'\\x41'",
+        "*.rs",
+        "{a,b}",
+        "~/p",
+        "\"$(echo hi)\"",
+        "${x:-$(y)}",
+        "<(z)",
+        "$((1<<2))",
+        "a\\ b",
+        "x=1",
+        "cd",
+        "/tmp",
+        "..",
+        "$HOME",
+        "\"\"",
+        "#not",
+        "a#b",
     ])
     .prop_map(str::to_owned)
 }
@@ -26,11 +49,21 @@ fn simple() -> impl Strategy<Value = String> {
         prop::option::of(prop::sample::select(vec!["A=1 ", "B=$(q) "])),
         prop::collection::vec(word(), 1..4),
         prop::option::of(prop::sample::select(vec![
-            " > f", " 2>&1", " <<< w", " < in", " >> \"o g\"", " &> /dev/null",
+            " > f",
+            " 2>&1",
+            " <<< w",
+            " < in",
+            " >> \"o g\"",
+            " &> /dev/null",
         ])),
     )
         .prop_map(|(prefix, words, redirect)| {
-            format!("{}{}{}", prefix.unwrap_or(""), words.join(" "), redirect.unwrap_or(""))
+            format!(
+                "{}{}{}",
+                prefix.unwrap_or(""),
+                words.join(" "),
+                redirect.unwrap_or("")
+            )
         })
 }
 
@@ -45,7 +78,10 @@ fn list() -> impl Strategy<Value = String> {
     ];
     leaf.prop_recursive(4, 32, 4, |inner| {
         let seq = prop::collection::vec(
-            (inner, prop::sample::select(vec!["; ", " && ", " || ", " | ", " & ", "\n"])),
+            (
+                inner,
+                prop::sample::select(vec!["; ", " && ", " || ", " | ", " & ", "\n"]),
+            ),
             1..4,
         )
         .prop_map(|items| {
@@ -125,5 +161,8 @@ fn round_trip_generator_mostly_parses() {
             complete += 1;
         }
     }
-    assert!(complete > 150, "only {complete} of 200 generated inputs parse");
+    assert!(
+        complete > 150,
+        "only {complete} of 200 generated inputs parse"
+    );
 }

@@ -93,14 +93,12 @@ fn count(node: &Node, parent: &str) -> usize {
         "command" | "declaration_command" | "unset_command" | "test_command" => 1,
         "variable_assignment" | "variable_assignments" if statement => 1,
         "arithmetic_expansion" if statement => 1,
-        "redirected_statement" => usize::from(
-            !node.children.iter().any(|c| {
-                !matches!(
-                    c.kind.as_str(),
-                    "file_redirect" | "heredoc_redirect" | "herestring_redirect"
-                )
-            }),
-        ),
+        "redirected_statement" => usize::from(!node.children.iter().any(|c| {
+            !matches!(
+                c.kind.as_str(),
+                "file_redirect" | "heredoc_redirect" | "herestring_redirect"
+            )
+        })),
         "c_style_for_statement" => 1,
         // `(( … ))` is a compound_statement holding an expression rather than statements.
         "compound_statement" if statement => usize::from(
@@ -153,7 +151,10 @@ const DIFFERENCES: &[(&str, &str)] = &[
 
 #[test]
 fn clause_counts_agree_with_tree_sitter() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/tree-sitter-bash-corpus.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/corpus/tree-sitter-bash-corpus.jsonl"
+    );
     let text = std::fs::read_to_string(path).unwrap();
     let mut failures = Vec::new();
     let mut agreed = 0;
@@ -171,7 +172,11 @@ fn clause_counts_agree_with_tree_sitter() {
             agreed += 1;
         }
         if same == documented {
-            let argv: Vec<Vec<&str>> = out.graph.clauses().map(|c| c.cooked_argv().collect()).collect();
+            let argv: Vec<Vec<&str>> = out
+                .graph
+                .clauses()
+                .map(|c| c.cooked_argv().collect())
+                .collect();
             failures.push(format!(
                 "  {title}: tree-sitter {expected}, shellgate {} (complete {}){}\n    input {input:?}\n    clauses {argv:?}",
                 out.graph.len(),
@@ -180,6 +185,14 @@ fn clause_counts_agree_with_tree_sitter() {
             ));
         }
     }
-    println!("tree-sitter corpus: {agreed} of {total} agree, {} documented differences", DIFFERENCES.len());
-    assert!(failures.is_empty(), "{} cases:\n{}", failures.len(), failures.join("\n"));
+    println!(
+        "tree-sitter corpus: {agreed} of {total} agree, {} documented differences",
+        DIFFERENCES.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -2,7 +2,10 @@
 
 use std::process::Command;
 
-#[expect(clippy::panic, reason = "a test helper: a binary that cannot run fails the test")]
+#[expect(
+    clippy::panic,
+    reason = "a test helper: a binary that cannot run fails the test"
+)]
 fn check(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_shellgate"))
         .arg("check")

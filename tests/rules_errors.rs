@@ -21,7 +21,10 @@ args_any = ["/"]
 match = ["rm -rf /"]
 "#;
 
-#[expect(clippy::panic, reason = "a test helper: a missing fixture fails the test")]
+#[expect(
+    clippy::panic,
+    reason = "a test helper: a missing fixture fails the test"
+)]
 fn fixture(name: &str) -> PolicySource {
     let path = format!(
         "{}/tests/data/policies/bad/{name}",
@@ -32,7 +35,10 @@ fn fixture(name: &str) -> PolicySource {
 }
 
 /// Loads the fixture as `layer` on top of the base layer.
-#[expect(clippy::panic, reason = "a test helper: a fixture that loads fails the test")]
+#[expect(
+    clippy::panic,
+    reason = "a test helper: a fixture that loads fails the test"
+)]
 fn load(name: &str, layer: Layer) -> PolicyError {
     let base = PolicySource::new("base.toml", BASE, Layer::Default);
     let mut file = fixture(name);

@@ -55,11 +55,36 @@ fn check_output(input: &str, out: &ParseOutput) {
     }
 }
 
+/// Bash's reserved words.
+const RESERVED: &[&str] = &[
+    "!", "[[", "]]", "{", "}", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for",
+    "function", "if", "in", "select", "then", "time", "until", "while",
+];
+
+/// Inputs that hit a reported, still open bug; the round trip is not checked for them so that
+/// the fuzzer keeps looking for new ones. Remove an entry when its regression test in
+/// `tests/fuzz_regressions.rs` passes.
+fn known_render_bug(input: &str, out: &ParseOutput) -> bool {
+    // `render_keeps_a_word_ending_in_carriage_return`: `echo a\r` renders as `echo a\r\n`,
+    // which parses as `echo a` (the `\r` joins the newline as a CRLF line ending).
+    input.contains('\r')
+        // `render_keeps_a_trailing_backslash`: `echo d\` (a backslash at the end of the input
+        // is a literal backslash) renders as `echo d\` and a newline, a line continuation.
+        || input.ends_with('\\')
+        // `render_keeps_a_redirect_before_a_reserved_word`: `<x if` runs a command named `if`;
+        // it renders as `if <x`, where `if` is the keyword.
+        || out.graph.clauses().any(|c| {
+            !c.redirects.is_empty()
+                && c.argv.first().is_some_and(|w| RESERVED.contains(&w.raw.as_str()))
+        })
+}
+
 fuzz_target!(|data: &[u8]| {
     let input = String::from_utf8_lossy(data);
     let out = parse(&input, &OPTIONS);
     check_output(&input, &out);
     if out.complete
+        && !known_render_bug(&input, &out)
         && let Some(rendered) = render(&input)
     {
         let again = parse(&rendered, &OPTIONS);

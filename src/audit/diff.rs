@@ -197,7 +197,13 @@ mod tests {
     fn commands_beyond_the_limit_are_counted() {
         let mut diff = Diff::default();
         for i in 0..(COMMANDS_PER_CHANGE + 5) {
-            diff.add(Decision::NeedsPrompt, Decision::Approved, &format!("cmd {i}"), 0, 1);
+            diff.add(
+                Decision::NeedsPrompt,
+                Decision::Approved,
+                &format!("cmd {i}"),
+                0,
+                1,
+            );
         }
         let report = diff.report(&[]);
         assert_eq!(report.changes[0].commands.len(), COMMANDS_PER_CHANGE);

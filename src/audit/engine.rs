@@ -327,9 +327,10 @@ pub fn audit<J: Judge>(
     decisions: Option<&mut dyn Write>,
     progress: Option<&dyn Fn(Progress)>,
 ) -> Result<Report, AuditError> {
-    let threads = options
-        .threads
-        .map_or_else(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get), NonZeroUsize::get);
+    let threads = options.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        NonZeroUsize::get,
+    );
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|index| format!("shellgate-audit-{index}"))
@@ -465,7 +466,9 @@ mod tests {
             });
             return outcome;
         }
-        if command.starts_with("git push") && !grants.contains(&Grant::Pattern("git push *".to_owned())) {
+        if command.starts_with("git push")
+            && !grants.contains(&Grant::Pattern("git push *".to_owned()))
+        {
             let mut outcome = Outcome::bare(Decision::NeedsPrompt);
             outcome.prompt_clauses.push(PromptClause {
                 text: command.to_owned(),
@@ -506,7 +509,10 @@ mod tests {
     ) -> (Report, String) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
-        std::fs::File::create(&path).unwrap().write_all(input.as_bytes()).unwrap();
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
         let mut decisions = Vec::new();
         let judge: Fake = fake;
         let report = audit(
@@ -531,7 +537,11 @@ mod tests {
                 1 => (format!("echo {i}"), "Approved"),
                 _ => (format!("rm -rf /tmp{i}"), "HardDenied"),
             };
-            let rules = if decision == "HardDenied" { r#"["rm-root"]"# } else { "[]" };
+            let rules = if decision == "HardDenied" {
+                r#"["rm-root"]"#
+            } else {
+                "[]"
+            };
             input.push_str(&command);
             input.push('\n');
             expected.push_str(&format!(
@@ -575,7 +585,10 @@ mod tests {
             vec![
                 (2, "not a valid record: expected ident at line 1 column 2"),
                 (3, "no `command` string"),
-                (6, "not a valid record: EOF while parsing a value at line 1 column 11"),
+                (
+                    6,
+                    "not a valid record: EOF while parsing a value at line 1 column 11"
+                ),
             ]
         );
         assert_eq!(
@@ -635,8 +648,15 @@ mod tests {
         let path = dir.path().join("cmds.txt");
         std::fs::write(&path, "git push a\nrm -rf /\n").unwrap();
         let judge: Fake = leaky;
-        let report = audit(&judge, None, &[Input::File(path)], &AuditOptions::default(), None, None)
-            .unwrap();
+        let report = audit(
+            &judge,
+            None,
+            &[Input::File(path)],
+            &AuditOptions::default(),
+            None,
+            None,
+        )
+        .unwrap();
         assert!(report.suggested_grants.is_empty());
         assert_eq!(
             report.grant_check.rejected,
@@ -656,7 +676,10 @@ mod tests {
         assert_eq!(diff.unchanged, 2);
         assert_eq!(diff.changes.len(), 1);
         let change = &diff.changes[0];
-        assert_eq!((change.from, change.to, change.count), ("NeedsPrompt", "Approved", 3));
+        assert_eq!(
+            (change.from, change.to, change.count),
+            ("NeedsPrompt", "Approved", 3)
+        );
         let commands: Vec<(&str, u64, u64)> = change
             .commands
             .iter()

@@ -77,16 +77,25 @@ impl GateJudge {
     #[must_use]
     pub fn state(&self, cwd: Option<&str>, audience: Option<&str>) -> Arc<TrustState> {
         let cwd = cwd.filter(|cwd| Path::new(cwd).is_absolute());
-        let key_cwd = cwd.map_or_else(|| self.recipe.cwd.to_string_lossy(), std::borrow::Cow::Borrowed);
+        let key_cwd = cwd.map_or_else(
+            || self.recipe.cwd.to_string_lossy(),
+            std::borrow::Cow::Borrowed,
+        );
         let audience = audience.unwrap_or(&self.recipe.audience);
         {
-            let cache = self.states.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let cache = self
+                .states
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             if let Some(state) = cache.get(&(key_cwd.as_ref().to_owned(), audience.to_owned())) {
                 return Arc::clone(state);
             }
         }
         let state = Arc::new(self.build(Path::new(key_cwd.as_ref()), audience));
-        let mut cache = self.states.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cache = self
+            .states
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if cache.len() < MAX_CACHED_STATES {
             cache.insert(
                 (key_cwd.into_owned(), audience.to_owned()),
@@ -223,7 +232,12 @@ impl Judge for GateJudge {
                     .shells()
                     .iter()
                     .map(|shell| &shell.verb)
-                    .chain(policy.interpreters().iter().map(|interpreter| &interpreter.verb))
+                    .chain(
+                        policy
+                            .interpreters()
+                            .iter()
+                            .map(|interpreter| &interpreter.verb),
+                    )
                     .chain(
                         policy
                             .wrappers()
@@ -232,7 +246,8 @@ impl Judge for GateJudge {
                             .map(|wrapper| &wrapper.verb),
                     );
                 if NEVER_HEADS.contains(&head)
-                    || policy_heads.any(|verb| matches!(verb.as_slice(), [single] if single == head))
+                    || policy_heads
+                        .any(|verb| matches!(verb.as_slice(), [single] if single == head))
                 {
                     return Err(format!(
                         "`{head}` runs other code (a shell, interpreter or wrapper); it is never suggested"
@@ -242,13 +257,17 @@ impl Judge for GateJudge {
                     .iter()
                     .any(|subcommand_head| subcommand_head.starts_with(&prefix))
                 {
-                    return Err(format!("`{}` needs a subcommand before the glob", prefix.join(" ")));
+                    return Err(format!(
+                        "`{}` needs a subcommand before the glob",
+                        prefix.join(" ")
+                    ));
                 }
                 Ok(())
             }
             Grant::Zone { path, .. } => {
                 let home = self.recipe.home.as_deref();
-                let zone = ZonePath::new(path, home).map_err(|e| format!("not a valid zone: {e}"))?;
+                let zone =
+                    ZonePath::new(path, home).map_err(|e| format!("not a valid zone: {e}"))?;
                 let zone = zone.as_path();
                 if !zone
                     .components()

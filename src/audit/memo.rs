@@ -37,7 +37,12 @@ impl Memo {
 
     /// The outcome of `record`, judged by `judge` unless it was judged before. `key` is a
     /// scratch buffer.
-    pub(crate) fn judge<J: Judge>(&self, judge: &J, record: &Record<'_>, key: &mut String) -> Outcome {
+    pub(crate) fn judge<J: Judge>(
+        &self,
+        judge: &J,
+        record: &Record<'_>,
+        key: &mut String,
+    ) -> Outcome {
         key.clear();
         // Length-prefixed, so no audience, cwd or command can be mistaken for another.
         let audience = record.audience.as_deref().unwrap_or("");
@@ -56,7 +61,9 @@ impl Memo {
             return outcome.clone();
         }
         let outcome = judge.judge(record, &[]);
-        let mut map = shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut map = shard
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if map.len() < self.per_shard {
             map.insert(key.as_str().into(), outcome.clone());
         }
@@ -92,9 +99,19 @@ mod tests {
             audience: None,
         };
         for _ in 0..3 {
-            assert_eq!(memo.judge(&judge, &record("ls", None), &mut key).decision, Decision::Approved);
-            assert_eq!(memo.judge(&judge, &record("rm x", None), &mut key).decision, Decision::NeedsPrompt);
-            assert_eq!(memo.judge(&judge, &record("ls", Some("/p")), &mut key).decision, Decision::Approved);
+            assert_eq!(
+                memo.judge(&judge, &record("ls", None), &mut key).decision,
+                Decision::Approved
+            );
+            assert_eq!(
+                memo.judge(&judge, &record("rm x", None), &mut key).decision,
+                Decision::NeedsPrompt
+            );
+            assert_eq!(
+                memo.judge(&judge, &record("ls", Some("/p")), &mut key)
+                    .decision,
+                Decision::Approved
+            );
         }
         assert_eq!(calls.load(Ordering::Relaxed), 3);
         // Full: later records are judged every time, and still judged right.
@@ -108,7 +125,11 @@ mod tests {
             };
             memo.judge(&judge, &record, &mut key);
         }
-        let total: usize = memo.shards.iter().map(|shard| shard.lock().unwrap().len()).sum();
+        let total: usize = memo
+            .shards
+            .iter()
+            .map(|shard| shard.lock().unwrap().len())
+            .sum();
         assert!(total <= SHARDS * 2);
     }
 }

@@ -128,7 +128,9 @@ impl fmt::Display for Malformed {
             Self::TooLong { limit } => write!(f, "longer than {limit} bytes, skipped"),
             Self::Invalid(message) => write!(f, "not a valid record: {message}"),
             Self::MissingCommand => f.write_str("no `command` string"),
-            Self::BashWithoutCommand => f.write_str("a `Bash` tool use without an `input.command` string"),
+            Self::BashWithoutCommand => {
+                f.write_str("a `Bash` tool use without an `input.command` string")
+            }
         }
     }
 }
@@ -182,7 +184,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string")
             }
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
                 Ok(Text(Cow::Borrowed(v)))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
@@ -302,7 +307,9 @@ fn parse_claude(line: u64, bytes: &[u8]) -> Parsed<'_> {
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|window| window == needle)
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
 }
 
 /// One raw line of a chunk: its number and its byte range in the chunk's buffer.
@@ -386,9 +393,12 @@ impl<R: BufRead> LineReader<R> {
         chunk.clear();
         // One allocation of the whole budget (plus room for the line that crosses it), rather
         // than letting doubling overshoot it.
-        chunk
-            .bytes
-            .reserve(limits.bytes.saturating_add(64 * 1024).min(limits.bytes.saturating_mul(2)));
+        chunk.bytes.reserve(
+            limits
+                .bytes
+                .saturating_add(64 * 1024)
+                .min(limits.bytes.saturating_mul(2)),
+        );
         chunk.lines.reserve(limits.lines);
         while !self.eof && chunk.lines.len() < limits.lines && chunk.bytes.len() < limits.bytes {
             let start = chunk.bytes.len();
@@ -486,22 +496,42 @@ mod tests {
         let claude = br#"{"type":"summary","summary":"x","leafUuid":"u"}"#;
         let jsonl = br#"{"command":"ls","type":"shell"}"#;
         let json_path = Path::new("log.jsonl");
-        assert_eq!(Format::detect(Some(json_path), Some(claude)), Format::Claude);
+        assert_eq!(
+            Format::detect(Some(json_path), Some(claude)),
+            Format::Claude
+        );
         assert_eq!(Format::detect(Some(json_path), Some(jsonl)), Format::Jsonl);
         assert_eq!(Format::detect(Some(json_path), None), Format::Jsonl);
-        assert_eq!(Format::detect(Some(json_path), Some(b"garbage")), Format::Jsonl);
-        assert_eq!(Format::detect(Some(Path::new("a.LOG")), Some(jsonl)), Format::Lines);
-        assert_eq!(Format::detect(Some(Path::new("a.txt")), Some(claude)), Format::Lines);
-        assert_eq!(Format::detect(None, Some(b"  {\"command\":\"ls\"}")), Format::Jsonl);
+        assert_eq!(
+            Format::detect(Some(json_path), Some(b"garbage")),
+            Format::Jsonl
+        );
+        assert_eq!(
+            Format::detect(Some(Path::new("a.LOG")), Some(jsonl)),
+            Format::Lines
+        );
+        assert_eq!(
+            Format::detect(Some(Path::new("a.txt")), Some(claude)),
+            Format::Lines
+        );
+        assert_eq!(
+            Format::detect(None, Some(b"  {\"command\":\"ls\"}")),
+            Format::Jsonl
+        );
         assert_eq!(Format::detect(None, Some(claude)), Format::Claude);
-        assert_eq!(Format::detect(Some(Path::new("cmds")), Some(b"ls -la")), Format::Lines);
+        assert_eq!(
+            Format::detect(Some(Path::new("cmds")), Some(b"ls -la")),
+            Format::Lines
+        );
     }
 
     #[test]
     fn jsonl_records_borrow_and_report_problems() {
-        let Parsed::One(record) =
-            parse_line(Format::Jsonl, 3, br#"{"command":"ls -la","cwd":"/p","timestamp":5}"#)
-        else {
+        let Parsed::One(record) = parse_line(
+            Format::Jsonl,
+            3,
+            br#"{"command":"ls -la","cwd":"/p","timestamp":5}"#,
+        ) else {
             panic!("expected a record");
         };
         assert!(matches!(record.command, Cow::Borrowed("ls -la")));
@@ -521,7 +551,10 @@ mod tests {
         else {
             panic!("expected an invalid record");
         };
-        assert!(message.starts_with("invalid type: integer `5`, expected a string"), "{message}");
+        assert!(
+            message.starts_with("invalid type: integer `5`, expected a string"),
+            "{message}"
+        );
         assert!(matches!(
             parse_line(Format::Jsonl, 1, b"{\"command\":\"ls\""),
             Parsed::Malformed(Malformed::Invalid(_))
@@ -546,7 +579,10 @@ mod tests {
         assert_eq!(got, vec![("ls", Some("/w"), 9), ("pwd", Some("/w"), 9)]);
 
         let result = br#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}}"#;
-        assert!(matches!(parse_line(Format::Claude, 1, result), Parsed::Skip));
+        assert!(matches!(
+            parse_line(Format::Claude, 1, result),
+            Parsed::Skip
+        ));
         let user = br#"{"type":"user","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"ls"}}]}}"#;
         assert!(matches!(parse_line(Format::Claude, 1, user), Parsed::Skip));
         let bad = br#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{}}]}}"#;

@@ -36,7 +36,10 @@ pub struct FileReport {
     clippy::trivially_copy_pass_by_ref,
     reason = "serde's serialize_with passes a reference"
 )]
-fn serialize_format<S: serde::Serializer>(format: &Format, serializer: S) -> Result<S::Ok, S::Error> {
+fn serialize_format<S: serde::Serializer>(
+    format: &Format,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(format.name())
 }
 
@@ -355,7 +358,10 @@ mod tests {
 
     #[test]
     fn zone_candidates_are_two_segments_deep() {
-        assert_eq!(zone_candidate("/home/me/other/file.rs"), Some("/home/me/other"));
+        assert_eq!(
+            zone_candidate("/home/me/other/file.rs"),
+            Some("/home/me/other")
+        );
         assert_eq!(zone_candidate("/tmp/x/run.txt"), Some("/tmp/x"));
         assert_eq!(zone_candidate("/tmp/run.txt"), None);
         assert_eq!(zone_candidate("/etc"), None);

@@ -96,9 +96,20 @@ pub fn run(args: &Args) -> Exit {
 }
 
 fn audit_files(args: &Args) -> Result<(), Exit> {
-    let current = std::env::current_dir().map_err(|e| fail(&format!("cannot read the current directory: {e}")))?;
-    let absolute = |path: &Path| if path.is_absolute() { path.to_path_buf() } else { current.join(path) };
-    let home = args.home.as_deref().map(absolute).or_else(shellgate_store::home_dir);
+    let current = std::env::current_dir()
+        .map_err(|e| fail(&format!("cannot read the current directory: {e}")))?;
+    let absolute = |path: &Path| {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            current.join(path)
+        }
+    };
+    let home = args
+        .home
+        .as_deref()
+        .map(absolute)
+        .or_else(shellgate_store::home_dir);
     let mut patterns = Vec::new();
     for text in &args.allow {
         patterns.push(text.parse::<VerbPattern>().map_err(|e| {
@@ -108,7 +119,10 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
     }
     let recipe = TrustRecipe {
         audience: args.audience.clone(),
-        cwd: args.cwd.as_deref().map_or_else(|| current.clone(), absolute),
+        cwd: args
+            .cwd
+            .as_deref()
+            .map_or_else(|| current.clone(), absolute),
         project: args.project.as_deref().map(absolute),
         session: args.session.as_deref().map(absolute),
         home: home.clone(),
@@ -118,15 +132,25 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
             .zones
             .iter()
             .map(|zone| (absolute(zone), Access::Write))
-            .chain(args.read_zones.iter().map(|zone| (absolute(zone), Access::Read)))
+            .chain(
+                args.read_zones
+                    .iter()
+                    .map(|zone| (absolute(zone), Access::Read)),
+            )
             .collect(),
         patterns,
     };
-    let judge = GateJudge::new(GateEvaluator::new(load_policy(&args.policies)?), recipe.clone());
+    let judge = GateJudge::new(
+        GateEvaluator::new(load_policy(&args.policies)?),
+        recipe.clone(),
+    );
     let baseline = if args.baseline.is_empty() {
         None
     } else {
-        Some(GateJudge::new(GateEvaluator::new(load_policy(&args.baseline)?), recipe))
+        Some(GateJudge::new(
+            GateEvaluator::new(load_policy(&args.baseline)?),
+            recipe,
+        ))
     };
     let defaults = AuditOptions::default();
     let options = AuditOptions {
@@ -134,17 +158,32 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
         threads: args.threads,
         top: args.top,
         chunk_lines: args.chunk_lines.unwrap_or(defaults.chunk_lines),
-        memo_capacity: if args.no_memo { 0 } else { defaults.memo_capacity },
+        memo_capacity: if args.no_memo {
+            0
+        } else {
+            defaults.memo_capacity
+        },
         ..defaults
     };
-    let inputs: Vec<Input> = args.files.iter().map(|file| Input::from_arg(file)).collect();
-    let to_stdout = args.decisions.as_deref().is_some_and(|path| path.as_os_str() == "-");
+    let inputs: Vec<Input> = args
+        .files
+        .iter()
+        .map(|file| Input::from_arg(file))
+        .collect();
+    let to_stdout = args
+        .decisions
+        .as_deref()
+        .is_some_and(|path| path.as_os_str() == "-");
     let mut sink: Option<Box<dyn Write>> = match args.decisions.as_deref() {
         None => None,
-        Some(_) if to_stdout => Some(Box::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()))),
+        Some(_) if to_stdout => Some(Box::new(BufWriter::with_capacity(
+            1 << 16,
+            io::stdout().lock(),
+        ))),
         Some(path) => Some(Box::new(BufWriter::with_capacity(
             1 << 16,
-            File::create(path).map_err(|e| fail(&format!("cannot create `{}`: {e}", path.display())))?,
+            File::create(path)
+                .map_err(|e| fail(&format!("cannot create `{}`: {e}", path.display())))?,
         ))),
     };
     let bar = progress_bar();
@@ -173,7 +212,8 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
     drop(sink);
     let report = result.map_err(|e| fail(&e.to_string()))?;
     let text = if args.json {
-        let mut json = serde_json::to_string(&report).map_err(|e| fail(&format!("cannot write the summary: {e}")))?;
+        let mut json = serde_json::to_string(&report)
+            .map_err(|e| fail(&format!("cannot write the summary: {e}")))?;
         json.push('\n');
         json
     } else {
@@ -235,7 +275,11 @@ fn progress_bar() -> Option<indicatif::ProgressBar> {
 
 /// `n` with a `≈` when the count is an estimate.
 fn count(n: u64, exact: bool) -> String {
-    if exact { n.to_string() } else { format!("≈{n}") }
+    if exact {
+        n.to_string()
+    } else {
+        format!("≈{n}")
+    }
 }
 
 fn percent(part: u64, total: u64) -> String {
@@ -250,11 +294,17 @@ fn percent(part: u64, total: u64) -> String {
 /// The command a person runs to give `grant`.
 fn grant_command(grant: &Grant, audience: &str) -> String {
     let mut command = match grant {
-        Grant::Pattern(pattern) => format!("shellgate approvals trust-verb {}", shell_quote(pattern)),
+        Grant::Pattern(pattern) => {
+            format!("shellgate approvals trust-verb {}", shell_quote(pattern))
+        }
         Grant::Zone { path, access } => format!(
             "shellgate approvals trust-zone {}{}",
             shell_quote(path),
-            if *access == Access::Read { " --read-only" } else { "" }
+            if *access == Access::Read {
+                " --read-only"
+            } else {
+                ""
+            }
         ),
     };
     if audience != "personal" {
@@ -268,7 +318,11 @@ fn render(report: &Report, elapsed: Duration, audience: &str) -> String {
     let mut out = String::new();
     let secs = elapsed.as_secs_f64();
     #[expect(clippy::cast_precision_loss, reason = "a rate for display")]
-    let rate = if secs > 0.0 { report.records as f64 / secs } else { 0.0 };
+    let rate = if secs > 0.0 {
+        report.records as f64 / secs
+    } else {
+        0.0
+    };
     let _ = writeln!(
         out,
         "audited {} records from {} file{} in {secs:.2} s ({rate:.0} records/s)",
@@ -306,7 +360,10 @@ fn render(report: &Report, elapsed: Duration, audience: &str) -> String {
         }
     }
     if !report.prompts.is_empty() {
-        let _ = writeln!(out, "\ntop prompting clauses (proposed pattern, then an example)");
+        let _ = writeln!(
+            out,
+            "\ntop prompting clauses (proposed pattern, then an example)"
+        );
         for prompt in &report.prompts {
             let pattern = prompt.pattern.as_deref().unwrap_or("(cannot be saved)");
             let _ = writeln!(
@@ -336,7 +393,11 @@ fn render(report: &Report, elapsed: Duration, audience: &str) -> String {
             "\ngrants that would remove the most prompts (proven by re-evaluating {} prompting and {} refused distinct commands{})",
             check.prompting_commands,
             check.refused_commands,
-            if check.complete { "" } else { "; not every command was kept, counts are lower bounds" }
+            if check.complete {
+                ""
+            } else {
+                "; not every command was kept, counts are lower bounds"
+            }
         );
         for suggestion in &report.suggested_grants {
             let _ = writeln!(

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use shellgate::hook::{Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, parse_request, render};
+use shellgate::hook::{
+    Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, parse_request, render,
+};
 use shellgate_policy::{GateEvaluator, GrantSource, TrustState, deciding_rules};
 use shellgate_store::{AuditLog, AuditRecord, timestamp_now};
 
@@ -62,7 +64,9 @@ static ANSWERED: Mutex<bool> = Mutex::new(false);
 
 /// Prints `answer` unless one was printed already.
 fn emit(agent: Agent, answer: &Answer) {
-    let mut answered = ANSWERED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut answered = ANSWERED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if *answered {
         return;
     }
@@ -87,12 +91,23 @@ pub fn run(args: &Args) -> Exit {
     std::thread::spawn(move || {
         std::thread::sleep(deadline);
         let late = Answer::failed(&format!("no decision within {} ms", deadline.as_millis()));
-        emit(agent, &if ask_as_deny { late.ask_as_deny() } else { late });
+        emit(
+            agent,
+            &if ask_as_deny {
+                late.ask_as_deny()
+            } else {
+                late
+            },
+        );
         std::process::exit(0);
     });
     let answer = catch_unwind(AssertUnwindSafe(|| decide(args, agent)))
         .unwrap_or_else(|_| Answer::failed(&"internal error"));
-    let answer = if ask_as_deny { answer.ask_as_deny() } else { answer };
+    let answer = if ask_as_deny {
+        answer.ask_as_deny()
+    } else {
+        answer
+    };
     emit(agent, &answer);
     Exit::Ok
 }
@@ -100,7 +115,9 @@ pub fn run(args: &Args) -> Exit {
 /// Reads, evaluates and logs one hook call.
 fn decide(args: &Args, agent: Agent) -> Answer {
     let mut input = Vec::new();
-    let limit = u64::try_from(MAX_INPUT_BYTES).unwrap_or(u64::MAX).saturating_add(1);
+    let limit = u64::try_from(MAX_INPUT_BYTES)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
     if let Err(e) = io::stdin().lock().take(limit).read_to_end(&mut input) {
         return Answer::failed(&HookError::Read(e.to_string()));
     }
@@ -145,7 +162,10 @@ fn decide(args: &Args, agent: Agent) -> Answer {
             cwd: cwd.display().to_string(),
             audience: args.audience.clone(),
             decision: evaluation.decision.as_str().to_owned(),
-            rule_ids: deciding_rules(&evaluation).into_iter().map(str::to_owned).collect(),
+            rule_ids: deciding_rules(&evaluation)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
             choice: None,
         };
         // A failing log write is reported but never changes the answer.
@@ -221,7 +241,8 @@ fn audit_log_path(explicit: Option<&Path>) -> Option<PathBuf> {
 }
 
 fn append(explicit: Option<&Path>, record: &AuditRecord) -> Result<(), String> {
-    let path = audit_log_path(explicit).ok_or_else(|| "no location (set HOME or SHELLGATE_AUDIT_LOG)".to_owned())?;
+    let path = audit_log_path(explicit)
+        .ok_or_else(|| "no location (set HOME or SHELLGATE_AUDIT_LOG)".to_owned())?;
     AuditLog::open(path)
         .and_then(|log| log.append(record))
         .map_err(|e| e.to_string())

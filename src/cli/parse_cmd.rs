@@ -118,7 +118,11 @@ fn readable(output: &ParseOutput) -> String {
             out.push_str(&format!(" verb={}", clause.verb.join(" ")));
         }
         for redirect in &clause.redirects {
-            out.push_str(&format!(" {}{}", redirect.op.as_str(), target_text(&redirect.target)));
+            out.push_str(&format!(
+                " {}{}",
+                redirect.op.as_str(),
+                target_text(&redirect.target)
+            ));
         }
         match &clause.cwd {
             Some(cwd) => out.push_str(&format!(" cwd={}", cwd.display())),

@@ -15,11 +15,18 @@
 use serde_json::{Map, Value};
 
 use super::{
-    Answer, HookError, ToolCall, Verdict, command_of, empty_object, pre_tool_use_output, shell_quote,
+    Answer, HookError, ToolCall, Verdict, command_of, empty_object, pre_tool_use_output,
+    shell_quote,
 };
 
 /// Names Codex has used for its shell tool in hook payloads.
-const SHELL_TOOLS: [&str; 5] = ["Bash", "shell", "local_shell", "exec_command", "shell_command"];
+const SHELL_TOOLS: [&str; 5] = [
+    "Bash",
+    "shell",
+    "local_shell",
+    "exec_command",
+    "shell_command",
+];
 
 pub(super) fn call(tool: &str, input: Option<&Map<String, Value>>) -> Result<ToolCall, HookError> {
     if !SHELL_TOOLS.contains(&tool) {
@@ -28,11 +35,18 @@ pub(super) fn call(tool: &str, input: Option<&Map<String, Value>>) -> Result<Too
     let argv = input
         .and_then(|input| input.get("command"))
         .and_then(Value::as_array)
-        .map(|words| words.iter().map(Value::as_str).collect::<Option<Vec<&str>>>());
+        .map(|words| {
+            words
+                .iter()
+                .map(Value::as_str)
+                .collect::<Option<Vec<&str>>>()
+        });
     let command = match argv {
-        Some(Some(words)) if !words.is_empty() => {
-            words.iter().map(|word| shell_quote(word)).collect::<Vec<_>>().join(" ")
-        }
+        Some(Some(words)) if !words.is_empty() => words
+            .iter()
+            .map(|word| shell_quote(word))
+            .collect::<Vec<_>>()
+            .join(" "),
         _ => command_of(tool, input)?,
     };
     Ok(ToolCall::Shell {
@@ -53,7 +67,9 @@ pub(super) fn render(answer: &Answer) -> Value {
             reason,
         } => pre_tool_use_output(
             Verdict::Deny,
-            &format!("{reason} — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"),
+            &format!(
+                "{reason} — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"
+            ),
         ),
         Answer::Decide {
             verdict: Verdict::Deny,

@@ -100,7 +100,11 @@ fn assignment_text(clause: &Clause) -> Vec<String> {
         .iter()
         .map(|a| {
             let op = if a.append { "+=" } else { "=" };
-            let index = a.index.as_ref().map(|i| format!("[{i}]")).unwrap_or_default();
+            let index = a
+                .index
+                .as_ref()
+                .map(|i| format!("[{i}]"))
+                .unwrap_or_default();
             let value = match (&a.value, &a.array) {
                 (_, Some(items)) => {
                     let items: Vec<&str> = items.iter().map(|w| w.cooked.as_str()).collect();
@@ -124,8 +128,16 @@ fn compare(expected: &Expected, clause: &Clause) -> String {
         }
     };
     check("argv", format!("{:?}", expected.argv), format!("{argv:?}"));
-    check("verb", format!("{:?}", expected.verb), format!("{:?}", clause.verb));
-    check("context", expected.context.clone(), clause.context.as_str().to_owned());
+    check(
+        "verb",
+        format!("{:?}", expected.verb),
+        format!("{:?}", clause.verb),
+    );
+    check(
+        "context",
+        expected.context.clone(),
+        clause.context.as_str().to_owned(),
+    );
     check(
         "operator",
         format!("{:?}", expected.operator),
@@ -141,7 +153,11 @@ fn compare(expected: &Expected, clause: &Clause) -> String {
         .as_ref()
         .map_or_else(|| "?".to_owned(), |p| p.display().to_string());
     check("cwd", expected.cwd.clone(), cwd);
-    check("parent", format!("{:?}", expected.parent), format!("{:?}", clause.parent));
+    check(
+        "parent",
+        format!("{:?}", expected.parent),
+        format!("{:?}", clause.parent),
+    );
     check(
         "literal_verb",
         expected.literal_verb.to_string(),
@@ -151,7 +167,11 @@ fn compare(expected: &Expected, clause: &Clause) -> String {
         check("depth", depth.to_string(), clause.depth.to_string());
     }
     if let Some(bodies) = &expected.heredoc {
-        let got: Vec<&str> = clause.redirects.iter().filter_map(|r| r.stdin_text()).collect();
+        let got: Vec<&str> = clause
+            .redirects
+            .iter()
+            .filter_map(|r| r.stdin_text())
+            .collect();
         check("heredoc", format!("{bodies:?}"), format!("{got:?}"));
     }
     if let Some(assignments) = &expected.assignments {
@@ -188,11 +208,19 @@ fn run_case(case: &Case) -> Option<String> {
     }
     if let Some(count) = case.count {
         if out.graph.len() != count {
-            let _ = write!(problems, "\n    count: expected {count}, got {}", out.graph.len());
+            let _ = write!(
+                problems,
+                "\n    count: expected {count}, got {}",
+                out.graph.len()
+            );
         }
     } else {
         if out.graph.len() != case.clauses.len() {
-            let got: Vec<Vec<&str>> = out.graph.clauses().map(|c| c.cooked_argv().collect()).collect();
+            let got: Vec<Vec<&str>> = out
+                .graph
+                .clauses()
+                .map(|c| c.cooked_argv().collect())
+                .collect();
             let _ = write!(
                 problems,
                 "\n    clauses: expected {}, got {}: {got:?}",
@@ -229,12 +257,24 @@ fn parser_corpus() {
     let mut failures = String::new();
     let mut failed = 0;
     for case in &file.case {
-        assert!(names.insert(case.name.as_str()), "duplicate case name `{}`", case.name);
+        assert!(
+            names.insert(case.name.as_str()),
+            "duplicate case name `{}`",
+            case.name
+        );
         if let Some(problems) = run_case(case) {
             failed += 1;
-            let _ = write!(failures, "\n  case `{}` input {:?}:{problems}", case.name, case.input);
+            let _ = write!(
+                failures,
+                "\n  case `{}` input {:?}:{problems}",
+                case.name, case.input
+            );
         }
     }
     assert!(file.case.len() >= 300, "only {} cases", file.case.len());
-    assert!(failures.is_empty(), "{failed} of {} parser cases failed:{failures}", file.case.len());
+    assert!(
+        failures.is_empty(),
+        "{failed} of {} parser cases failed:{failures}",
+        file.case.len()
+    );
 }

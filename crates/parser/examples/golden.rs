@@ -56,7 +56,9 @@ fn main() {
     };
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
-        let Some((name, input)) = line.split_once('\t') else { continue };
+        let Some((name, input)) = line.split_once('\t') else {
+            continue;
+        };
         let input = unescape(input);
         let out = parse(&input, &options);
         println!("[[case]]\nname = {}\ninput = {}", q(name), q(&input));
@@ -69,7 +71,10 @@ fn main() {
         println!("clauses = [");
         for c in out.graph.clauses() {
             let argv: Vec<String> = c.cooked_argv().map(str::to_owned).collect();
-            let mut fields = vec![format!("argv = {}", list(&argv)), format!("verb = {}", list(&c.verb))];
+            let mut fields = vec![
+                format!("argv = {}", list(&argv)),
+                format!("verb = {}", list(&c.verb)),
+            ];
             if c.context.as_str() != "top" {
                 fields.push(format!("context = {:?}", c.context.as_str()));
             }
@@ -94,12 +99,22 @@ fn main() {
                     })
                     .collect();
                 fields.push(format!("redirects = {}", list(&r)));
-                let bodies: Vec<String> = c.redirects.iter().filter_map(|r| r.stdin_text().map(str::to_owned)).collect();
-                if c.redirects.iter().any(|r| matches!(r.target, RedirectTarget::Heredoc(_))) {
+                let bodies: Vec<String> = c
+                    .redirects
+                    .iter()
+                    .filter_map(|r| r.stdin_text().map(str::to_owned))
+                    .collect();
+                if c.redirects
+                    .iter()
+                    .any(|r| matches!(r.target, RedirectTarget::Heredoc(_)))
+                {
                     fields.push(format!("heredoc = {}", list(&bodies)));
                 }
             }
-            let cwd = c.cwd.as_ref().map_or("?".to_owned(), |p| p.display().to_string());
+            let cwd = c
+                .cwd
+                .as_ref()
+                .map_or("?".to_owned(), |p| p.display().to_string());
             if cwd != "/work" {
                 fields.push(format!("cwd = {}", q(&cwd)));
             }
@@ -115,9 +130,20 @@ fn main() {
                     .iter()
                     .map(|a| {
                         let op = if a.append { "+=" } else { "=" };
-                        let index = a.index.as_ref().map(|i| format!("[{i}]")).unwrap_or_default();
+                        let index = a
+                            .index
+                            .as_ref()
+                            .map(|i| format!("[{i}]"))
+                            .unwrap_or_default();
                         let value = match (&a.value, &a.array) {
-                            (_, Some(items)) => format!("({})", items.iter().map(|w| w.cooked.as_str()).collect::<Vec<_>>().join(" ")),
+                            (_, Some(items)) => format!(
+                                "({})",
+                                items
+                                    .iter()
+                                    .map(|w| w.cooked.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            ),
                             (Some(v), None) => v.cooked.clone(),
                             (None, None) => String::new(),
                         };

@@ -17,7 +17,10 @@ fn main() {
         cwd: Some("/work".into()),
         home: Some("/home/me".into()),
     };
-    let passes: usize = std::env::var("PASSES").ok().and_then(|p| p.parse().ok()).unwrap_or(3);
+    let passes: usize = std::env::var("PASSES")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(3);
     for _ in 0..passes {
         let start = Instant::now();
         let mut clauses = 0;

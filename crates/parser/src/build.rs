@@ -46,9 +46,12 @@ impl OffsetMap {
     fn slice(&self, start: usize, end: usize) -> Self {
         match self {
             Self::Base(base) => Self::Base(base.saturating_add(start)),
-            Self::Table(table) => {
-                Self::Table(table.get(start..=end).map(<[usize]>::to_vec).unwrap_or_default())
-            }
+            Self::Table(table) => Self::Table(
+                table
+                    .get(start..=end)
+                    .map(<[usize]>::to_vec)
+                    .unwrap_or_default(),
+            ),
         }
     }
 }
@@ -541,10 +544,12 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
             match p.as_rule() {
                 Rule::io_fd => {
                     let text = p.as_str();
-                    fd = Some(match text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
-                        Some(var) => RedirectFd::Variable(var.to_owned()),
-                        None => RedirectFd::Number(text.parse().unwrap_or(u32::MAX)),
-                    });
+                    fd = Some(
+                        match text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+                            Some(var) => RedirectFd::Variable(var.to_owned()),
+                            None => RedirectFd::Number(text.parse().unwrap_or(u32::MAX)),
+                        },
+                    );
                 }
                 Rule::here_string => {
                     op = RedirectOp::HereString;

@@ -223,7 +223,10 @@ impl Redirect {
                 w.literal
                     && (w.cooked == "-"
                         || (!w.cooked.is_empty()
-                            && w.cooked.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit())))
+                            && w.cooked
+                                .trim_end_matches('-')
+                                .bytes()
+                                .all(|b| b.is_ascii_digit())))
             }
             _ => false,
         }

@@ -35,7 +35,11 @@ pub(crate) fn changes_cwd(argv: &[Word]) -> bool {
 
 /// The directory after running `argv` in `cwd`, or `None` when `argv` is not a directory
 /// change (the state is then unchanged). `Some(None)` means "unknown from now on".
-pub(crate) fn apply(argv: &[Word], cwd: Option<&Path>, home: Option<&Path>) -> Option<Option<PathBuf>> {
+pub(crate) fn apply(
+    argv: &[Word],
+    cwd: Option<&Path>,
+    home: Option<&Path>,
+) -> Option<Option<PathBuf>> {
     let (verb, args) = cd_words(argv)?;
     if verb == "popd" {
         return Some(None);
@@ -52,7 +56,11 @@ pub(crate) fn apply(argv: &[Word], cwd: Option<&Path>, home: Option<&Path>) -> O
             continue;
         }
         if !options_done && text.len() > 1 && text.starts_with('-') {
-            let known = verb == "cd" && text.chars().skip(1).all(|c| matches!(c, 'L' | 'P' | 'e' | '@'));
+            let known = verb == "cd"
+                && text
+                    .chars()
+                    .skip(1)
+                    .all(|c| matches!(c, 'L' | 'P' | 'e' | '@'));
             if known {
                 continue;
             }
@@ -69,7 +77,11 @@ pub(crate) fn apply(argv: &[Word], cwd: Option<&Path>, home: Option<&Path>) -> O
     }
     let Some(target) = target else {
         // `cd` alone goes home; `pushd` alone swaps the top two directories.
-        return Some(if verb == "cd" { home.map(normalize) } else { None });
+        return Some(if verb == "cd" {
+            home.map(normalize)
+        } else {
+            None
+        });
     };
     let text = target.cooked.as_str();
     if text == "-" {
@@ -149,16 +161,40 @@ mod tests {
 
     #[test]
     fn static_targets_resolve() {
-        assert_eq!(run("cd /tmp", Some("/x")), Some(Some(PathBuf::from("/tmp"))));
-        assert_eq!(run("cd sub/../other/.", Some("/x")), Some(Some(PathBuf::from("/x/other"))));
-        assert_eq!(run("cd ../..", Some("/a/b/c")), Some(Some(PathBuf::from("/a"))));
+        assert_eq!(
+            run("cd /tmp", Some("/x")),
+            Some(Some(PathBuf::from("/tmp")))
+        );
+        assert_eq!(
+            run("cd sub/../other/.", Some("/x")),
+            Some(Some(PathBuf::from("/x/other")))
+        );
+        assert_eq!(
+            run("cd ../..", Some("/a/b/c")),
+            Some(Some(PathBuf::from("/a")))
+        );
         assert_eq!(run("cd /..", Some("/a")), Some(Some(PathBuf::from("/"))));
         assert_eq!(run("cd", Some("/x")), Some(Some(PathBuf::from("/home/me"))));
-        assert_eq!(run("cd ~", Some("/x")), Some(Some(PathBuf::from("/home/me"))));
-        assert_eq!(run("cd ~/src", Some("/x")), Some(Some(PathBuf::from("/home/me/src"))));
-        assert_eq!(run("cd -P /tmp", Some("/x")), Some(Some(PathBuf::from("/tmp"))));
-        assert_eq!(run("pushd /srv", Some("/x")), Some(Some(PathBuf::from("/srv"))));
-        assert_eq!(run("builtin cd /srv", Some("/x")), Some(Some(PathBuf::from("/srv"))));
+        assert_eq!(
+            run("cd ~", Some("/x")),
+            Some(Some(PathBuf::from("/home/me")))
+        );
+        assert_eq!(
+            run("cd ~/src", Some("/x")),
+            Some(Some(PathBuf::from("/home/me/src")))
+        );
+        assert_eq!(
+            run("cd -P /tmp", Some("/x")),
+            Some(Some(PathBuf::from("/tmp")))
+        );
+        assert_eq!(
+            run("pushd /srv", Some("/x")),
+            Some(Some(PathBuf::from("/srv")))
+        );
+        assert_eq!(
+            run("builtin cd /srv", Some("/x")),
+            Some(Some(PathBuf::from("/srv")))
+        );
     }
 
     #[test]

@@ -126,14 +126,21 @@ pub(crate) fn unterminated(input: &str) -> Option<Diagnostic> {
                         i = line_end;
                         let line = input.get(line_start..line_end).unwrap_or_default();
                         let line = line.strip_suffix('\r').unwrap_or(line);
-                        let line = if strip { line.trim_start_matches('\t') } else { line };
+                        let line = if strip {
+                            line.trim_start_matches('\t')
+                        } else {
+                            line
+                        };
                         if line == delimiter {
                             found = true;
                             break;
                         }
                     }
                     if !found {
-                        return report(format!("heredoc `{delimiter}` has no terminator line"), start);
+                        return report(
+                            format!("heredoc `{delimiter}` has no terminator line"),
+                            start,
+                        );
                     }
                 }
             }
@@ -142,9 +149,7 @@ pub(crate) fn unterminated(input: &str) -> Option<Diagnostic> {
                     .get(i..)
                     .and_then(|rest| rest.iter().position(|c| !c.is_ascii_lowercase()))
                     .map_or(bytes.len(), |n| i + n);
-                let delimited = bytes
-                    .get(end)
-                    .is_none_or(|c| b" \t\r\n;&|()<>".contains(c));
+                let delimited = bytes.get(end).is_none_or(|c| b" \t\r\n;&|()<>".contains(c));
                 if delimited {
                     match bytes.get(i..end) {
                         Some(b"if") => stack.push((Open::Block("if", "fi"), i)),
@@ -209,12 +214,30 @@ mod tests {
 
     #[test]
     fn names_what_is_open() {
-        assert_eq!(message("echo 'a").as_deref(), Some("unterminated single quote"));
-        assert_eq!(message("echo \"a").as_deref(), Some("unterminated double quote"));
-        assert_eq!(message("echo $(a").as_deref(), Some("unterminated `(` or `$(`"));
-        assert_eq!(message("echo `a").as_deref(), Some("unterminated backquote"));
-        assert_eq!(message("if a; then b").as_deref(), Some("`if` without `fi`"));
-        assert_eq!(message("a &&").as_deref(), Some("the command ends with `&&`"));
+        assert_eq!(
+            message("echo 'a").as_deref(),
+            Some("unterminated single quote")
+        );
+        assert_eq!(
+            message("echo \"a").as_deref(),
+            Some("unterminated double quote")
+        );
+        assert_eq!(
+            message("echo $(a").as_deref(),
+            Some("unterminated `(` or `$(`")
+        );
+        assert_eq!(
+            message("echo `a").as_deref(),
+            Some("unterminated backquote")
+        );
+        assert_eq!(
+            message("if a; then b").as_deref(),
+            Some("`if` without `fi`")
+        );
+        assert_eq!(
+            message("a &&").as_deref(),
+            Some("the command ends with `&&`")
+        );
         assert_eq!(
             message("cat <<EOF\nbody").as_deref(),
             Some("heredoc `EOF` has no terminator line")

@@ -49,7 +49,10 @@ impl ClauseGraph {
     /// Builds the graph from clauses in emission order and edges between emission indices:
     /// sorts the clauses by start offset (a container before what it contains) and remaps
     /// `parent` and the edges.
-    pub(crate) fn from_emitted(mut clauses: Vec<Clause>, edges: &[(usize, usize, EdgeKind)]) -> Self {
+    pub(crate) fn from_emitted(
+        mut clauses: Vec<Clause>,
+        edges: &[(usize, usize, EdgeKind)],
+    ) -> Self {
         let mut order: Vec<usize> = (0..clauses.len()).collect();
         order.sort_by_key(|&i| clauses.get(i).map_or((0, 0), |c| (c.span.start, c.depth)));
         let mut position = vec![0usize; clauses.len()];

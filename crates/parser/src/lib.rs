@@ -200,7 +200,13 @@ fn recover_prefix(
         let Ok(script) = build::build_script(prefix, limits::MAX_DEPTH) else {
             continue;
         };
-        let lowered = lower::lower(script.list, script.heredocs, base, home, limits::MAX_CLAUSES);
+        let lowered = lower::lower(
+            script.list,
+            script.heredocs,
+            base,
+            home,
+            limits::MAX_CLAUSES,
+        );
         let mut clauses = lowered.clauses;
         let rest = input.get(cut..).unwrap_or_default();
         let room = limits::MAX_CLAUSES.saturating_sub(clauses.len());

@@ -69,15 +69,15 @@ pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
                         .get(i..)
                         .and_then(|rest| rest.iter().position(|c| !c.is_ascii_lowercase()))
                         .map_or(bytes.len(), |n| i + n);
-                    let delimited = bytes
-                        .get(end)
-                        .is_none_or(|c| b" \t\r\n;&|()<>".contains(c));
+                    let delimited = bytes.get(end).is_none_or(|c| b" \t\r\n;&|()<>".contains(c));
                     if delimited {
                         match bytes.get(i..end) {
                             Some(b"if" | b"case" | b"for" | b"while" | b"until" | b"select") => {
                                 keywords += 1;
                             }
-                            Some(b"fi" | b"esac" | b"done") => keywords = keywords.saturating_sub(1),
+                            Some(b"fi" | b"esac" | b"done") => {
+                                keywords = keywords.saturating_sub(1)
+                            }
                             _ => {}
                         }
                     }
@@ -124,7 +124,10 @@ mod tests {
         assert_eq!(nesting_exceeds("'(((('", 2), None);
         assert_eq!(nesting_exceeds("\"$($($(\"", 2), Some(4));
         assert_eq!(nesting_exceeds("if if if", 2), Some(7));
-        assert_eq!(nesting_exceeds("if a; then b; fi; if c; then d; fi", 1), None);
+        assert_eq!(
+            nesting_exceeds("if a; then b; fi; if c; then d; fi", 1),
+            None
+        );
         assert_eq!(nesting_exceeds("echo a#(((", 2), Some(9));
         assert_eq!(nesting_exceeds("echo # ((((", 2), None);
         assert_eq!(nesting_exceeds(&"$(".repeat(10_000), 64), Some(129));

@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::ast::{
-    AWord, AndOr, AndOrOp, ARedirect, ATarget, Command, Compound, HeredocSlot, List, PipeOp,
+    ARedirect, ATarget, AWord, AndOr, AndOrOp, Command, Compound, HeredocSlot, List, PipeOp,
     Pipeline, Sep, SimpleCommand, Sub, SubKind,
 };
 use crate::clause::{Clause, Context, Heredoc, Operator, Redirect, RedirectTarget, Span, Word};
@@ -132,7 +132,11 @@ impl Lowerer<'_> {
         for item in list.items {
             let head = if item.sep == Sep::Background {
                 let mut job_cwd = cwd.clone();
-                self.lower_and_or(item.and_or, frame.with_ctx(Context::Background), &mut job_cwd)
+                self.lower_and_or(
+                    item.and_or,
+                    frame.with_ctx(Context::Background),
+                    &mut job_cwd,
+                )
             } else {
                 self.lower_and_or(item.and_or, frame, cwd)
             };
@@ -238,7 +242,11 @@ impl Lowerer<'_> {
             }
             Command::Coproc(coproc) => {
                 let mut job_cwd = cwd.clone();
-                self.lower_command(*coproc.body, frame.with_ctx(Context::Background), &mut job_cwd)
+                self.lower_command(
+                    *coproc.body,
+                    frame.with_ctx(Context::Background),
+                    &mut job_cwd,
+                )
             }
         }
     }
@@ -274,7 +282,8 @@ impl Lowerer<'_> {
                 let mut changed = false;
                 for (index, (condition, body)) in branches.into_iter().enumerate() {
                     let before = state.clone();
-                    let h = self.lower_list(condition, frame.nested(Context::Condition), &mut state);
+                    let h =
+                        self.lower_list(condition, frame.nested(Context::Condition), &mut state);
                     if index > 0 && before != state {
                         changed = true;
                     }
@@ -357,9 +366,13 @@ impl Lowerer<'_> {
                 head
             }
             Compound::Cond { items, span } => self.lower_special(items, "[[", span, frame, cwd),
-            Compound::Arith { expr, span } => {
-                self.lower_special(vec![expr], "((", span, frame.with_ctx(Context::Arithmetic), cwd)
-            }
+            Compound::Arith { expr, span } => self.lower_special(
+                vec![expr],
+                "((",
+                span,
+                frame.with_ctx(Context::Arithmetic),
+                cwd,
+            ),
         };
         if redirects.is_empty() {
             return head;
@@ -416,7 +429,12 @@ impl Lowerer<'_> {
 
     // ----- clauses ------------------------------------------------------------------------
 
-    fn lower_simple(&mut self, simple: SimpleCommand, frame: Frame, cwd: &mut Cwd) -> Option<usize> {
+    fn lower_simple(
+        &mut self,
+        simple: SimpleCommand,
+        frame: Frame,
+        cwd: &mut Cwd,
+    ) -> Option<usize> {
         let mut subs: Vec<Sub> = Vec::new();
         let mut argv: Vec<Word> = Vec::with_capacity(simple.words.len());
         for word in simple.words {
@@ -594,7 +612,12 @@ fn list_changes_cwd(list: &List) -> bool {
 fn command_changes_cwd(command: &Command) -> bool {
     match command {
         Command::Simple(simple) => {
-            let argv: Vec<Word> = simple.words.iter().take(2).map(|w| w.word.clone()).collect();
+            let argv: Vec<Word> = simple
+                .words
+                .iter()
+                .take(2)
+                .map(|w| w.word.clone())
+                .collect();
             cwd::changes_cwd(&argv)
         }
         Command::Compound(compound, _, _) => match compound.as_ref() {

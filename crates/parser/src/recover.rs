@@ -270,7 +270,11 @@ impl Tokenizer<'_> {
     fn start_redirect(&mut self, i: usize, op: RedirectOp) {
         // A word of digits right before the operator is its descriptor.
         let fd = match &self.word {
-            Some(w) if !w.quoted && !w.cooked.is_empty() && w.cooked.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(w)
+                if !w.quoted
+                    && !w.cooked.is_empty()
+                    && w.cooked.bytes().all(|b| b.is_ascii_digit()) =>
+            {
                 let n = w.cooked.parse().unwrap_or(u32::MAX);
                 self.word = None;
                 Some(RedirectFd::Number(n))
@@ -343,10 +347,20 @@ mod tests {
     fn splits_conservatively() {
         assert_eq!(
             argvs("echo 'a;b' \"$(rm -rf /)\" ; if sudo x; then"),
-            vec![vec!["echo", "a;b", ""], vec!["rm", "-rf", "/"], vec!["sudo", "x"]]
+            vec![
+                vec!["echo", "a;b", ""],
+                vec!["rm", "-rf", "/"],
+                vec!["sudo", "x"]
+            ]
         );
-        assert_eq!(argvs("a && b || `c` | d & e"), vec![vec!["a"], vec!["b"], vec!["c"], vec!["d"], vec!["e"]]);
-        assert_eq!(argvs("echo 'unterminated ; rm"), vec![vec!["echo", "unterminated ; rm"]]);
+        assert_eq!(
+            argvs("a && b || `c` | d & e"),
+            vec![vec!["a"], vec!["b"], vec!["c"], vec!["d"], vec!["e"]]
+        );
+        assert_eq!(
+            argvs("echo 'unterminated ; rm"),
+            vec![vec!["echo", "unterminated ; rm"]]
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! original (spans aside), which the property tests check.
 
 use crate::ast::{
-    AWord, AndOr, AndOrOp, ARedirect, ATarget, Command, Compound, DoGroup, HeredocSlot, List,
+    ARedirect, ATarget, AWord, AndOr, AndOrOp, Command, Compound, DoGroup, HeredocSlot, List,
     PipeOp, Pipeline, Sep, SimpleCommand, Sub,
 };
 use crate::build;
@@ -318,8 +318,12 @@ impl Printer<'_> {
 /// Calls `f` with the slot of every heredoc redirection in `list` (not inside its words).
 fn visit_heredocs(list: &List, f: &mut dyn FnMut(usize)) {
     for item in &list.items {
-        for pipeline in std::iter::once(&item.and_or.first).chain(item.and_or.rest.iter().map(|(_, p)| p)) {
-            for command in std::iter::once(&pipeline.first).chain(pipeline.rest.iter().map(|(_, c)| c)) {
+        for pipeline in
+            std::iter::once(&item.and_or.first).chain(item.and_or.rest.iter().map(|(_, p)| p))
+        {
+            for command in
+                std::iter::once(&pipeline.first).chain(pipeline.rest.iter().map(|(_, c)| c))
+            {
                 visit_command(command, f);
             }
         }

@@ -28,7 +28,9 @@ pub fn is_verb_like(token: &str) -> bool {
     };
     token.len() <= MAX_VERB_LEN
         && first.is_ascii_lowercase()
-        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_'))
+        && bytes.all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_')
+        })
 }
 
 /// The verb hint of a command's cooked words: the consecutive verb-like tokens from the start,
@@ -57,9 +59,9 @@ pub fn verb_hint<S: AsRef<str>>(words: &[S]) -> Vec<String> {
             continue;
         }
         if !verb.is_empty()
-            && flags
-                .iter()
-                .any(|f| f.starts_with("--") && token.strip_prefix(f).is_some_and(|v| v.starts_with('=')))
+            && flags.iter().any(|f| {
+                f.starts_with("--") && token.strip_prefix(f).is_some_and(|v| v.starts_with('='))
+            })
         {
             // `--git-dir=/x`: flag and value in one token.
             i += 1;
@@ -86,12 +88,24 @@ mod tests {
 
     #[test]
     fn seed_000_cases() {
-        assert_eq!(hint("freshdesk ticket list --status open"), ["freshdesk", "ticket", "list"]);
-        assert_eq!(hint("git -C /repo worktree list --porcelain"), ["git", "worktree", "list"]);
+        assert_eq!(
+            hint("freshdesk ticket list --status open"),
+            ["freshdesk", "ticket", "list"]
+        );
+        assert_eq!(
+            hint("git -C /repo worktree list --porcelain"),
+            ["git", "worktree", "list"]
+        );
         assert_eq!(hint("kubectl get pods"), ["kubectl", "get", "pods"]);
-        assert_eq!(hint("kubectl get pods my-pod"), ["kubectl", "get", "pods", "my-pod"]);
+        assert_eq!(
+            hint("kubectl get pods my-pod"),
+            ["kubectl", "get", "pods", "my-pod"]
+        );
         assert_eq!(hint("aws s3 cp src dst"), ["aws", "s3", "cp", "src", "dst"]);
-        assert_eq!(hint("git push origin main"), ["git", "push", "origin", "main"]);
+        assert_eq!(
+            hint("git push origin main"),
+            ["git", "push", "origin", "main"]
+        );
         assert_eq!(hint("cat /etc/passwd"), ["cat"]);
         assert_eq!(hint("chmod 755 file"), ["chmod"]);
         assert_eq!(hint("echo --version"), ["echo"]);
@@ -100,10 +114,16 @@ mod tests {
 
     #[test]
     fn flags_idioms_and_non_verbs() {
-        assert_eq!(hint("kubectl -n kube-system get pods -o wide"), ["kubectl", "get", "pods"]);
+        assert_eq!(
+            hint("kubectl -n kube-system get pods -o wide"),
+            ["kubectl", "get", "pods"]
+        );
         assert_eq!(hint("git --git-dir=/x status"), ["git", "status"]);
         assert_eq!(hint("docker -H tcp://h ps"), ["docker", "ps"]);
-        assert_eq!(hint("bun run test:unit --watch"), ["bun", "run", "test:unit"]);
+        assert_eq!(
+            hint("bun run test:unit --watch"),
+            ["bun", "run", "test:unit"]
+        );
         assert_eq!(hint("docker compose up -d"), ["docker", "compose", "up"]);
         assert_eq!(hint("/usr/bin/git status"), Vec::<String>::new());
         assert_eq!(hint("Rscript x.r"), Vec::<String>::new());

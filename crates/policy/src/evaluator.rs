@@ -42,7 +42,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use shellgate_parser::{ParseOptions, ParseOutput, Redirect, RedirectTarget, Word};
+use shellgate_parser::{Context, ParseOptions, ParseOutput, Redirect, RedirectTarget, Word};
 use shellgate_rules::{
     Access, Decision, ExpandOptions, Expansion, Invocation, InvocationKind, Opaque, Policy,
     Protected, ReadZones, Role, SafeVerdict, Via, ZonePath, ZoneVars,
@@ -434,8 +434,17 @@ impl<'a> Run<'a> {
             trusted_bin_dirs: self.policy().trusted_bin_dirs(),
         };
         self.judge_assignments(inv, judged);
+        self.judge_evaluating_expansions(inv, judged);
+        if let Some(keyword) = self.shell_keyword(inv) {
+            self.judge_keyword(keyword, inv, &ctx, judged);
+            return;
+        }
         // The paths: operands by role, redirect targets, cd targets, appended arguments.
-        let safe = if inv.words.is_empty() { SafeVerdict::NotCatalogued } else { self.policy().safe(&inv.view()) };
+        let safe = if inv.words.is_empty() {
+            SafeVerdict::NotCatalogued
+        } else {
+            self.policy().safe(&inv.view())
+        };
         self.judge_paths(inv, &ctx, &safe, judged);
         let Some(first) = inv.words.first() else {
             // A bare assignment or redirection: nothing runs.
@@ -610,6 +619,82 @@ impl<'a> Run<'a> {
         judged.verdict.proposal = proposal;
     }
 
+    /// `[[` or `((` when the invocation is a conditional or arithmetic command evaluated by the
+    /// shell itself (its words are the expression, not a command). Known for top-level clauses
+    /// and for any arithmetic context; a `[[ … ]]` inside re-parsed shell code is judged as a
+    /// command (and so needs a person).
+    fn shell_keyword(&self, inv: &Invocation) -> Option<&'static str> {
+        if inv.context == Context::Arithmetic {
+            return Some("((");
+        }
+        if !inv.origin.is_empty() {
+            return None;
+        }
+        let clause = self.parsed.graph.get(inv.clause_index)?;
+        match clause.verb.first().map(String::as_str) {
+            Some("[[") if clause.verb.len() == 1 => Some("[["),
+            Some("((") if clause.verb.len() == 1 => Some("(("),
+            _ => None,
+        }
+    }
+
+    /// A `[[ … ]]` or `(( … ))` expression: nothing runs but the shell, so it passes — unless
+    /// bash could evaluate text as arithmetic, where `a[$(cmd)]` runs a command: a word with
+    /// `[`, `$(` or a backquote, or (in `((` or an arithmetic `[[` comparison) a word that is
+    /// not literal. Substitutions inside are clauses of their own; redirections are judged.
+    fn judge_keyword(
+        &self,
+        keyword: &str,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        for redirect in &inv.redirects {
+            if let Some(target) = redirect.write_target() {
+                self.judge_redirect(target, Access::Write, ctx, judged);
+            }
+            if let Some(target) = redirect.read_target() {
+                self.judge_redirect(target, Access::Read, ctx, judged);
+            }
+        }
+        let comparison = inv.words.iter().any(|w| {
+            matches!(
+                w.cooked.as_str(),
+                "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
+            )
+        });
+        let risky = inv.words.iter().find(|w| {
+            w.cooked.contains(['[', '`'])
+                || w.cooked.contains("$(")
+                // `(( x + 1 ))`: the value of a variable is evaluated as arithmetic too, and
+                // a value such as `a[$(cmd)]` runs `cmd`.
+                || (keyword == "((" && has_identifier(&w.cooked))
+                // `[[ $x -eq 0 ]]`, `[[ x -eq 0 ]]`: so are the operands of a comparison.
+                || (keyword == "[["
+                    && comparison
+                    && !matches!(w.cooked.as_str(), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge")
+                    && (!w.literal || has_identifier(&w.cooked)))
+        });
+        match risky {
+            None => judged.reason(
+                ReasonKind::Safe,
+                None,
+                format!("`{keyword}` is evaluated by the shell itself; nothing else runs"),
+            ),
+            Some(word) => {
+                judged.saveable = false;
+                judged.ask(
+                    ReasonKind::Opaque,
+                    None,
+                    format!(
+                        "`{}` in a `{keyword}` expression may be evaluated as arithmetic, which can run commands",
+                        display::escape(&word.raw)
+                    ),
+                );
+            }
+        }
+    }
+
     /// Whether an invocation's words hold code (an interpreter call, or a shell whose code was
     /// parsed again): such words are shown in full, never summarised.
     fn shows_code(&self, inv: &Invocation) -> bool {
@@ -645,6 +730,51 @@ impl<'a> Run<'a> {
         })
     }
 
+    /// Expansions that make bash evaluate a value as code: arithmetic over a variable
+    /// (`$((x))`, whose value `a[$(cmd)]` runs `cmd`), indirect expansion (`${!x}`) and prompt
+    /// expansion (`${x@P}`). Wherever they are, the clause needs a person and cannot be saved.
+    fn judge_evaluating_expansions(&self, inv: &Invocation, judged: &mut Judged) {
+        let words = inv
+            .words
+            .iter()
+            .chain(inv.assignments.iter().filter_map(|a| a.value.as_ref()))
+            .chain(
+                inv.assignments
+                    .iter()
+                    .filter_map(|a| a.array.as_ref())
+                    .flatten(),
+            )
+            .chain(inv.redirects.iter().filter_map(|r| match &r.target {
+                RedirectTarget::Word(w) => Some(w),
+                RedirectTarget::Heredoc(_) => None,
+            }));
+        for word in words {
+            if word.literal {
+                continue;
+            }
+            let why = if word.raw.contains("${!") {
+                Some(
+                    "an indirect expansion `${!…}` evaluates a value as a variable name, which can run commands",
+                )
+            } else if word.raw.contains("@P}") {
+                Some("a prompt expansion `${…@P}` runs the substitutions in a value")
+            } else if word.features.arithmetic && arithmetic_names_variable(&word.raw) {
+                Some("arithmetic over a variable evaluates its value, which can run commands")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                judged.saveable = false;
+                judged.ask(
+                    ReasonKind::Opaque,
+                    None,
+                    format!("`{}`: {why}", display::escape(&word.raw)),
+                );
+                return;
+            }
+        }
+    }
+
     /// Assignments (prefixes, or `export NAME=…`) that change how programs load or run.
     fn judge_assignments(&self, inv: &Invocation, judged: &mut Judged) {
         let mut names: Vec<&str> = inv.assignments.iter().map(|a| a.name.as_str()).collect();
@@ -676,7 +806,13 @@ impl<'a> Run<'a> {
     }
 
     /// Judges every path of an invocation.
-    fn judge_paths(&self, inv: &Invocation, ctx: &MatchContext<'_>, safe: &SafeVerdict<'_>, judged: &mut Judged) {
+    fn judge_paths(
+        &self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        safe: &SafeVerdict<'_>,
+        judged: &mut Judged,
+    ) {
         let leaf = !inv.words.is_empty();
         if leaf {
             self.judge_cwd(inv, ctx, safe, judged);
@@ -768,7 +904,13 @@ impl<'a> Run<'a> {
     /// The working directory a command runs in is read (a listing, a search, a build), except
     /// by pure side-effect verbs and by `cd`/`pushd`/`popd`. An unknown working directory is
     /// untrusted unless every path may be read.
-    fn judge_cwd(&self, inv: &Invocation, ctx: &MatchContext<'_>, safe: &SafeVerdict<'_>, judged: &mut Judged) {
+    fn judge_cwd(
+        &self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        safe: &SafeVerdict<'_>,
+        judged: &mut Judged,
+    ) {
         let Some(first) = inv.words.first() else {
             return;
         };
@@ -842,6 +984,14 @@ impl<'a> Run<'a> {
             self.dynamic_path(&word.raw, access, judged);
             return;
         };
+        let exempt: &[&str] = match access {
+            Access::Write => &paths::WRITE_EXEMPT,
+            Access::Read => &paths::READ_EXEMPT,
+        };
+        if lexical.to_str().is_some_and(|p| exempt.contains(&p)) {
+            // `tee /dev/null`, `cat /dev/stdin`: the device, not a file.
+            return;
+        }
         let resolved = if ctx.symlinks {
             paths::resolve_symlinks(&expanded)
         } else {
@@ -1088,8 +1238,16 @@ impl<'a> Run<'a> {
         let complete = self.parsed.complete && self.expansion.complete;
         let needs_display = !complete
             || !self.errors.is_empty()
-            || (self.hard_deny.is_empty() && self.judged.iter().any(|j| j.verdict.decision == Decision::NeedsPrompt));
-        let display = if needs_display { self.render_display() } else { String::new() };
+            || (self.hard_deny.is_empty()
+                && self
+                    .judged
+                    .iter()
+                    .any(|j| j.verdict.decision == Decision::NeedsPrompt));
+        let display = if needs_display {
+            self.render_display()
+        } else {
+            String::new()
+        };
         let judged_all = std::mem::take(&mut self.judged);
         let mut clauses: Vec<ClauseVerdict> = Vec::with_capacity(self.judged.len() + 1);
         let mut paths: Vec<PromptPath> = Vec::new();
@@ -1301,6 +1459,45 @@ fn only_home_variable(word: &Word) -> bool {
         && !f.arithmetic
         && !f.glob
         && !f.brace
+}
+
+/// Whether a text names a variable (an ASCII letter or `_`), as arithmetic would evaluate it.
+fn has_identifier(text: &str) -> bool {
+    text.bytes().any(|b| b.is_ascii_alphabetic() || b == b'_')
+}
+
+/// Whether an arithmetic expansion (`$((…))` or `$[…]`) in a raw word names a variable.
+fn arithmetic_names_variable(raw: &str) -> bool {
+    let mut rest = raw;
+    while let Some(start) = rest.find("$((").or_else(|| rest.find("$[")) {
+        let Some(body) = rest.get(start + 2..) else {
+            return true;
+        };
+        // The expression runs to the matching close; anything odd counts as a variable.
+        let mut depth = 0_usize;
+        let mut end = None;
+        for (i, c) in body.char_indices() {
+            match c {
+                '(' | '[' => depth += 1,
+                ')' | ']' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            return true;
+        };
+        if body.get(..end).is_none_or(has_identifier) {
+            return true;
+        }
+        rest = body.get(end + 1..).unwrap_or("");
+    }
+    false
 }
 
 /// Whether a word is exactly one process substitution (`<(…)` or `>(…)`).

@@ -583,9 +583,7 @@ impl Builder {
             );
         }
         self.last_layer = Some(source.layer.max(self.last_layer.unwrap_or(Layer::Default)));
-        let t0 = std::time::Instant::now();
         let parsed = toml::from_str::<RawFile>(&source.text);
-        crate::policy::tick("toml", t0);
         match parsed {
             Ok(raw) => self.add_raw(&mut cx, raw),
             Err(e) => cx.errors.push(toml_error(&file, &e)),
@@ -614,18 +612,15 @@ impl Builder {
         if let Some(settings) = &raw.settings {
             self.add_settings(cx, settings);
         }
-        let t0 = std::time::Instant::now();
         for deny in &raw.deny {
             self.add_deny(cx, deny);
         }
-        crate::policy::tick("deny", t0); let t0 = std::time::Instant::now();
         if !cx.forbid(&raw.safe, "[[safe]]") {
             let mut seen = HashMap::new();
             for safe in &raw.safe {
                 self.add_safe(cx, safe, &mut seen);
             }
         }
-        crate::policy::tick("safe", t0); let t0 = std::time::Instant::now();
         if !cx.forbid(&raw.wrapper, "[[wrapper]]") {
             for wrapper in &raw.wrapper {
                 self.add_wrapper(cx, wrapper);
@@ -636,17 +631,14 @@ impl Builder {
                 self.add_shell(cx, shell);
             }
         }
-        crate::policy::tick("wrap+shell", t0); let t0 = std::time::Instant::now();
         for interpreter in &raw.interpreter {
             self.add_interpreter(cx, interpreter);
         }
-        crate::policy::tick("interp", t0); let t0 = std::time::Instant::now();
         if !cx.forbid(&raw.verb, "[[verb]]") {
             for verb in &raw.verb {
                 self.add_verb(cx, verb);
             }
         }
-        crate::policy::tick("verb", t0); let t0 = std::time::Instant::now();
         if let Some(classify) = &raw.classify {
             if cx.layer == Layer::Project {
                 cx.invalid(
@@ -665,15 +657,12 @@ impl Builder {
         for (name, audience) in &raw.audience {
             self.add_audience(cx, name, audience);
         }
-        crate::policy::tick("classify+aud", t0); let t0 = std::time::Instant::now();
         for protected in &raw.protected {
             self.add_protected(cx, protected);
         }
-        crate::policy::tick("protected", t0); let t0 = std::time::Instant::now();
         for test in &raw.test {
             self.add_test(cx, test);
         }
-        crate::policy::tick("tests", t0);
         self.add_disable(cx, &raw);
     }
 
@@ -1684,7 +1673,6 @@ impl Builder {
 
     /// Compiles everything into a policy, or returns every error found.
     pub(crate) fn finish(mut self) -> Result<(Policy, Vec<PendingExample>), PolicyError> {
-        let t0 = std::time::Instant::now();
         self.check_references();
         if let Some(error) = PolicyError::combine(std::mem::take(&mut self.errors)) {
             return Err(error);
@@ -1713,7 +1701,6 @@ impl Builder {
                 .collect(),
         )
         .map_err(|e| internal("the token classifier", &e))?;
-        crate::policy::tick("refs+classifier", t0); let t0 = std::time::Instant::now();
         let raw_set = if self.raw_patterns.is_empty() {
             None
         } else {
@@ -1734,7 +1721,6 @@ impl Builder {
                 *slot = index;
             }
         }
-        crate::policy::tick("rawset", t0); let t0 = std::time::Instant::now();
         let mut protected_builder = GlobSetBuilder::new();
         let mut protected_owner = Vec::new();
         let mut protected = Vec::new();
@@ -1748,8 +1734,6 @@ impl Builder {
         let protected_set = protected_builder
             .build()
             .map_err(|e| internal("protected paths", &e))?;
-        crate::policy::tick("protset", t0);
-        let t0 = std::time::Instant::now();
         let policy = Policy::assemble(crate::policy::Parts {
             settings: self.settings,
             deny,
@@ -1769,7 +1753,6 @@ impl Builder {
             disabled: self.disabled,
         })
         .map_err(|e| internal("glob sets", &e))?;
-        crate::policy::tick("assemble", t0);
         Ok((policy, self.examples))
     }
 }

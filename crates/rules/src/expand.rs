@@ -49,8 +49,10 @@ const MAX_WRAPPERS: usize = 32;
 /// Options for [`Policy::expand`].
 #[derive(Clone, Debug, Default)]
 pub struct ExpandOptions {
-    /// The working directory of the command (relative paths resolve against it; nested shell
-    /// code starts there).
+    /// The command's base working directory: pass the `ParseOptions::cwd` the command was
+    /// parsed with. Clauses already carry their own directory (the parser follows static
+    /// `cd`s), and nested shell code starts in its shell's directory, so expansion reads the
+    /// clauses' directories; this one is kept for the caller's records.
     pub cwd: Option<PathBuf>,
     /// The home directory (`~`, `$HOME`).
     pub home: Option<PathBuf>,
@@ -1168,19 +1170,25 @@ fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaqu
     let opaque = || Opaque::Interpreter {
         why: interpreter.why.clone(),
     };
-    let query = words
-        .iter()
-        .skip(start)
-        .any(|w| w.literal && listed(&w.cooked, &interpreter.query_flags));
-    if query {
-        return None;
-    }
     let takes = |name: &str| {
         exactly(name, &interpreter.code_flags)
             || exactly(name, &interpreter.script_flags)
             || exactly(name, &interpreter.value_flags)
     };
     let scan = crate::flags::scan(words, start, &takes);
+    // A query flag (`--version`) counts only among the options before any code, script or
+    // program: `python3 -c CODE --version` runs CODE.
+    let cutoff = scan.operands.first().copied().unwrap_or(usize::MAX);
+    for flag in scan.flags.iter().take_while(|f| f.index < cutoff) {
+        if exactly(&flag.name, &interpreter.code_flags)
+            || exactly(&flag.name, &interpreter.script_flags)
+        {
+            break;
+        }
+        if listed(&flag.name, &interpreter.query_flags) {
+            return None;
+        }
+    }
     if scan
         .flags
         .iter()

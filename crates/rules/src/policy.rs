@@ -284,19 +284,15 @@ impl Policy {
                 globs.iter().enumerate().map(move |(j, g)| (i, j, g))
             }))
         };
-        let t0 = std::time::Instant::now();
         let args_globs = view_globs(|v| v.args_any.as_ref())?;
-        tick("  argsglobs", t0);
         let redirect_globs = view_globs(|v| v.redirect_to.as_ref())?;
         let env_globs = view_globs(|v| v.env.as_ref())?;
-        let t0 = std::time::Instant::now();
         let unless_globs = GlobIndex::build(parts.safe.iter().enumerate().flat_map(|(i, e)| {
             e.unless_globs
                 .iter()
                 .enumerate()
                 .map(move |(j, g)| (i, j, g))
         }))?;
-        tick("  unlessglobs", t0);
         let trusted = parts
             .settings
             .trusted_bin_dirs
@@ -896,16 +892,4 @@ impl Facts {
             env,
         }
     }
-}
-
-thread_local! { static TICKS: std::cell::RefCell<std::collections::BTreeMap<&'static str, std::time::Duration>> = Default::default(); }
-pub(crate) fn tick(name: &'static str, t0: std::time::Instant) {
-    let d = t0.elapsed();
-    TICKS.with(|t| { let mut t = t.borrow_mut(); let e = t.entry(name).or_insert(std::time::Duration::MAX); *e = (*e).min(d); });
-}
-#[test]
-#[ignore]
-fn profile_load() {
-    for _ in 0..30 { let _ = Policy::embedded_default(); }
-    TICKS.with(|t| for (k, v) in t.borrow().iter() { println!("{k}: {v:?}"); });
 }

@@ -1,0 +1,5 @@
+cat <<A; cat <<B
+a
+A
+b
+B

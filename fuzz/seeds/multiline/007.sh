@@ -1,0 +1,3 @@
+cat <<EOF
+fi done esac
+EOF

@@ -1,0 +1,4 @@
+cat <<A $(echo x
+echo y)
+body
+A

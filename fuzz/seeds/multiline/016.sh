@@ -1,0 +1,3 @@
+cat <<a'b'c"d"
+x
+abcd

@@ -1,0 +1,3 @@
+one <<EOF | grep two
+three
+EOF

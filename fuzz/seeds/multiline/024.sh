@@ -1,0 +1,3 @@
+A=one
+
+B=two

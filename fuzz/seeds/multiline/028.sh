@@ -1,0 +1,3 @@
+echo "a" "b"
+echo "a ${b} c" "d $e"
+echo "(())"

@@ -1,0 +1,9 @@
+select choice in X Y $(ls); do
+  echo $choice
+  break
+done
+
+select ARG; do
+  echo $ARG
+  ARG=''
+done

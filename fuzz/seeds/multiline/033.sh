@@ -1,0 +1,3 @@
+if ! command -v echo; then
+  echo 'hello'
+fi

@@ -1,0 +1,3 @@
+if foo=1; then
+  echo 'hello'
+fi

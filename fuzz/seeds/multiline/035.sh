@@ -1,0 +1,3 @@
+if (( 1 < 2 ? 1 : 2 )); then
+	return 1
+fi

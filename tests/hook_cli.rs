@@ -1,0 +1,359 @@
+//! `shellgate hook` through the binary: the three agents against recorded payloads (allow, ask
+//! and deny each), pass-through of other tools, fail-closed answers on unusable input, the
+//! audit log, the trust file and the deadline.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: a failed step should fail the test loudly"
+)]
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A private HOME and state directory, so no real trust file or audit log is touched.
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_shellgate"));
+        command
+            .arg("hook")
+            .args(args)
+            .env("HOME", self.path("home"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env("XDG_STATE_HOME", self.path("state"))
+            .env_remove("SHELLGATE_TRUST")
+            .env_remove("SHELLGATE_AUDIT_LOG")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("GEMINI_PROJECT_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// Runs the hook with `input` on standard input.
+    fn run(&self, args: &[&str], input: &[u8]) -> Output {
+        let mut child = self.command(args).spawn().unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// Runs the hook and returns its answer, checking it exits 0 with one line of JSON.
+    fn answer(&self, args: &[&str], input: &[u8]) -> Value {
+        let output = self.run(args, input);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "stderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(text.lines().count(), 1, "one line of JSON: {text}");
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn audit_log(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.path("state/shellgate/audit.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+}
+
+fn payload(name: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/hooks")
+            .join(name),
+    )
+    .unwrap()
+}
+
+const ASK_PUSH: &str = "shellgate: needs a person to run `git push origin feature/price-fix` (approve for good: shellgate approvals trust-verb 'git push origin feature/price-fix *')";
+const DENY_PREFIX: &str = "shellgate: refused by `rm-recursive-root` (destructive): ";
+
+fn claude(decision: &str, reason: &str) -> Value {
+    json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": decision,
+        "permissionDecisionReason": reason,
+    }})
+}
+
+/// The deny reason, checked to start with the rule that refused `rm -rf /`.
+fn deny_reason(answer: &Value, pointer: &str) -> String {
+    let reason = answer
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap()
+        .to_owned();
+    assert!(reason.starts_with(DENY_PREFIX), "{reason}");
+    assert!(
+        reason.contains("`rm-no-preserve-root` (destructive)"),
+        "{reason}"
+    );
+    reason
+}
+
+#[test]
+fn claude_code_allow_ask_deny_and_pass_through() {
+    let env = Env::new();
+    assert_eq!(
+        env.answer(&["claude-code"], &payload("claude-code-allow.json")),
+        claude("allow", "shellgate: approved")
+    );
+    assert_eq!(
+        env.answer(&["claude-code"], &payload("claude-code-ask.json")),
+        claude("ask", ASK_PUSH)
+    );
+    let deny = env.answer(&["claude-code"], &payload("claude-code-deny.json"));
+    let reason = deny_reason(&deny, "/hookSpecificOutput/permissionDecisionReason");
+    assert_eq!(deny, claude("deny", &reason));
+    // Not the shell tool: no opinion, and nothing logged.
+    assert_eq!(
+        env.answer(&["claude-code"], &payload("claude-code-read.json")),
+        json!({})
+    );
+    let log = env.audit_log();
+    let decisions: Vec<(&str, &str, &str)> = log
+        .iter()
+        .map(|r| {
+            (
+                r["command"].as_str().unwrap(),
+                r["decision"].as_str().unwrap(),
+                r["cwd"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        decisions,
+        vec![
+            (
+                "git status && git log --oneline -5",
+                "Approved",
+                "/home/dev/acme-shop"
+            ),
+            (
+                "git push origin feature/price-fix",
+                "NeedsPrompt",
+                "/home/dev/acme-shop"
+            ),
+            (
+                "rm -rf / --no-preserve-root",
+                "HardDenied",
+                "/home/dev/acme-shop"
+            ),
+        ]
+    );
+    assert_eq!(
+        log[2]["rule_ids"],
+        json!(["rm-recursive-root", "rm-no-preserve-root"])
+    );
+    assert_eq!(log[2]["audience"], "personal");
+    assert_eq!(log[2]["choice"], Value::Null);
+}
+
+#[test]
+fn codex_can_only_deny() {
+    let env = Env::new();
+    // Codex rejects allow and ask (and then fails open), so an approval is no opinion and a
+    // prompt is a refusal whose reason says what a person must approve.
+    assert_eq!(
+        env.answer(&["codex"], &payload("codex-allow.json")),
+        json!({})
+    );
+    let ask = env.answer(&["codex"], &payload("codex-ask.json"));
+    assert_eq!(
+        ask,
+        claude(
+            "deny",
+            &format!(
+                "{ASK_PUSH} — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"
+            )
+        )
+    );
+    let deny = env.answer(&["codex"], &payload("codex-deny.json"));
+    let reason = deny_reason(&deny, "/hookSpecificOutput/permissionDecisionReason");
+    assert_eq!(deny, claude("deny", &reason));
+    assert_eq!(env.audit_log().len(), 3);
+}
+
+#[test]
+fn gemini_allow_ask_deny() {
+    let env = Env::new();
+    assert_eq!(
+        env.answer(&["gemini"], &payload("gemini-allow.json")),
+        json!({"decision": "allow", "reason": "shellgate: approved"})
+    );
+    assert_eq!(
+        env.answer(&["gemini"], &payload("gemini-ask.json")),
+        json!({"decision": "ask", "reason": ASK_PUSH, "systemMessage": ASK_PUSH})
+    );
+    let deny = env.answer(&["gemini"], &payload("gemini-deny.json"));
+    let reason = deny_reason(&deny, "/reason");
+    assert_eq!(deny, json!({"decision": "deny", "reason": reason}));
+    // `--ask-as-deny` for releases that ignore ask.
+    assert_eq!(
+        env.answer(&["gemini", "--ask-as-deny"], &payload("gemini-ask.json")),
+        json!({"decision": "deny", "reason": ASK_PUSH})
+    );
+    // The allow payload runs in `dir_path` (`web`) under the payload's cwd.
+    assert_eq!(env.audit_log()[0]["cwd"], "/home/dev/acme-shop/web");
+}
+
+#[test]
+fn unusable_input_is_answered_with_ask_never_allow() {
+    let env = Env::new();
+    let cases: [(&[u8], &str); 5] = [
+        (b"", "the hook input is empty"),
+        (b"\n", "the hook input is empty"),
+        (
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"comm"#,
+            "the hook input is not valid JSON: EOF while parsing a string at line 1 column 70",
+        ),
+        (
+            b"rm -rf /",
+            "the hook input is not valid JSON: expected value at line 1 column 1",
+        ),
+        (b"[\"rm -rf /\"]", "the hook input is not a JSON object"),
+    ];
+    for (input, error) in cases {
+        let reason = format!("shellgate could not judge this call ({error}); a person must decide");
+        assert_eq!(
+            env.answer(&["claude-code"], input),
+            claude("ask", &reason),
+            "{error}"
+        );
+        assert_eq!(
+            env.answer(&["gemini"], input),
+            json!({"decision": "ask", "reason": reason, "systemMessage": reason}),
+            "{error}"
+        );
+        let codex = format!(
+            "{reason} — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"
+        );
+        assert_eq!(
+            env.answer(&["codex"], input),
+            claude("deny", &codex),
+            "{error}"
+        );
+    }
+    // A shell call without a command, and a payload for another event.
+    assert_eq!(
+        env.answer(
+            &["claude-code"],
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""}}"#
+        ),
+        claude(
+            "ask",
+            "shellgate could not judge this call (the `Bash` call has no `tool_input.command` string); a person must decide"
+        )
+    );
+    assert_eq!(
+        env.answer(&["claude-code"], br#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#),
+        claude("ask", "shellgate could not judge this call (the hook input is for event `PostToolUse`, expected `PreToolUse`); a person must decide")
+    );
+    assert!(env.audit_log().is_empty());
+}
+
+#[test]
+fn a_failing_audit_log_never_changes_the_answer() {
+    let env = Env::new();
+    // A directory where the log file should be: every append fails.
+    std::fs::create_dir_all(env.path("log-is-a-dir")).unwrap();
+    let log = env.path("log-is-a-dir").display().to_string();
+    for (name, expected) in [
+        ("claude-code-allow.json", "allow"),
+        ("claude-code-ask.json", "ask"),
+        ("claude-code-deny.json", "deny"),
+    ] {
+        let output = env.run(&["claude-code", "--audit-log", &log], &payload(name));
+        assert_eq!(output.status.code(), Some(0));
+        let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecision"], expected,
+            "{name}"
+        );
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.starts_with("shellgate: warning: cannot append to the audit log: "),
+            "{stderr}"
+        );
+    }
+    // `--no-audit-log` writes nothing.
+    env.answer(
+        &["claude-code", "--no-audit-log"],
+        &payload("claude-code-allow.json"),
+    );
+    assert!(env.audit_log().is_empty());
+}
+
+#[test]
+fn a_saved_approval_turns_ask_into_allow() {
+    let env = Env::new();
+    let trust = env.path("trust.toml");
+    std::fs::write(
+        &trust,
+        "version = 1\n\n[audience.personal]\npatterns = [\"git push origin *\"]\n",
+    )
+    .unwrap();
+    let trust = trust.display().to_string();
+    assert_eq!(
+        env.answer(
+            &["claude-code", "--trust", &trust],
+            &payload("claude-code-ask.json")
+        ),
+        claude("allow", "shellgate: approved")
+    );
+    // A saved approval never beats a deny rule.
+    let deny = env.answer(
+        &["claude-code", "--trust", &trust],
+        &payload("claude-code-deny.json"),
+    );
+    assert_eq!(deny["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
+#[test]
+fn no_answer_in_time_is_ask() {
+    let env = Env::new();
+    // Standard input stays open, so the hook never gets its payload.
+    let mut child = env
+        .command(&["claude-code", "--deadline-ms", "300"])
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let started = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(output.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        answer,
+        claude(
+            "ask",
+            "shellgate could not judge this call (no decision within 300 ms); a person must decide"
+        )
+    );
+}
