@@ -6,8 +6,8 @@
 # Feeds each recorded Claude Code payload (allow, ask, deny) to a fresh process RUNS times,
 # with HOME and XDG directories in a temporary directory (so the trust file is absent and the
 # audit log is written there), and prints the median, 90th percentile and maximum wall time
-# per payload. The clock is read around each process by a tiny C-free timer: bash's
-# EPOCHREALTIME (microseconds).
+# per payload. The clock is bash's EPOCHREALTIME (microseconds), read just before the process
+# is spawned and just after it exits, so the time includes fork/exec as an agent would pay it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -9,3 +9,6 @@ mod gate;
 
 #[path = "driver/rules.rs"]
 mod rules;
+
+#[path = "driver/adversarial.rs"]
+mod adversarial;

@@ -15,10 +15,19 @@
 
 use std::fmt::Write as _;
 
-/// Whether a text spans several lines: it contains a line feed or a carriage return.
+/// Whether a text contains a line break: a line feed or a carriage return (seed 004: a
+/// pattern never includes such an argument).
 #[must_use]
 pub fn is_multiline(text: &str) -> bool {
     text.contains(['\n', '\r'])
+}
+
+/// Whether a text is shown as a `(N lines, M chars)` summary: it spans two lines or more. A
+/// value whose only line break is at its end is shown escaped instead (`ok\r`), so that a
+/// lone trailing carriage return stays visible.
+#[must_use]
+pub fn is_summarized(text: &str) -> bool {
+    is_multiline(text) && line_count(text) >= 2
 }
 
 /// The summary of a multi-line argument: `(N lines, M chars)`.

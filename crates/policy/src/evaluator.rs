@@ -1445,9 +1445,9 @@ fn token(word: &Word) -> Token<'_> {
     }
 }
 
-/// Whether a literal word's value spans lines and can be summarised.
+/// Whether a literal word's value spans two lines or more and is shown summarised.
 fn summarizable(word: &Word) -> bool {
-    word.literal && display::is_multiline(&word.cooked)
+    word.literal && display::is_summarized(&word.cooked)
 }
 
 /// Whether a word's only expansion is a leading `$HOME`/`${HOME}`.

@@ -1,0 +1,34 @@
+//! Times loading the embedded default policy: `cargo run --release -p shellgate-rules
+//! --example load_default -- [N]` prints the minimum and median of N loads (default 50) and,
+//! for comparison, one full load that also checks every `match`/`not_match` example.
+
+use std::time::{Duration, Instant};
+
+use shellgate_rules::{Examples, Policy};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let n: usize = std::env::args()
+        .nth(1)
+        .map(|a| a.parse())
+        .transpose()?
+        .unwrap_or(50);
+    let mut times: Vec<Duration> = Vec::with_capacity(n);
+    for _ in 0..n.max(1) {
+        let start = Instant::now();
+        let policy = Policy::embedded_default()?;
+        times.push(start.elapsed());
+        std::hint::black_box(policy);
+    }
+    times.sort_unstable();
+    let min = times.first().copied().unwrap_or_default();
+    let median = times.get(times.len() / 2).copied().unwrap_or_default();
+    println!("embedded_default x{n}: min {min:?}, median {median:?}");
+    let start = Instant::now();
+    let policy = Policy::load_with(&[Policy::default_source()], Examples::All)?;
+    println!(
+        "load_with(default, Examples::All): {:?}",
+        start.elapsed()
+    );
+    std::hint::black_box(policy);
+    Ok(())
+}
