@@ -5,6 +5,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -167,7 +168,7 @@ type Owned = (String, Option<String>, Option<String>);
 #[derive(Debug)]
 struct Judged {
     line: u64,
-    outcome: Outcome,
+    outcome: Arc<Outcome>,
     baseline: Option<Decision>,
     owned: Option<Owned>,
     decision_line: Option<Vec<u8>>,
@@ -200,10 +201,10 @@ struct Context<'j, J> {
 }
 
 impl<J: Judge> Context<'_, J> {
-    fn judge(&self, record: &Record<'_>, key: &mut String) -> Judged {
+    fn judge(&self, record: &Record<'_>, key: &mut Vec<u8>) -> Judged {
         let outcome = match &self.memo {
             Some(memo) => memo.judge(self.judge, record, key),
-            None => self.judge.judge(record, &[]),
+            None => Arc::new(self.judge.judge(record, &[])),
         };
         let baseline = self.baseline.map(|baseline| match &self.baseline_memo {
             Some(memo) => memo.judge(baseline, record, key).decision,
@@ -219,13 +220,16 @@ impl<J: Judge> Context<'_, J> {
             )
         });
         let decision_line = self.decisions.then(|| {
-            let mut line = serde_json::to_vec(&DecisionLine {
+            let mut line = Vec::with_capacity(record.command.len().saturating_add(64));
+            let _ = serde_json::to_writer(
+                &mut line,
+                &DecisionLine {
                 line: record.line,
                 command: &record.command,
                 decision: decision_name(outcome.decision),
-                rules: &outcome.rules,
-            })
-            .unwrap_or_default();
+                    rules: &outcome.rules,
+                },
+            );
             line.push(b'\n');
             line
         });
@@ -243,7 +247,7 @@ impl<J: Judge> Context<'_, J> {
         chunk: &Chunk,
         format: Format,
         raw: &super::reader::RawLine,
-        key: &mut String,
+        key: &mut Vec<u8>,
     ) -> LineOut {
         if raw.too_long {
             return LineOut::Malformed(
@@ -271,13 +275,16 @@ struct Totals<'w> {
     summary: Summary,
     diff: Option<Diff>,
     evidence: Evidence,
-    decisions: Option<&'w mut dyn Write>,
+    decisions: Option<&'w mut (dyn Write + Send)>,
     records: u64,
 }
 
 impl Totals<'_> {
-    fn absorb(&mut self, out: Vec<LineOut>, file: usize) -> Result<(), AuditError> {
-        for line in out {
+    /// Folds one chunk's results into the totals, leaving `out` empty for reuse.
+    fn absorb(&mut self, out: &mut Vec<LineOut>, lines: u64) -> Result<(), AuditError> {
+        self.summary.add_lines(lines);
+        let file = self.summary.files.len().saturating_sub(1);
+        for line in out.drain(..) {
             match line {
                 LineOut::Skip => {}
                 LineOut::Malformed(no, reason) => self.summary.add_malformed(no, &reason),
@@ -324,7 +331,7 @@ pub fn audit<J: Judge>(
     baseline: Option<&J>,
     inputs: &[Input],
     options: &AuditOptions,
-    decisions: Option<&mut dyn Write>,
+    decisions: Option<&mut (dyn Write + Send)>,
     progress: Option<&dyn Fn(Progress)>,
 ) -> Result<Report, AuditError> {
     let threads = options.threads.map_or_else(
@@ -373,7 +380,11 @@ pub fn audit<J: Judge>(
     let mut bytes_before = 0u64;
     let mut current = Chunk::default();
     let mut next = Chunk::default();
-    for (index, input) in inputs.iter().enumerate() {
+    // The results of the chunk before `current`, folded in while `current` is judged.
+    let mut pending: Vec<LineOut> = Vec::new();
+    let mut pending_lines = 0u64;
+    let mut spare: Vec<LineOut> = Vec::new();
+    for input in inputs {
         let read_error = |source| AuditError::Read {
             path: input.name(),
             source,
@@ -386,24 +397,28 @@ pub fn audit<J: Judge>(
         totals.summary.start_file(input.name(), format);
         let mut more = filled;
         while more {
-            let (filled, out) = pool.install(|| {
+            let mut judged = std::mem::take(&mut spare);
+            let (step, ()) = pool.install(|| {
                 rayon::join(
-                    || reader.fill(&mut next, limits),
+                    || -> Result<bool, AuditError> {
+                        totals.absorb(&mut pending, pending_lines)?;
+                        reader.fill(&mut next, limits).map_err(read_error)
+                    },
                     || {
                         current
                             .lines
                             .par_iter()
                             .with_min_len(64)
-                            .map_init(String::new, |key, raw| {
+                            .map_init(Vec::new, |key, raw| {
                                 context.line(&current, format, raw, key)
                             })
-                            .collect::<Vec<LineOut>>()
+                            .collect_into_vec(&mut judged);
                     },
                 )
             });
-            totals.summary.add_lines(current.lines.len() as u64);
-            totals.absorb(out, index)?;
-            more = filled.map_err(read_error)?;
+            more = step?;
+            spare = std::mem::replace(&mut pending, judged);
+            pending_lines = current.lines.len() as u64;
             std::mem::swap(&mut current, &mut next);
             if let Some(report) = progress {
                 report(Progress {
@@ -413,6 +428,9 @@ pub fn audit<J: Judge>(
                 });
             }
         }
+        // The file's last chunk, before the next file starts.
+        totals.absorb(&mut pending, pending_lines)?;
+        pending_lines = 0;
         bytes_before = bytes_before.saturating_add(reader.consumed());
     }
     if let Some(out) = totals.decisions.as_mut() {

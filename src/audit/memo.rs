@@ -6,21 +6,43 @@
 //! The memo is sharded (one lock per shard, so rayon workers rarely wait on each other) and
 //! keeps the first records it sees until it is full, then stops inserting. Keeping the first
 //! ones, rather than evicting the least recently used, never thrashes on a log that cycles
-//! through more distinct commands than fit: the records kept still hit.
+//! through more distinct commands than fit: the records kept still hit. A key is hashed once
+//! (keyed SipHash) and compared whole on a hit, so a hash collision is only ever a miss.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
-use std::hash::{BuildHasher, RandomState};
-use std::sync::Mutex;
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
+use std::sync::{Arc, Mutex};
 
 use super::judge::{Judge, Outcome, Record};
 
 const SHARDS: usize = 16;
 
+/// A hasher for keys that are already hashes.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*byte);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type Shard = HashMap<u64, (Box<[u8]>, Arc<Outcome>), BuildHasherDefault<Prehashed>>;
+
 /// Memoised outcomes of a judge.
 #[derive(Debug)]
 pub(crate) struct Memo {
-    shards: Vec<Mutex<HashMap<Box<str>, Outcome>>>,
+    shards: Vec<Mutex<Shard>>,
     per_shard: usize,
     hasher: RandomState,
 }
@@ -29,7 +51,7 @@ impl Memo {
     /// A memo of at most `capacity` outcomes.
     pub(crate) fn new(capacity: usize) -> Self {
         Self {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             per_shard: capacity.div_ceil(SHARDS),
             hasher: RandomState::new(),
         }
@@ -41,31 +63,35 @@ impl Memo {
         &self,
         judge: &J,
         record: &Record<'_>,
-        key: &mut String,
-    ) -> Outcome {
+        key: &mut Vec<u8>,
+    ) -> Arc<Outcome> {
         key.clear();
         // Length-prefixed, so no audience, cwd or command can be mistaken for another.
-        let audience = record.audience.as_deref().unwrap_or("");
-        let cwd = record.cwd.as_deref().unwrap_or("");
-        let _ = write!(key, "{}:{audience}{}:{cwd}", audience.len(), cwd.len());
-        key.push_str(&record.command);
-        let index = usize::try_from(self.hasher.hash_one(key.as_str())).unwrap_or(0) % SHARDS;
+        for part in [record.audience.as_deref(), record.cwd.as_deref()] {
+            let part = part.unwrap_or("");
+            key.extend_from_slice(&(part.len() as u64).to_le_bytes());
+            key.extend_from_slice(part.as_bytes());
+        }
+        key.extend_from_slice(record.command.as_bytes());
+        let hash = self.hasher.hash_one(key.as_slice());
+        let index = usize::try_from(hash % SHARDS as u64).unwrap_or(0);
         let Some(shard) = self.shards.get(index) else {
-            return judge.judge(record, &[]);
+            return Arc::new(judge.judge(record, &[]));
         };
-        if let Some(outcome) = shard
+        if let Some((stored, outcome)) = shard
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(key.as_str())
+            .get(&hash)
+            && **stored == **key
         {
-            return outcome.clone();
+            return Arc::clone(outcome);
         }
-        let outcome = judge.judge(record, &[]);
+        let outcome = Arc::new(judge.judge(record, &[]));
         let mut map = shard
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if map.len() < self.per_shard {
-            map.insert(key.as_str().into(), outcome.clone());
+        if map.len() < self.per_shard && !map.contains_key(&hash) {
+            map.insert(hash, (key.as_slice().into(), Arc::clone(&outcome)));
         }
         outcome
     }
@@ -79,6 +105,15 @@ mod tests {
     use super::*;
     use crate::audit::judge::{Decision, Grant};
 
+    fn record(command: &str, cwd: Option<&'static str>, audience: Option<&'static str>) -> Record<'static> {
+        Record {
+            line: 1,
+            command: Cow::Owned(command.to_owned()),
+            cwd: cwd.map(Cow::Borrowed),
+            audience: audience.map(Cow::Borrowed),
+        }
+    }
+
     #[test]
     fn judges_each_distinct_record_once_until_full() {
         let calls = AtomicUsize::new(0);
@@ -91,45 +126,27 @@ mod tests {
             })
         };
         let memo = Memo::new(SHARDS * 2);
-        let mut key = String::new();
-        let record = |command: &'static str, cwd: Option<&'static str>| Record {
-            line: 1,
-            command: Cow::Borrowed(command),
-            cwd: cwd.map(Cow::Borrowed),
-            audience: None,
-        };
+        let mut key = Vec::new();
         for _ in 0..3 {
-            assert_eq!(
-                memo.judge(&judge, &record("ls", None), &mut key).decision,
-                Decision::Approved
-            );
-            assert_eq!(
-                memo.judge(&judge, &record("rm x", None), &mut key).decision,
-                Decision::NeedsPrompt
-            );
-            assert_eq!(
-                memo.judge(&judge, &record("ls", Some("/p")), &mut key)
-                    .decision,
-                Decision::Approved
-            );
+            for (command, cwd, audience, decision) in [
+                ("ls", None, None, Decision::Approved),
+                ("rm x", None, None, Decision::NeedsPrompt),
+                ("ls", Some("/p"), None, Decision::Approved),
+                // The same bytes split differently between the parts are different records.
+                ("ls", Some("a"), Some("b"), Decision::Approved),
+                ("ls", Some(""), Some("ba"), Decision::Approved),
+            ] {
+                let got = memo.judge(&judge, &record(command, cwd, audience), &mut key);
+                assert_eq!(got.decision, decision);
+            }
         }
-        assert_eq!(calls.load(Ordering::Relaxed), 3);
+        assert_eq!(calls.load(Ordering::Relaxed), 5);
         // Full: later records are judged every time, and still judged right.
         for i in 0..(SHARDS * 4) {
-            let command = format!("echo {i}");
-            let record = Record {
-                line: 1,
-                command: Cow::Owned(command),
-                cwd: None,
-                audience: None,
-            };
-            memo.judge(&judge, &record, &mut key);
+            let got = memo.judge(&judge, &record(&format!("echo {i}"), None, None), &mut key);
+            assert_eq!(got.decision, Decision::NeedsPrompt);
         }
-        let total: usize = memo
-            .shards
-            .iter()
-            .map(|shard| shard.lock().unwrap().len())
-            .sum();
+        let total: usize = memo.shards.iter().map(|shard| shard.lock().unwrap().len()).sum();
         assert!(total <= SHARDS * 2);
     }
 }

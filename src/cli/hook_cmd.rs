@@ -19,7 +19,7 @@ use std::time::Duration;
 use shellgate::hook::{
     Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, parse_request, render,
 };
-use shellgate_policy::{GateEvaluator, GrantSource, TrustState, deciding_rules};
+use shellgate_policy::{GateEvaluator, GrantSource, Policy, TrustState, deciding_rules};
 use shellgate_store::{AuditLog, AuditRecord, timestamp_now};
 
 use super::Exit;
@@ -128,7 +128,13 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     let ToolCall::Shell { command, .. } = &request.call else {
         return Answer::PassThrough;
     };
-    let Ok(policy) = load_policy(&args.policies) else {
+    // The embedded default alone takes the fast path (no files to read or layer).
+    let policy = if args.policies.is_empty() {
+        Policy::embedded_default().ok()
+    } else {
+        load_policy(&args.policies).ok()
+    };
+    let Some(policy) = policy else {
         return Answer::failed(&"the policy could not be loaded");
     };
     let gate = GateEvaluator::new(policy);

@@ -105,9 +105,19 @@ struct WordAcc {
     cooked: String,
     features: WordFeatures,
     subs: Vec<Sub>,
-    /// Unquoted shape for the brace-expansion check, only built when a `{` was seen.
+    /// Unquoted shape for the brace-expansion check (quoted parts as `x`), only built when the
+    /// word contains a `{`.
     shape: String,
+    track_shape: bool,
     saw_brace: bool,
+}
+
+impl WordAcc {
+    fn push_shape_placeholder(&mut self) {
+        if self.track_shape {
+            self.shape.push('x');
+        }
+    }
 }
 
 impl<'s, 'o, 't> Builder<'s, 'o, 't> {
@@ -1081,7 +1091,11 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
     fn build_word(&mut self, pair: Pair<'_, Rule>) -> Res<AWord> {
         let span = self.span(pair.as_span());
         let raw = self.raw(&pair);
-        let mut acc = WordAcc::default();
+        let mut acc = WordAcc {
+            track_shape: pair.as_str().contains('{'),
+            cooked: String::with_capacity(pair.as_str().len()),
+            ..WordAcc::default()
+        };
         let mut first = true;
         for part in pair.into_inner() {
             self.build_part(part, Quoting::Unquoted, first, &mut acc)?;
@@ -1121,15 +1135,15 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
                     if cook::has_glob(text) {
                         acc.features.glob = true;
                     }
-                    if text.contains('{') {
-                        acc.saw_brace = true;
+                    if acc.track_shape {
+                        acc.saw_brace |= text.contains('{');
+                        acc.shape.push_str(text);
                     }
-                    acc.shape.push_str(text);
                 }
             }
             Rule::escape => {
                 cook::push_unquoted_escape(part.as_str(), &mut acc.cooked);
-                acc.shape.push('x');
+                acc.push_shape_placeholder();
             }
             Rule::dq_escape => cook::push_dq_escape(part.as_str(), &mut acc.cooked),
             Rule::hc_escape => cook::push_heredoc_escape(part.as_str(), &mut acc.cooked),
@@ -1140,7 +1154,7 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
                     .and_then(|t| t.strip_suffix('\''))
                     .unwrap_or_default();
                 acc.cooked.push_str(inner);
-                acc.shape.push('x');
+                acc.push_shape_placeholder();
             }
             Rule::dollar_sq => {
                 let text = part.as_str();
@@ -1149,23 +1163,23 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
                     .and_then(|t| t.strip_suffix('\''))
                     .unwrap_or_default();
                 cook::push_ansi_c(inner, &mut acc.cooked);
-                acc.shape.push('x');
+                acc.push_shape_placeholder();
             }
             Rule::dq | Rule::dollar_dq => {
                 for inner in part.into_inner() {
                     self.build_part(inner, Quoting::Double, false, acc)?;
                 }
-                acc.shape.push('x');
+                acc.push_shape_placeholder();
             }
             Rule::lone_dollar => {
                 acc.cooked.push('$');
-                acc.shape.push('x');
+                acc.push_shape_placeholder();
             }
             _ => {
                 // Expansions: keep the source text, record features and nested lists.
                 let raw = self.raw(&part);
                 acc.cooked.push_str(&raw);
-                acc.shape.push('x');
+                acc.push_shape_placeholder();
                 self.collect_subs(part, &mut acc.subs, &mut acc.features)?;
             }
         }

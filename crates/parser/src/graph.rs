@@ -53,6 +53,23 @@ impl ClauseGraph {
         mut clauses: Vec<Clause>,
         edges: &[(usize, usize, EdgeKind)],
     ) -> Self {
+        let key = |c: &Clause| (c.span.start, c.depth);
+        if clauses.windows(2).all(|w| match w {
+            [a, b] => key(a) <= key(b),
+            _ => true,
+        }) {
+            // Already in order (the common case): no permutation needed.
+            let mut graph = DiGraph::with_capacity(clauses.len(), edges.len());
+            for clause in clauses {
+                graph.add_node(clause);
+            }
+            let mut sorted_edges = edges.to_vec();
+            sorted_edges.sort_by_key(|&(a, b, _)| (a, b));
+            for (a, b, kind) in sorted_edges {
+                graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), kind);
+            }
+            return Self { graph };
+        }
         let mut order: Vec<usize> = (0..clauses.len()).collect();
         order.sort_by_key(|&i| clauses.get(i).map_or((0, 0), |c| (c.span.start, c.depth)));
         let mut position = vec![0usize; clauses.len()];

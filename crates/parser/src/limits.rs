@@ -23,14 +23,37 @@ enum Mode {
     Backquoted,
 }
 
+/// True for bytes after which a word starts.
+const fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b'\r'
+            | b'\n'
+            | b';'
+            | b'&'
+            | b'|'
+            | b'('
+            | b')'
+            | b'<'
+            | b'>'
+            | b'{'
+            | b'}'
+            | b'`'
+    )
+}
+
 /// Returns the offset where the estimated nesting depth first exceeds `max`, if it does.
 pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
     let bytes = input.as_bytes();
-    let mut stack: Vec<Mode> = vec![Mode::Code];
+    let mut stack: Vec<Mode> = Vec::new();
     let mut keywords: usize = 0;
+    let mut word_start = true;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         let mode = stack.last().copied().unwrap_or(Mode::Code);
+        let at_start = word_start;
+        word_start = is_delimiter(b);
         match mode {
             Mode::Code | Mode::Backquoted => match b {
                 b'\\' => i += 1,
@@ -56,20 +79,20 @@ pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
                     }
                 }
                 b'(' | b'{' | b'[' => stack.push(Mode::Code),
-                b')' | b'}' | b']' if stack.len() > 1 && mode == Mode::Code => {
+                b')' | b'}' | b']' if mode == Mode::Code => {
                     stack.pop();
                 }
-                b'#' if at_word_start(bytes, i) => {
-                    while bytes.get(i).is_some_and(|&c| c != b'\n') {
+                b'#' if at_start => {
+                    while bytes.get(i + 1).is_some_and(|&c| c != b'\n') {
                         i += 1;
                     }
                 }
-                b'a'..=b'z' if at_word_start(bytes, i) => {
-                    let end = bytes
-                        .get(i..)
-                        .and_then(|rest| rest.iter().position(|c| !c.is_ascii_lowercase()))
-                        .map_or(bytes.len(), |n| i + n);
-                    let delimited = bytes.get(end).is_none_or(|c| b" \t\r\n;&|()<>".contains(c));
+                b'a'..=b'z' if at_start => {
+                    let mut end = i + 1;
+                    while bytes.get(end).is_some_and(u8::is_ascii_lowercase) {
+                        end += 1;
+                    }
+                    let delimited = bytes.get(end).is_none_or(|&c| is_delimiter(c));
                     if delimited {
                         match bytes.get(i..end) {
                             Some(b"if" | b"case" | b"for" | b"while" | b"until" | b"select") => {
@@ -81,7 +104,7 @@ pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
                             _ => {}
                         }
                     }
-                    i = end.saturating_sub(1);
+                    i = end - 1;
                 }
                 _ => {}
             },
@@ -98,19 +121,12 @@ pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
                 _ => {}
             },
         }
-        if stack.len().saturating_sub(1).saturating_add(keywords) > max {
+        if stack.len().saturating_add(keywords) > max {
             return Some(i.min(input.len()));
         }
         i += 1;
     }
     None
-}
-
-fn at_word_start(bytes: &[u8], i: usize) -> bool {
-    i == 0
-        || bytes
-            .get(i - 1)
-            .is_some_and(|c| b" \t\r\n;&|()<>{}`".contains(c))
 }
 
 #[cfg(test)]

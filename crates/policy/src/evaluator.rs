@@ -109,6 +109,24 @@ const CODE_LOADING_VARIABLES: &[&str] = &[
     "GIT_CONFIG_SYSTEM",
     "GIT_CONFIG_PARAMETERS",
     "GIT_CONFIG_COUNT",
+    // Where configuration (which names programs: `core.fsmonitor`, `core.pager`) is read from:
+    // `HOME=. git status` reads a `.gitconfig` shipped in the checkout.
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CONFIG_DIRS",
+    "GIT_DIR",
+    "GIT_COMMON_DIR",
+    "GIT_WORK_TREE",
+    // The shell other programs start (`flock FILE -c CODE` runs `$SHELL -c CODE`).
+    "SHELL",
+    // Libraries and modules loaded by ordinary programs.
+    "GCONV_PATH",
+    "OPENSSL_CONF",
+    "OPENSSL_ENGINES",
+    "OPENSSL_MODULES",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
 ];
 
 /// Builtins whose `NAME=value` operands set variables.
@@ -118,9 +136,18 @@ const SETTERS: [&str; 5] = ["export", "declare", "typeset", "local", "readonly"]
 fn is_code_loading(name: &str) -> bool {
     CODE_LOADING_VARIABLES.contains(&name)
         || name.starts_with("DYLD_")
+        || name.starts_with("LD_")
         || name.starts_with("GIT_CONFIG_KEY_")
         || name.starts_with("GIT_CONFIG_VALUE_")
+        || name.starts_with("PYTHON")
+        || name.starts_with("PERL")
+        || name.starts_with("RUBY")
+        || name.starts_with("NODE_")
         || name.ends_with("_COMMAND")
+        // `BAT_PAGER`, `SYSTEMD_PAGER`, `DELTA_PAGER`, `SVN_EDITOR`, `*_ASKPASS`: programs.
+        || name.ends_with("PAGER")
+        || name.ends_with("_EDITOR")
+        || name.ends_with("_ASKPASS")
 }
 
 /// The gate: an immutable, shareable evaluator over one compiled [`Policy`].
@@ -356,6 +383,28 @@ impl<'a> Run<'a> {
             let judged = self.judge(invocation);
             self.judged.push(judged);
         }
+        // Words the shell expands outside any clause (`for v in ${!x}`, `case $((x)) in`).
+        if let Some(why) = shellgate_rules::unjudged_evaluation(self.command, &self.parsed.graph)
+        {
+            self.judged.push(Judged {
+                verdict: ClauseVerdict {
+                    verb: Vec::new(),
+                    argv: Vec::new(),
+                    origin: "compound".to_owned(),
+                    decision: Decision::NeedsPrompt,
+                    reasons: vec![Reason::new(ReasonKind::Opaque, None, display::escape(&why))],
+                    text: display::escape(self.command),
+                    clause: None,
+                    proposal: None,
+                },
+                needs_person: true,
+                saveable: false,
+                untrusted: Vec::new(),
+                denied_by: Vec::new(),
+                writes_paths: false,
+                runs_code: None,
+            });
+        }
         let hits = self.policy().deny_expansion(self.command, self.expansion);
         for hit in hits {
             let rule = hit.rule;
@@ -413,6 +462,8 @@ impl<'a> Run<'a> {
                 "judged through the commands it runs"
             };
             judged.reason(ReasonKind::Safe, None, format!("wrapper: {through}"));
+            // The wrapper's own words (`nice -n $((x)) ls`) are expanded too.
+            self.judge_evaluating_expansions(inv, &mut judged);
             if let Some(opaque) = &inv.opaque {
                 // The code it runs is not (fully) visible: remote, or partly unparsed.
                 judged.saveable = false;
@@ -668,7 +719,7 @@ impl<'a> Run<'a> {
                 || w.cooked.contains("$(")
                 // `(( x + 1 ))`: the value of a variable is evaluated as arithmetic too, and
                 // a value such as `a[$(cmd)]` runs `cmd`.
-                || (keyword == "((" && has_identifier(&w.cooked))
+                || (keyword == "((" && shellgate_rules::arithmetic_reads_data(&w.cooked))
                 // `[[ $x -eq 0 ]]`, `[[ x -eq 0 ]]`: so are the operands of a comparison.
                 || (keyword == "[["
                     && comparison
@@ -730,48 +781,17 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// Expansions that make bash evaluate a value as code: arithmetic over a variable
-    /// (`$((x))`, whose value `a[$(cmd)]` runs `cmd`), indirect expansion (`${!x}`) and prompt
-    /// expansion (`${x@P}`). Wherever they are, the clause needs a person and cannot be saved.
+    /// Expansions that make bash evaluate a value as code (see [`shellgate_rules::evaluating_parts`]):
+    /// arithmetic over a variable (`$((x))`, `${a[i]}`, `${s:n}`, `a[i]=1`, whose value
+    /// `a[$(cmd)]` runs `cmd`), indirect expansion (`${!x}`) and prompt expansion (`${x@P}`) —
+    /// in a word, an assignment, a redirect target or an unquoted heredoc. Wherever they are,
+    /// the clause needs a person and cannot be saved.
     fn judge_evaluating_expansions(&self, inv: &Invocation, judged: &mut Judged) {
-        let words = inv
-            .words
-            .iter()
-            .chain(inv.assignments.iter().filter_map(|a| a.value.as_ref()))
-            .chain(
-                inv.assignments
-                    .iter()
-                    .filter_map(|a| a.array.as_ref())
-                    .flatten(),
-            )
-            .chain(inv.redirects.iter().filter_map(|r| match &r.target {
-                RedirectTarget::Word(w) => Some(w),
-                RedirectTarget::Heredoc(_) => None,
-            }));
-        for word in words {
-            if word.literal {
-                continue;
-            }
-            let why = if word.raw.contains("${!") {
-                Some(
-                    "an indirect expansion `${!…}` evaluates a value as a variable name, which can run commands",
-                )
-            } else if word.raw.contains("@P}") {
-                Some("a prompt expansion `${…@P}` runs the substitutions in a value")
-            } else if word.features.arithmetic && arithmetic_names_variable(&word.raw) {
-                Some("arithmetic over a variable evaluates its value, which can run commands")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                judged.saveable = false;
-                judged.ask(
-                    ReasonKind::Opaque,
-                    None,
-                    format!("`{}`: {why}", display::escape(&word.raw)),
-                );
-                return;
-            }
+        if let Some(why) =
+            shellgate_rules::evaluating_parts(&inv.words, &inv.assignments, &inv.redirects)
+        {
+            judged.saveable = false;
+            judged.ask(ReasonKind::Opaque, None, display::escape(&why));
         }
     }
 
@@ -1464,40 +1484,6 @@ fn only_home_variable(word: &Word) -> bool {
 /// Whether a text names a variable (an ASCII letter or `_`), as arithmetic would evaluate it.
 fn has_identifier(text: &str) -> bool {
     text.bytes().any(|b| b.is_ascii_alphabetic() || b == b'_')
-}
-
-/// Whether an arithmetic expansion (`$((…))` or `$[…]`) in a raw word names a variable.
-fn arithmetic_names_variable(raw: &str) -> bool {
-    let mut rest = raw;
-    while let Some(start) = rest.find("$((").or_else(|| rest.find("$[")) {
-        let Some(body) = rest.get(start + 2..) else {
-            return true;
-        };
-        // The expression runs to the matching close; anything odd counts as a variable.
-        let mut depth = 0_usize;
-        let mut end = None;
-        for (i, c) in body.char_indices() {
-            match c {
-                '(' | '[' => depth += 1,
-                ')' | ']' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        end = Some(i);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let Some(end) = end else {
-            return true;
-        };
-        if body.get(..end).is_none_or(has_identifier) {
-            return true;
-        }
-        rest = body.get(end + 1..).unwrap_or("");
-    }
-    false
 }
 
 /// Whether a word is exactly one process substitution (`<(…)` or `>(…)`).

@@ -2,19 +2,27 @@
 //!
 //! Every file is checked whole; all of its errors are collected. Any error anywhere refuses the
 //! whole load: no partial policy is ever returned.
+//!
+//! The embedded default policy has a fast path ([`Builder::embedded_fast_path`]): its raw
+//! model comes from the binary form the build script made of `policies/default.toml` (no TOML
+//! parse at run time), the checks that only compile its globs and regexes are skipped (the
+//! test suite and `shellgate check` run them on the same text), and its matchers are compiled
+//! on first use (see `lazy.rs`). Everything else — layering, ids, names, references — is
+//! validated on every load exactly as for any file. User and project files always take the
+//! full path: parsed, validated and compiled while loading.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::PathBuf;
 
-use globset::{Glob, GlobBuilder, GlobSetBuilder};
+use globset::GlobBuilder;
 use regex::{Regex, RegexSet};
-use toml::Spanned;
 
-use crate::classify::{Classifier, TokenClass};
+use crate::classify::TokenClass;
 use crate::decision::Decision;
 use crate::error::{ErrorKind, Location, PolicyError, SourceFile, did_you_mean};
 use crate::flags::spelling_problem;
+use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet, RawMatcher, RawRegex};
 use crate::model::{
     Audience, Category, DenyMatcher, DenyRule, DisabledRule, Interpreter, Layer, PLACEHOLDERS,
     PipelineMatcher, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings,
@@ -22,11 +30,24 @@ use crate::model::{
 };
 use crate::paths;
 use crate::pattern::VerbPattern;
-use crate::policy::{Policy, VerbIndex};
+use crate::policy::{DEFAULT_POLICY, Policy, VerbIndex};
 use crate::raw::{
-    FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected, RawSafe,
-    RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Text, TextList, Words,
+    Embedded, FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter,
+    RawProtected, RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text,
+    TextList, Words,
 };
+
+/// The embedded default policy's raw model in postcard form, written by `build.rs` from the
+/// same text as [`DEFAULT_POLICY`] (empty when that text did not parse at build time).
+const EMBEDDED_BINARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default_policy.bin"));
+
+/// The embedded default policy's raw model, when the build script could make it.
+pub(crate) fn embedded_raw() -> Option<Embedded> {
+    if EMBEDDED_BINARY.is_empty() {
+        return None;
+    }
+    postcard::from_bytes(EMBEDDED_BINARY).ok()
+}
 
 /// The largest `max_shell_depth` accepted.
 const MAX_SHELL_DEPTH: i64 = 64;
@@ -59,10 +80,12 @@ pub(crate) struct PendingExample {
     pub(crate) span: Range<usize>,
 }
 
-/// A `raw` regex, compiled with the others once every layer is in.
+/// A `raw` regex, compiled once every layer is in.
 struct RawPattern {
     rule: usize,
     pattern: String,
+    /// From the embedded default on the fast path: compiled on first use.
+    trusted: bool,
     file: SourceFile,
     span: Range<usize>,
 }
@@ -92,17 +115,33 @@ pub(crate) struct Builder {
     classify_order: Vec<TokenClass>,
     classify_patterns: BTreeMap<TokenClass, String>,
     audiences: BTreeMap<String, Audience>,
-    protected: Vec<(Protected, Vec<Glob>)>,
+    protected: Vec<(Protected, Vec<String>)>,
     protected_ids: HashMap<String, Location>,
     tests: Vec<PendingTest>,
     pub(crate) examples: Vec<PendingExample>,
     errors: Vec<PolicyError>,
+    /// Load the embedded default through its fast path (see the module docs).
+    embedded_fast_path: bool,
+    /// Leave out the `match`/`not_match` examples of a source whose text is the embedded
+    /// default (the test suite checks them).
+    skip_embedded_examples: bool,
+    /// Required literals of the embedded default's `raw` regexes, by pattern.
+    guards: BTreeMap<String, Vec<String>>,
+    /// A file off the fast path set `[classify]` patterns or order: compile it while loading.
+    classify_eager: bool,
+    /// A file off the fast path added protected paths: compile them while loading.
+    protected_eager: bool,
 }
 
 /// Errors of one file, with the file at hand.
 struct FileCx<'a> {
     file: &'a SourceFile,
     layer: Layer,
+    /// The embedded default on the fast path: globs and regexes are neither compiled to check
+    /// them nor compiled now, but on first use.
+    trusted: bool,
+    /// Whether the file's `match`/`not_match` examples are to be checked.
+    keep_examples: bool,
     errors: Vec<PolicyError>,
 }
 
@@ -227,13 +266,16 @@ impl FileCx<'_> {
         ok.then_some(out)
     }
 
-    /// A glob, compiled with `*` not crossing `/`.
-    fn glob(&mut self, text: &Text, key: &str) -> Option<Glob> {
+    /// A glob (with `*` not crossing `/`), checked by compiling it unless the file is trusted.
+    fn glob(&mut self, text: &Text, key: &str) -> Option<String> {
+        if self.trusted {
+            return Some(text.get_ref().clone());
+        }
         match GlobBuilder::new(text.get_ref())
             .literal_separator(true)
             .build()
         {
-            Ok(glob) => Some(glob),
+            Ok(_) => Some(text.get_ref().clone()),
             Err(e) => {
                 self.invalid(
                     text.span(),
@@ -251,7 +293,7 @@ impl FileCx<'_> {
     }
 
     /// A non-empty list of globs (`None` on error).
-    fn glob_list(&mut self, list: &TextList, key: &str) -> Option<Vec<Glob>> {
+    fn glob_list(&mut self, list: &TextList, key: &str) -> Option<Vec<String>> {
         if list.get_ref().is_empty() {
             self.invalid(
                 list.span(),
@@ -261,12 +303,37 @@ impl FileCx<'_> {
             );
             return None;
         }
-        let globs: Vec<Glob> = list
+        let globs: Vec<String> = list
             .get_ref()
             .iter()
             .filter_map(|t| self.glob(t, key))
             .collect();
         (globs.len() == list.get_ref().len()).then_some(globs)
+    }
+
+    /// Checked globs as one matcher: compiled on first use when the file is trusted,
+    /// otherwise now (an error points at `span`).
+    fn glob_matcher(
+        &mut self,
+        globs: Vec<String>,
+        span: Range<usize>,
+        key: &str,
+    ) -> Option<LazyGlobSet> {
+        if self.trusted {
+            return Some(LazyGlobSet::new(globs));
+        }
+        match LazyGlobSet::compiled(globs) {
+            Ok(set) => Some(set),
+            Err(e) => {
+                self.invalid(
+                    span,
+                    format!("the globs in `{key}` cannot be compiled together"),
+                    "these globs",
+                    Some(format!("{e}; split them over several entries")),
+                );
+                None
+            }
+        }
     }
 
     /// A set of regexes, compiled once; on failure each bad pattern is reported with the
@@ -561,15 +628,35 @@ impl Builder {
             tests: Vec::new(),
             examples: Vec::new(),
             errors: Vec::new(),
+            embedded_fast_path: false,
+            skip_embedded_examples: false,
+            guards: BTreeMap::new(),
+            classify_eager: false,
+            protected_eager: false,
         }
+    }
+
+    /// Loads a default-layer source whose text is the embedded default through the fast path
+    /// (see the module docs) and leaves out its examples.
+    pub(crate) fn embedded_fast_path(&mut self) {
+        self.embedded_fast_path = true;
+        self.skip_embedded_examples = true;
     }
 
     /// Adds one file. Errors are collected.
     pub(crate) fn add(&mut self, source: &PolicySource) {
         let file = SourceFile::new(&source.name, &source.text);
+        let embedded = source.text == DEFAULT_POLICY;
+        let fast = if self.embedded_fast_path && embedded && source.layer == Layer::Default {
+            embedded_raw()
+        } else {
+            None
+        };
         let mut cx = FileCx {
             file: &file,
             layer: source.layer,
+            trusted: fast.is_some(),
+            keep_examples: !(self.skip_embedded_examples && embedded),
             errors: Vec::new(),
         };
         if let Some(last) = self.last_layer
@@ -583,10 +670,14 @@ impl Builder {
             );
         }
         self.last_layer = Some(source.layer.max(self.last_layer.unwrap_or(Layer::Default)));
-        let parsed = toml::from_str::<RawFile>(&source.text);
-        match parsed {
-            Ok(raw) => self.add_raw(&mut cx, raw),
-            Err(e) => cx.errors.push(toml_error(&file, &e)),
+        if let Some(fast) = fast {
+            self.guards.extend(fast.guards);
+            self.add_raw(&mut cx, fast.file);
+        } else {
+            match toml::from_str::<RawFile>(&source.text) {
+                Ok(raw) => self.add_raw(&mut cx, raw),
+                Err(e) => cx.errors.push(toml_error(&file, &e)),
+            }
         }
         self.files += 1;
         self.errors.append(&mut cx.errors);
@@ -791,6 +882,7 @@ impl Builder {
                 self.raw_patterns.push(RawPattern {
                     rule: self.deny.len(),
                     pattern: r.get_ref().clone(),
+                    trusted: cx.trusted,
                     file: cx.file.clone(),
                     span: r.span(),
                 });
@@ -846,7 +938,7 @@ impl Builder {
             }
             (None, None, Some(_)) => self.view_matcher(cx, raw).map(DenyMatcher::View),
         };
-        for example in &raw.match_ {
+        for example in raw.match_.iter().filter(|_| cx.keep_examples) {
             self.examples.push(PendingExample {
                 rule: id_text.clone(),
                 command: example.get_ref().clone(),
@@ -855,7 +947,7 @@ impl Builder {
                 span: example.span(),
             });
         }
-        for example in &raw.not_match {
+        for example in raw.not_match.iter().filter(|_| cx.keep_examples) {
             self.examples.push(PendingExample {
                 rule: id_text.clone(),
                 command: example.get_ref().clone(),
@@ -944,7 +1036,10 @@ impl Builder {
             (&raw.env, &mut matcher.env, "env"),
         ] {
             let Some(list) = list else { continue };
-            match cx.glob_list(list, key) {
+            match cx
+                .glob_list(list, key)
+                .and_then(|globs| cx.glob_matcher(globs, list.span(), key))
+            {
                 Some(globs) => *out = Some(globs),
                 None => ok = false,
             }
@@ -1016,6 +1111,11 @@ impl Builder {
                 why,
             });
         }
+        let unless_globs = if cx.errors.len() > before {
+            None
+        } else {
+            cx.glob_matcher(unless_globs, safe.span(), "unless_args")
+        };
         let location = cx.file.location(safe.span().start);
         if let Some(verbs) = &verbs {
             for verb in verbs {
@@ -1036,7 +1136,7 @@ impl Builder {
         if cx.errors.len() > before {
             return;
         }
-        let (Some(verbs), Some(why)) = (verbs, why) else {
+        let (Some(verbs), Some(why), Some(unless_globs)) = (verbs, why, unless_globs) else {
             return;
         };
         for verb in verbs {
@@ -1240,11 +1340,14 @@ impl Builder {
             .collect();
         let unsafe_set = if raw.unsafe_program.is_empty() {
             None
+        } else if cx.trusted {
+            Some(LazyRegexSet::new(patterns.clone()))
         } else {
             cx.regex_set(
                 &raw.unsafe_program.iter().collect::<Vec<_>>(),
                 "unsafe_program",
             )
+            .map(|set| LazyRegexSet::compiled(patterns.clone(), set))
         };
         if raw.program_operand && raw.unsafe_program.is_empty() {
             cx.invalid(
@@ -1367,6 +1470,9 @@ impl Builder {
             }
             found
         };
+        if !cx.trusted {
+            self.classify_eager = true;
+        }
         if let Some(order) = &raw.order {
             let mut out = Vec::new();
             for name in order.get_ref() {
@@ -1385,7 +1491,10 @@ impl Builder {
             self.classify_order = out;
         }
         let patterns: Vec<&Text> = raw.patterns.values().collect();
-        if !patterns.is_empty() && cx.regex_set(&patterns, "classify.patterns").is_none() {
+        if !cx.trusted
+            && !patterns.is_empty()
+            && cx.regex_set(&patterns, "classify.patterns").is_none()
+        {
             return;
         }
         for (name, pattern) in &raw.patterns {
@@ -1468,7 +1577,7 @@ impl Builder {
                 Some("list at least one path glob, such as `[\"~/.ssh/**\"]`".into()),
             );
         }
-        let globs: Vec<Glob> = raw
+        let globs: Vec<String> = raw
             .paths
             .get_ref()
             .iter()
@@ -1485,6 +1594,9 @@ impl Builder {
         };
         self.protected_ids
             .insert(id.clone(), cx.file.location(protected.span().start));
+        if !cx.trusted {
+            self.protected_eager = true;
+        }
         self.protected.push((
             Protected {
                 id,
@@ -1686,29 +1798,25 @@ impl Builder {
                 None,
             )
         };
-        let classifier = Classifier::new(
-            self.classify_order
-                .iter()
-                .map(|c| {
-                    (
-                        *c,
-                        self.classify_patterns
-                            .get(c)
-                            .cloned()
-                            .unwrap_or_else(|| c.default_pattern().to_owned()),
-                    )
-                })
-                .collect(),
-        )
-        .map_err(|e| internal("the token classifier", &e))?;
-        let raw_set = if self.raw_patterns.is_empty() {
-            None
+        let pairs: Vec<(TokenClass, String)> = self
+            .classify_order
+            .iter()
+            .map(|c| {
+                (
+                    *c,
+                    self.classify_patterns
+                        .get(c)
+                        .cloned()
+                        .unwrap_or_else(|| c.default_pattern().to_owned()),
+                )
+            })
+            .collect();
+        let classifier = if self.classify_eager {
+            LazyClassifier::compiled(pairs).map_err(|e| internal("the token classifier", &e))?
         } else {
-            match RegexSet::new(self.raw_patterns.iter().map(|p| &p.pattern)) {
-                Ok(set) => Some(set),
-                Err(set_error) => return Err(raw_errors(&self.raw_patterns, &set_error)),
-            }
+            LazyClassifier::new(pairs)
         };
+        let raw = raw_matcher(&self.raw_patterns, &self.guards)?;
         let raw_rules: Vec<usize> = self.raw_patterns.iter().map(|p| p.rule).collect();
         // Renumber raw indices in set order (disabled rules left gaps).
         let mut deny = self.deny;
@@ -1721,23 +1829,25 @@ impl Builder {
                 *slot = index;
             }
         }
-        let mut protected_builder = GlobSetBuilder::new();
+        let mut protected_globs = Vec::new();
         let mut protected_owner = Vec::new();
         let mut protected = Vec::new();
         for (index, (entry, globs)) in self.protected.into_iter().enumerate() {
             for glob in globs {
-                protected_builder.add(glob);
+                protected_globs.push(glob);
                 protected_owner.push(index);
             }
             protected.push(entry);
         }
-        let protected_set = protected_builder
-            .build()
-            .map_err(|e| internal("protected paths", &e))?;
+        let protected_set = if self.protected_eager {
+            LazyGlobSet::compiled(protected_globs).map_err(|e| internal("protected paths", &e))?
+        } else {
+            LazyGlobSet::new(protected_globs)
+        };
         let policy = Policy::assemble(crate::policy::Parts {
             settings: self.settings,
             deny,
-            raw_set,
+            raw,
             raw_rules,
             safe: self.safe,
             wrappers: self.wrappers,
@@ -1751,48 +1861,43 @@ impl Builder {
             protected_owner,
             tests: self.tests.into_iter().map(|t| t.test).collect(),
             disabled: self.disabled,
-        })
-        .map_err(|e| internal("glob sets", &e))?;
+        });
         Ok((policy, self.examples))
     }
 }
 
-/// Errors for the raw patterns that do not compile (or, when each compiles alone, the set
-/// error at the first pattern).
-fn raw_errors(patterns: &[RawPattern], set_error: &regex::Error) -> PolicyError {
-    let mut errors: Vec<PolicyError> = patterns
-        .iter()
-        .filter_map(|p| Regex::new(&p.pattern).err().map(|e| (p, e)))
-        .map(|(p, e)| {
-            p.file.error(
+/// The `raw` regexes: those of the embedded default on the fast path are compiled on first
+/// use behind their guards; all others are compiled now, and any that does not compile is
+/// an error pointing at it.
+fn raw_matcher(
+    patterns: &[RawPattern],
+    guards: &BTreeMap<String, Vec<String>>,
+) -> Result<RawMatcher, PolicyError> {
+    let mut regexes = Vec::with_capacity(patterns.len());
+    let mut errors = Vec::new();
+    for p in patterns {
+        if p.trusted {
+            regexes.push(RawRegex::new(
+                p.pattern.clone(),
+                guards.get(&p.pattern).cloned(),
+            ));
+            continue;
+        }
+        match Regex::new(&p.pattern) {
+            Ok(regex) => regexes.push(RawRegex::compiled(p.pattern.clone(), regex)),
+            Err(e) => errors.push(p.file.error(
                 ErrorKind::Invalid,
                 p.span.clone(),
                 format!("invalid regex `{}` in `raw`", p.pattern),
                 "invalid regex",
                 Some(e.to_string()),
-            )
-        })
-        .collect();
-    if errors.is_empty()
-        && let Some(first) = patterns.first()
-    {
-        errors.push(first.file.error(
-            ErrorKind::Invalid,
-            first.span.clone(),
-            "the `raw` regexes together are too large".to_owned(),
-            "first raw regex",
-            Some(set_error.to_string()),
-        ));
+            )),
+        }
     }
-    PolicyError::combine(errors).unwrap_or_else(|| {
-        SourceFile::new("<policy>", "").error(
-            ErrorKind::Invalid,
-            0..0,
-            "no raw rules",
-            "here",
-            None,
-        )
-    })
+    match PolicyError::combine(errors) {
+        Some(error) => Err(error),
+        None => Ok(RawMatcher::new(regexes)),
+    }
 }
 
 /// A non-negative count from a spanned integer.

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use shellgate_parser::{
     Assignment, Clause, ClauseGraph, Context, EdgeKind, ParseOptions, ParseOutput, Redirect,
-    RedirectTarget, Word, WordFeatures,
+    RedirectOp, RedirectTarget, Word, WordFeatures,
 };
 
 use crate::flags::flag_is;
@@ -305,7 +305,7 @@ impl Policy {
                     members.iter().any(|i| {
                         ex.invocations
                             .get(*i)
-                            .is_some_and(|inv| self.starts_with(&inv.words, verb, true))
+                            .is_some_and(|inv| self.deny_prefix_end(&inv.words, verb).is_some())
                     })
                 })
             };
@@ -782,6 +782,10 @@ impl Walker<'_> {
             home: code_home.clone(),
         };
         let parsed = shellgate_parser::parse(&code, &options);
+        // Words of the code that belong to no clause (`for`/`case` words) are judged here.
+        if let Some(why) = crate::evaluates::unjudged_evaluation(&code, &parsed.graph) {
+            self.dynamic(index, &why);
+        }
         self.ex.sources.push(CodeSource {
             text: code,
             invocation: index,
@@ -1142,7 +1146,32 @@ enum StdinCode {
 }
 
 fn stdin_code(redirects: &[Redirect]) -> StdinCode {
+    // The last redirection of descriptor 0 decides; `3<<EOF` feeds another descriptor.
     for redirect in redirects.iter().rev() {
+        let on_stdin = matches!(
+            redirect.fd,
+            None | Some(shellgate_parser::RedirectFd::Number(0))
+        );
+        let input = matches!(
+            redirect.op,
+            RedirectOp::Read
+                | RedirectOp::ReadWrite
+                | RedirectOp::DupIn
+                | RedirectOp::HereString
+                | RedirectOp::Heredoc
+                | RedirectOp::HeredocStrip
+        );
+        if !(on_stdin && input) {
+            continue;
+        }
+        if let RedirectTarget::Heredoc(heredoc) = &redirect.target
+            && !heredoc.quoted
+        {
+            return match heredoc_code(&heredoc.body) {
+                Ok(code) => StdinCode::Text(code),
+                Err(why) => StdinCode::Dynamic(why),
+            };
+        }
         if let RedirectTarget::Word(word) = &redirect.target
             && redirect.stdin_text().is_some()
             && !word.literal
@@ -1155,13 +1184,56 @@ fn stdin_code(redirects: &[Redirect]) -> StdinCode {
         if let Some(text) = redirect.stdin_text() {
             return StdinCode::Text(text.to_owned());
         }
-        if let Some(target) = redirect.read_target()
-            && redirect.fd.is_none()
-        {
+        if let Some(target) = redirect.read_target() {
             return StdinCode::File(target.cooked.clone());
         }
+        // `<&3`, `<&-`: standard input comes from elsewhere.
+        return StdinCode::Dynamic(
+            "its standard input is taken from another descriptor".to_owned(),
+        );
     }
     StdinCode::Dynamic("it reads code from standard input".to_owned())
+}
+
+/// The code a shell reads from an unquoted heredoc: bash expands the body before the shell
+/// sees it, so `\$`, `` \` `` and `\\` lose their backslash and `\`-newline joins lines
+/// (`bash <<EOF` + ``echo \`id\` `` runs `id`). An expansion left in the body (`$x`, `$(…)`,
+/// a backquote) puts data into the code: the code is then not known statically.
+fn heredoc_code(body: &str) -> Result<String, String> {
+    let mut code = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.peek() {
+                Some(&next @ ('$' | '`' | '\\')) => {
+                    code.push(next);
+                    chars.next();
+                }
+                Some('\n') => {
+                    chars.next();
+                }
+                _ => code.push(c),
+            },
+            '$' if chars.peek().is_some_and(|n| {
+                n.is_ascii_alphanumeric()
+                    || matches!(n, '_' | '{' | '(' | '[' | '@' | '*' | '#' | '?' | '-' | '$' | '!')
+            }) =>
+            {
+                return Err(
+                    "the heredoc is expanded before the shell reads it, and an expansion in it puts data into the code"
+                        .to_owned(),
+                );
+            }
+            '`' => {
+                return Err(
+                    "the heredoc is expanded before the shell reads it, and a substitution in it puts its output into the code"
+                        .to_owned(),
+                );
+            }
+            other => code.push(other),
+        }
+    }
+    Ok(code)
 }
 
 /// Whether an interpreter call runs code shellgate cannot read.
@@ -1370,6 +1442,18 @@ mod tests {
             split_words("echo '$HOME'"),
             Some(vec!["echo".into(), "$HOME".into()])
         );
+    }
+
+    #[test]
+    fn unquoted_heredoc_code_is_expanded_first() {
+        assert_eq!(heredoc_code("echo \\`id\\`\n"), Ok("echo `id`\n".to_owned()));
+        assert_eq!(heredoc_code("echo \\$((x))"), Ok("echo $((x))".to_owned()));
+        assert_eq!(heredoc_code("to\\\nuch x \\\\ y"), Ok("touch x \\ y".to_owned()));
+        assert_eq!(heredoc_code("echo \\a $ 5$"), Ok("echo \\a $ 5$".to_owned()));
+        assert!(heredoc_code("echo $HOME").is_err());
+        assert!(heredoc_code("$(cat x)").is_err());
+        assert!(heredoc_code("echo `id`").is_err());
+        assert!(heredoc_code("echo ${x}").is_err());
     }
 
     #[test]

@@ -40,9 +40,13 @@ mod classify;
 mod compile;
 mod decision;
 mod error;
+mod evaluates;
 mod examples;
 mod expand;
 mod flags;
+#[cfg(test)]
+mod guard;
+mod lazy;
 mod model;
 mod paths;
 mod policy;
@@ -55,6 +59,9 @@ pub mod pattern;
 pub use classify::TokenClass;
 pub use decision::Decision;
 pub use error::{Located, Location, PolicyError};
+pub use evaluates::{
+    arithmetic_reads_data, evaluating_parts, evaluating_text, unjudged_evaluation,
+};
 pub use examples::{EXAMPLE_CWD, EXAMPLE_HOME};
 pub use expand::{
     CodeSource, DenyHit, ExpandOptions, Expansion, Invocation, InvocationKind, Opaque, OriginStep,

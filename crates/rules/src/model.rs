@@ -4,11 +4,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use globset::Glob;
-use regex::RegexSet;
-
 use crate::decision::Decision;
 use crate::error::{Location, PolicyError, did_you_mean};
+use crate::lazy::{LazyGlobSet, LazyRegexSet};
 use crate::paths;
 
 /// Which layer a policy file belongs to. Layers apply in this order; later layers add.
@@ -212,10 +210,10 @@ pub(crate) struct ViewMatcher {
     pub(crate) verb: Vec<String>,
     pub(crate) flags_any: Vec<Vec<String>>,
     pub(crate) flags_all: Vec<Vec<String>>,
-    /// Globs are compiled into the policy's combined sets; these say which kinds are present.
-    pub(crate) args_any: Option<Vec<Glob>>,
-    pub(crate) redirect_to: Option<Vec<Glob>>,
-    pub(crate) env: Option<Vec<Glob>>,
+    /// Each list of globs is one set, compiled on first use for the embedded default.
+    pub(crate) args_any: Option<LazyGlobSet>,
+    pub(crate) redirect_to: Option<LazyGlobSet>,
+    pub(crate) env: Option<LazyGlobSet>,
 }
 
 /// A stage matching `from` piped (directly or later) into a stage matching `to`.
@@ -254,8 +252,8 @@ pub struct SafeEntry {
     pub unless_flags: Vec<UnlessFlag>,
     /// Argument globs that make it unsafe.
     pub unless_args: Vec<UnlessArg>,
-    /// Compiled into the policy's combined unless-args set; aligned with `unless_args`.
-    pub(crate) unless_globs: Vec<Glob>,
+    /// The `unless_args` globs as one set; glob `i` is `unless_args[i]`.
+    pub(crate) unless_globs: LazyGlobSet,
 }
 
 /// Flags (in any spelling) that make a safe verb unsafe.
@@ -385,7 +383,7 @@ pub struct Interpreter {
     pub unsafe_program: Vec<String>,
     /// Why it is opaque.
     pub why: String,
-    pub(crate) unsafe_set: Option<RegexSet>,
+    pub(crate) unsafe_set: Option<LazyRegexSet>,
 }
 
 /// The role of an argument.

@@ -3,14 +3,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
-use regex::RegexSet;
 use shellgate_parser::{Assignment, Redirect, Word};
 
-use crate::classify::{Classifier, TokenClass};
+use crate::classify::TokenClass;
 use crate::compile::{Builder, index_of};
 use crate::error::PolicyError;
 use crate::flags::{self, Scan, flag_is};
+use crate::lazy::{LazyClassifier, LazyGlobSet, RawMatcher};
 use crate::model::ArgRole;
 use crate::model::{
     Audience, DenyMatcher, DenyRule, DisabledRule, Interpreter, Layer, PolicySource, PolicyTest,
@@ -18,8 +17,9 @@ use crate::model::{
 };
 use crate::paths;
 
-/// The embedded default policy text (`policies/default.toml`).
-pub const DEFAULT_POLICY: &str = include_str!("../../../policies/default.toml");
+/// The embedded default policy text (`policies/default.toml`, copied by the build script so
+/// that it is exactly the text the build script turned into the fast-loading binary form).
+pub const DEFAULT_POLICY: &str = include_str!(concat!(env!("OUT_DIR"), "/default.toml"));
 
 /// The name the embedded default policy has in diagnostics.
 pub const DEFAULT_POLICY_NAME: &str = "policies/default.toml";
@@ -115,61 +115,30 @@ impl VerbIndex {
     }
 }
 
-/// Globs of many entries compiled into one set; `owners[i]` is (entry, item) of glob `i`.
-#[derive(Clone, Debug)]
-pub(crate) struct GlobIndex {
-    set: GlobSet,
-    owners: Vec<(usize, usize)>,
-}
-
-impl GlobIndex {
-    fn build<'g>(
-        items: impl Iterator<Item = (usize, usize, &'g Glob)>,
-    ) -> Result<Self, globset::Error> {
-        let mut builder = GlobSetBuilder::new();
-        let mut owners = Vec::new();
-        for (entry, item, glob) in items {
-            builder.add(glob.clone());
-            owners.push((entry, item));
-        }
-        Ok(Self {
-            set: builder.build()?,
-            owners,
-        })
-    }
-
-    /// Appends the (entry, item) owners of every glob matching `text` to `out`.
-    fn owners_of(&self, text: &str, scratch: &mut Vec<usize>, out: &mut Vec<(usize, usize)>) {
-        if self.owners.is_empty() {
-            return;
-        }
-        self.set.matches_into(text, scratch);
-        out.extend(scratch.iter().filter_map(|i| self.owners.get(*i).copied()));
-    }
-}
-
 /// Everything [`Policy::assemble`] needs.
 pub(crate) struct Parts {
     pub(crate) settings: Settings,
     pub(crate) deny: Vec<DenyRule>,
-    pub(crate) raw_set: Option<RegexSet>,
+    pub(crate) raw: RawMatcher,
     pub(crate) raw_rules: Vec<usize>,
     pub(crate) safe: Vec<SafeEntry>,
     pub(crate) wrappers: Vec<Wrapper>,
     pub(crate) shells: Vec<Shell>,
     pub(crate) interpreters: Vec<Interpreter>,
     pub(crate) verbs: Vec<VerbRoles>,
-    pub(crate) classifier: Classifier,
+    pub(crate) classifier: LazyClassifier,
     pub(crate) audiences: BTreeMap<String, Audience>,
     pub(crate) protected: Vec<Protected>,
-    pub(crate) protected_set: GlobSet,
+    pub(crate) protected_set: LazyGlobSet,
     pub(crate) protected_owner: Vec<usize>,
     pub(crate) tests: Vec<PolicyTest>,
     pub(crate) disabled: Vec<DisabledRule>,
 }
 
-/// A compiled, immutable policy: every glob, regex and keyword table is built once when it
-/// loads; matching compiles nothing. `Send + Sync`, cheap to share behind an `Arc`.
+/// A compiled, immutable policy: every glob, regex and keyword table is built once — when it
+/// loads, or for the embedded default policy when first used (each behind a `OnceLock`, so
+/// the policy stays immutable from the outside) — and never again. `Send + Sync`, cheap to
+/// share behind an `Arc`.
 #[derive(Clone, Debug)]
 pub struct Policy {
     pub(crate) settings: Settings,
@@ -177,11 +146,8 @@ pub struct Policy {
     pub(crate) deny: Vec<DenyRule>,
     pub(crate) deny_index: VerbIndex,
     pub(crate) deny_any_verb: Vec<usize>,
-    pub(crate) args_globs: GlobIndex,
-    pub(crate) redirect_globs: GlobIndex,
-    pub(crate) env_globs: GlobIndex,
-    pub(crate) unless_globs: GlobIndex,
-    pub(crate) raw_set: Option<RegexSet>,
+    /// The `raw` regexes; regex `i` belongs to rule `raw_rules[i]`.
+    pub(crate) raw: RawMatcher,
     pub(crate) raw_rules: Vec<usize>,
     pub(crate) pipeline_rules: Vec<usize>,
     pub(crate) safe: Vec<SafeEntry>,
@@ -194,10 +160,10 @@ pub struct Policy {
     pub(crate) interpreter_index: VerbIndex,
     pub(crate) verbs: Vec<VerbRoles>,
     pub(crate) verb_index: VerbIndex,
-    pub(crate) classifier: Classifier,
+    pub(crate) classifier: LazyClassifier,
     pub(crate) audiences: BTreeMap<String, Audience>,
     pub(crate) protected: Vec<Protected>,
-    pub(crate) protected_set: GlobSet,
+    pub(crate) protected_set: LazyGlobSet,
     pub(crate) protected_owner: Vec<usize>,
     pub(crate) tests: Vec<PolicyTest>,
     pub(crate) disabled: Vec<DisabledRule>,
@@ -241,25 +207,28 @@ impl Policy {
     ///
     /// # Errors
     /// As [`Policy::load`].
+    ///
+    /// With [`Examples::SkipEmbeddedDefault`], a default-layer source whose text is exactly
+    /// the embedded default also loads fast: from the binary form the build script made of
+    /// it, without re-checking that its globs and regexes compile (the test suite and
+    /// `shellgate check` do), and with its matchers compiled on first use. What matches is the
+    /// same either way. [`Examples::All`] loads every source in full, as `shellgate check` does.
     pub fn load_with(sources: &[PolicySource], examples: Examples) -> Result<Self, PolicyError> {
         let mut builder = Builder::new();
+        match examples {
+            Examples::All => {}
+            Examples::SkipEmbeddedDefault => builder.embedded_fast_path(),
+        }
         for source in sources {
             builder.add(source);
         }
         let (policy, pending) = builder.finish()?;
-        let pending: Vec<_> = match examples {
-            Examples::All => pending,
-            Examples::SkipEmbeddedDefault => pending
-                .into_iter()
-                .filter(|p| p.file.text.as_ref() != DEFAULT_POLICY)
-                .collect(),
-        };
         policy.check_examples(&pending)?;
         Ok(policy)
     }
 
-    /// Builds the lookup tables and the combined glob sets.
-    pub(crate) fn assemble(parts: Parts) -> Result<Self, globset::Error> {
+    /// Builds the lookup tables.
+    pub(crate) fn assemble(parts: Parts) -> Self {
         let mut deny_index = VerbIndex::default();
         let mut deny_any_verb = Vec::new();
         let mut pipeline_rules = Vec::new();
@@ -275,24 +244,6 @@ impl Policy {
         for list in deny_index.by_first.values_mut() {
             list.sort_by_key(|(_, i)| *i);
         }
-        let view_globs = |pick: fn(&ViewMatcher) -> Option<&Vec<Glob>>| {
-            GlobIndex::build(parts.deny.iter().enumerate().flat_map(move |(i, rule)| {
-                let globs = match &rule.matcher {
-                    DenyMatcher::View(v) => pick(v).map(Vec::as_slice).unwrap_or_default(),
-                    DenyMatcher::Raw { .. } | DenyMatcher::Pipeline(_) => &[],
-                };
-                globs.iter().enumerate().map(move |(j, g)| (i, j, g))
-            }))
-        };
-        let args_globs = view_globs(|v| v.args_any.as_ref())?;
-        let redirect_globs = view_globs(|v| v.redirect_to.as_ref())?;
-        let env_globs = view_globs(|v| v.env.as_ref())?;
-        let unless_globs = GlobIndex::build(parts.safe.iter().enumerate().flat_map(|(i, e)| {
-            e.unless_globs
-                .iter()
-                .enumerate()
-                .map(move |(j, g)| (i, j, g))
-        }))?;
         let trusted = parts
             .settings
             .trusted_bin_dirs
@@ -300,14 +251,10 @@ impl Policy {
             .filter_map(|d| d.to_str())
             .map(str::to_owned)
             .collect();
-        Ok(Self {
+        Self {
             trusted,
             deny_index,
             deny_any_verb,
-            args_globs,
-            redirect_globs,
-            env_globs,
-            unless_globs,
             pipeline_rules,
             safe_index: index_of(parts.safe.iter().map(|e| e.verb.as_slice())),
             wrapper_index: index_of(parts.wrappers.iter().map(|e| e.verb.as_slice())),
@@ -316,7 +263,7 @@ impl Policy {
             verb_index: index_of(parts.verbs.iter().map(|e| e.verb.as_slice())),
             settings: parts.settings,
             deny: parts.deny,
-            raw_set: parts.raw_set,
+            raw: parts.raw,
             raw_rules: parts.raw_rules,
             safe: parts.safe,
             wrappers: parts.wrappers,
@@ -330,7 +277,7 @@ impl Policy {
             protected_owner: parts.protected_owner,
             tests: parts.tests,
             disabled: parts.disabled,
-        })
+        }
     }
 
     // ---- names ---------------------------------------------------------------------------
@@ -371,6 +318,34 @@ impl Policy {
         rest.iter()
             .zip(words.iter().skip(1))
             .all(|(v, w)| w.literal && w.cooked == *v)
+    }
+
+    /// Where a deny rule's verb prefix ends in `words`: the index after its last word, or
+    /// `None` when the words do not start with it. The strict reading of [`Policy::starts_with`]
+    /// (any directory) that also lets option words stand *between* the prefix's words, so
+    /// `git --no-pager push` and `git --bare push` meet a `["git", "push"]` rule (a top-level
+    /// option never changes which subcommand runs). This only ever matches more, which is the
+    /// safe direction for a deny rule; the safe catalog keeps the exact reading.
+    pub(crate) fn deny_prefix_end(&self, words: &[Word], verb: &[String]) -> Option<usize> {
+        let (first, rest) = verb.split_first()?;
+        let (name, _) = self.command_name(words.first()?)?;
+        if name != first {
+            return None;
+        }
+        let mut i = 1;
+        for v in rest {
+            while words.get(i).is_some_and(|w| {
+                w.literal && w.cooked.len() > 1 && w.cooked.starts_with('-') && w.cooked != *v
+            }) {
+                i += 1;
+            }
+            let word = words.get(i)?;
+            if !(word.literal && word.cooked == *v) {
+                return None;
+            }
+            i += 1;
+        }
+        Some(i)
     }
 
     /// The best entry of a table for `words`.
@@ -429,25 +404,23 @@ impl Policy {
         candidates
             .into_iter()
             .filter(|i| match self.deny.get(*i).map(|r| &r.matcher) {
-                Some(DenyMatcher::View(m)) => self.view_hits(*i, m, view, &facts),
+                Some(DenyMatcher::View(m)) => self.view_hits(m, view, &facts),
                 Some(DenyMatcher::Raw { .. } | DenyMatcher::Pipeline(_)) | None => false,
             })
             .filter_map(|i| self.deny.get(i))
             .collect()
     }
 
-    /// Whether the view matcher of rule `rule` holds.
-    fn view_hits(
-        &self,
-        rule: usize,
-        m: &ViewMatcher,
-        view: &CommandView<'_>,
-        facts: &Facts,
-    ) -> bool {
-        if !m.verb.is_empty() && !self.starts_with(view.words, &m.verb, true) {
-            return false;
-        }
-        let start = m.verb.len().max(1);
+    /// Whether the view matcher `m` holds.
+    fn view_hits(&self, m: &ViewMatcher, view: &CommandView<'_>, facts: &Facts) -> bool {
+        let start = if m.verb.is_empty() {
+            1
+        } else {
+            match self.deny_prefix_end(view.words, &m.verb) {
+                Some(end) => end,
+                None => return false,
+            }
+        };
         let has = |spellings: &Vec<String>| {
             facts
                 .scan
@@ -462,18 +435,24 @@ impl Policy {
         if !m.flags_any.is_empty() && !m.flags_any.iter().any(has) {
             return false;
         }
-        if m.args_any.is_some()
-            && !facts
-                .args
-                .iter()
-                .any(|(r, index)| *r == rule && *index >= start)
+        if let Some(globs) = &m.args_any
+            && !facts.operands.iter().any(|(index, forms)| {
+                *index >= start
+                    && (forms.iter().any(|form| globs.is_match(form))
+                        || view
+                            .words
+                            .get(*index)
+                            .is_some_and(|word| globs.is_match(&word.cooked)))
+            })
         {
             return false;
         }
-        if m.redirect_to.is_some() && !facts.redirects.contains(&rule) {
+        if let Some(globs) = &m.redirect_to
+            && !facts.redirects.iter().any(|target| globs.is_match(target))
+        {
             return false;
         }
-        if m.env.is_some() && !facts.env.contains(&rule) {
+        if let Some(globs) = &m.env && !facts.env.iter().any(|name| globs.is_match(name)) {
             return false;
         }
         true
@@ -482,10 +461,11 @@ impl Policy {
     /// The `raw` deny rules whose regex matches anywhere in `text`, in declaration order.
     #[must_use]
     pub fn deny_raw(&self, text: &str) -> Vec<&DenyRule> {
-        let Some(set) = &self.raw_set else {
+        if self.raw.is_empty() {
             return Vec::new();
-        };
-        let mut hits: Vec<usize> = set
+        }
+        let mut hits: Vec<usize> = self
+            .raw
             .matches(text)
             .into_iter()
             .filter_map(|i| self.raw_rules.get(i).copied())
@@ -501,7 +481,7 @@ impl Policy {
         self.pipeline_hits(stages.len(), &|stage, verb| {
             stages
                 .get(stage)
-                .is_some_and(|view| self.starts_with(view.words, verb, true))
+                .is_some_and(|view| self.deny_prefix_end(view.words, verb).is_some())
         })
     }
 
@@ -537,7 +517,7 @@ impl Policy {
     #[must_use]
     pub fn safe(&self, view: &CommandView<'_>) -> SafeVerdict<'_> {
         let os = std::env::consts::OS;
-        let Some((entry_index, entry)) = self.lookup_at(
+        let Some((_, entry)) = self.lookup_at(
             &self.safe_index,
             &self.safe,
             |e| &e.verb,
@@ -569,16 +549,10 @@ impl Policy {
             };
         }
         if !entry.unless_args.is_empty() {
-            let mut scratch = Vec::new();
-            let mut owners = Vec::new();
+            let mut found = Vec::new();
             for word in view.words.iter().skip(start) {
-                owners.clear();
-                self.unless_globs
-                    .owners_of(&word.cooked, &mut scratch, &mut owners);
-                let hit = owners
-                    .iter()
-                    .filter(|(e, _)| *e == entry_index)
-                    .find_map(|(_, arg)| entry.unless_args.get(*arg));
+                entry.unless_globs.matches_into(&word.cooked, &mut found);
+                let hit = found.iter().find_map(|arg| entry.unless_args.get(*arg));
                 if let Some(unless) = hit {
                     return SafeVerdict::Unsafe {
                         token: word.cooked.clone(),
@@ -713,11 +687,16 @@ impl Policy {
     pub fn protected_all(&self, path: &Path, home: Option<&Path>) -> Vec<&Protected> {
         let text = path.to_string_lossy();
         let forms = paths::forms(&text, None, home);
-        let mut owners: Vec<usize> = forms
-            .iter()
-            .flat_map(|f| self.protected_set.matches(f))
-            .filter_map(|i| self.protected_owner.get(i).copied())
-            .collect();
+        let mut found = Vec::new();
+        let mut owners: Vec<usize> = Vec::new();
+        for form in forms.iter() {
+            self.protected_set.matches_into(form, &mut found);
+            owners.extend(
+                found
+                    .iter()
+                    .filter_map(|i| self.protected_owner.get(*i).copied()),
+            );
+        }
         owners.sort_unstable();
         owners.dedup();
         owners
@@ -825,51 +804,35 @@ fn cooked(words: &[Word], index: usize) -> String {
 struct Facts {
     /// Flags and operands after the command word (no value flags: the strict reading).
     scan: Scan,
-    /// (rule, operand word index) for every `args_any` glob matching an operand.
-    args: Vec<(usize, usize)>,
-    /// Rules with a `redirect_to` glob matching a write target.
-    redirects: Vec<usize>,
-    /// Rules with an `env` glob matching an assigned or exported name.
-    env: Vec<usize>,
+    /// Each operand's word index and path forms: `args_any` globs are matched against the
+    /// forms and the cooked word.
+    operands: Vec<(usize, paths::PathForms)>,
+    /// What `redirect_to` globs are matched against: each write target's path forms and
+    /// cooked text.
+    redirects: Vec<String>,
+    /// What `env` globs are matched against: assigned names, and the names an exporter
+    /// builtin (`export A=1`) sets.
+    env: Vec<String>,
 }
 
 impl Facts {
     fn new(policy: &Policy, view: &CommandView<'_>) -> Self {
         let scan = flags::scan(view.words, 1, &|_| false);
-        let mut scratch = Vec::new();
-        let mut owners = Vec::new();
-        let mut args = Vec::new();
-        for index in &scan.operands {
-            let Some(word) = view.words.get(*index) else {
-                continue;
-            };
-            owners.clear();
-            for form in paths::forms(&word.cooked, view.cwd, view.home).iter() {
-                policy.args_globs.owners_of(form, &mut scratch, &mut owners);
-            }
-            policy
-                .args_globs
-                .owners_of(&word.cooked, &mut scratch, &mut owners);
-            args.extend(owners.iter().map(|(rule, _)| (*rule, *index)));
-        }
-        owners.clear();
+        let operands = scan
+            .operands
+            .iter()
+            .filter_map(|index| {
+                let word = view.words.get(*index)?;
+                Some((*index, paths::forms(&word.cooked, view.cwd, view.home)))
+            })
+            .collect();
+        let mut redirects = Vec::new();
         for target in view.redirects.iter().filter_map(Redirect::write_target) {
-            for form in paths::forms(&target.cooked, view.cwd, view.home).iter() {
-                policy
-                    .redirect_globs
-                    .owners_of(form, &mut scratch, &mut owners);
-            }
-            policy
-                .redirect_globs
-                .owners_of(&target.cooked, &mut scratch, &mut owners);
+            let forms = paths::forms(&target.cooked, view.cwd, view.home);
+            redirects.extend(forms.iter().map(str::to_owned));
+            redirects.push(target.cooked.clone());
         }
-        let redirects = owners.iter().map(|(rule, _)| *rule).collect();
-        owners.clear();
-        for assignment in view.assignments {
-            policy
-                .env_globs
-                .owners_of(&assignment.name, &mut scratch, &mut owners);
-        }
+        let mut env: Vec<String> = view.assignments.iter().map(|a| a.name.clone()).collect();
         let exporter = view
             .words
             .first()
@@ -881,13 +844,12 @@ impl Facts {
                     .cooked
                     .split_once('=')
                     .map_or(word.cooked.as_str(), |(n, _)| n);
-                policy.env_globs.owners_of(name, &mut scratch, &mut owners);
+                env.push(name.to_owned());
             }
         }
-        let env = owners.iter().map(|(rule, _)| *rule).collect();
         Self {
             scan,
-            args,
+            operands,
             redirects,
             env,
         }

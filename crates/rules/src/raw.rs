@@ -1,13 +1,21 @@
 //! The policy file as written: a serde model that keeps source spans for every value an error
 //! may need to point at. Every table denies unknown keys. Validation and compilation live in
 //! `compile.rs`; nothing here has meaning yet.
+//!
+//! The model reads TOML, and it also round-trips through a compact binary serde format
+//! (postcard): the build script (`build.rs`, which includes this file) parses the embedded
+//! `policies/default.toml` once at build time, so loading the embedded default does not parse
+//! TOML at run time. Values keep their spans in both forms. A binary format is not
+//! human-readable ([`serde::Deserializer::is_human_readable`]), which is how the types below
+//! with a TOML-specific reading (spans, `deserialize_any`) pick their binary reading.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::Range;
 
-use serde::Deserialize;
 use serde::de::{self, SeqAccess, Visitor};
-use toml::Spanned;
+use serde::{Deserialize, Serialize};
 
 /// A spanned string.
 pub(crate) type Text = Spanned<String>;
@@ -16,7 +24,7 @@ pub(crate) type Text = Spanned<String>;
 pub(crate) type TextList = Spanned<Vec<Text>>;
 
 /// One policy file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawFile {
     pub(crate) version: Option<Spanned<i64>>,
@@ -45,7 +53,7 @@ pub(crate) struct RawFile {
 }
 
 /// `[settings]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSettings {
     pub(crate) trusted_bin_dirs: Option<TextList>,
@@ -53,7 +61,7 @@ pub(crate) struct RawSettings {
 }
 
 /// `[[deny]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawDeny {
     pub(crate) id: Text,
@@ -74,7 +82,7 @@ pub(crate) struct RawDeny {
 }
 
 /// `pipeline = { from = […], to = […] }`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawPipeline {
     pub(crate) from: Vec<Spanned<Words>>,
@@ -82,7 +90,7 @@ pub(crate) struct RawPipeline {
 }
 
 /// `[[safe]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSafe {
     pub(crate) verb: Option<Spanned<Words>>,
@@ -100,7 +108,7 @@ pub(crate) struct RawSafe {
 }
 
 /// One `unless_flags` entry.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawUnlessFlag {
     pub(crate) flags: Vec<Text>,
@@ -108,7 +116,7 @@ pub(crate) struct RawUnlessFlag {
 }
 
 /// One `unless_args` entry.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawUnlessArg {
     pub(crate) pattern: Text,
@@ -116,7 +124,7 @@ pub(crate) struct RawUnlessArg {
 }
 
 /// `[[wrapper]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawWrapper {
     pub(crate) verb: Option<Spanned<Words>>,
@@ -148,7 +156,7 @@ pub(crate) struct RawWrapper {
 }
 
 /// `[[shell]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawShell {
     pub(crate) verb: Option<Spanned<Words>>,
@@ -177,7 +185,7 @@ pub(crate) struct RawShell {
 }
 
 /// `[[interpreter]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawInterpreter {
     pub(crate) verb: Option<Spanned<Words>>,
@@ -202,7 +210,7 @@ pub(crate) struct RawInterpreter {
 }
 
 /// `[[verb]]` argument roles.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawVerb {
     pub(crate) verb: Option<Spanned<Words>>,
@@ -218,7 +226,7 @@ pub(crate) struct RawVerb {
 }
 
 /// `[classify]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawClassify {
     pub(crate) order: Option<TextList>,
@@ -227,7 +235,7 @@ pub(crate) struct RawClassify {
 }
 
 /// `[audience.NAME]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawAudience {
     pub(crate) read: Spanned<ReadZones>,
@@ -235,7 +243,7 @@ pub(crate) struct RawAudience {
 }
 
 /// `[[protected]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawProtected {
     pub(crate) id: Text,
@@ -246,7 +254,7 @@ pub(crate) struct RawProtected {
 }
 
 /// `[[test]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawTest {
     pub(crate) name: Text,
@@ -264,11 +272,14 @@ pub(crate) struct RawTest {
 }
 
 /// A command prefix: a list of words, or one string split on whitespace.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Words(pub(crate) Vec<String>);
 
 impl<'de> Deserialize<'de> for Words {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if !deserializer.is_human_readable() {
+            return Vec::deserialize(deserializer).map(Words);
+        }
         struct WordsVisitor;
         impl<'de> Visitor<'de> for WordsVisitor {
             type Value = Words;
@@ -291,7 +302,7 @@ impl<'de> Deserialize<'de> for Words {
 }
 
 /// One flag entry: one spelling, or a list of alternative spellings of the same flag.
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
 pub(crate) enum FlagEntry {
     /// `"--no-preserve-root"`.
     One(String),
@@ -299,8 +310,21 @@ pub(crate) enum FlagEntry {
     Alternatives(Vec<Text>),
 }
 
+/// The binary form of [`FlagEntry`] (what `#[derive(Serialize)]` on it writes).
+#[derive(Deserialize)]
+enum FlagEntryBinary {
+    One(String),
+    Alternatives(Vec<Text>),
+}
+
 impl<'de> Deserialize<'de> for FlagEntry {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if !deserializer.is_human_readable() {
+            return Ok(match FlagEntryBinary::deserialize(deserializer)? {
+                FlagEntryBinary::One(flag) => Self::One(flag),
+                FlagEntryBinary::Alternatives(all) => Self::Alternatives(all),
+            });
+        }
         struct FlagVisitor;
         impl<'de> Visitor<'de> for FlagVisitor {
             type Value = FlagEntry;
@@ -325,7 +349,7 @@ impl<'de> Deserialize<'de> for FlagEntry {
 }
 
 /// `read = "all"` or a list of zone templates.
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
 pub(crate) enum ReadZones {
     /// `"all"` (or another string, rejected during validation).
     Word(String),
@@ -333,8 +357,21 @@ pub(crate) enum ReadZones {
     List(Vec<Text>),
 }
 
+/// The binary form of [`ReadZones`] (what `#[derive(Serialize)]` on it writes).
+#[derive(Deserialize)]
+enum ReadZonesBinary {
+    Word(String),
+    List(Vec<Text>),
+}
+
 impl<'de> Deserialize<'de> for ReadZones {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if !deserializer.is_human_readable() {
+            return Ok(match ReadZonesBinary::deserialize(deserializer)? {
+                ReadZonesBinary::Word(word) => Self::Word(word),
+                ReadZonesBinary::List(all) => Self::List(all),
+            });
+        }
         struct ZonesVisitor;
         impl<'de> Visitor<'de> for ZonesVisitor {
             type Value = ReadZones;
@@ -354,4 +391,92 @@ impl<'de> Deserialize<'de> for ReadZones {
         }
         deserializer.deserialize_any(ZonesVisitor)
     }
+}
+
+/// A value with the byte range of the source text it came from. Equality, order and hashing
+/// look at the value only (as with `toml::Spanned`).
+#[derive(Clone, Debug)]
+pub(crate) struct Spanned<T> {
+    span: Range<usize>,
+    value: T,
+}
+
+impl<T> Spanned<T> {
+    /// A value with its span.
+    pub(crate) const fn new(span: Range<usize>, value: T) -> Self {
+        Self { span, value }
+    }
+
+    /// The byte range in the source.
+    pub(crate) fn span(&self) -> Range<usize> {
+        self.span.clone()
+    }
+
+    /// The value.
+    pub(crate) const fn get_ref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T: PartialEq> PartialEq for Spanned<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl<T: Eq> Eq for Spanned<T> {}
+
+impl<T: PartialOrd> PartialOrd for Spanned<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        self.value.partial_cmp(&other.value)
+    }
+}
+
+impl<T: Ord> Ord for Spanned<T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.value.cmp(&other.value)
+    }
+}
+
+impl<T: std::hash::Hash> std::hash::Hash for Spanned<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.value.hash(state);
+    }
+}
+
+impl Borrow<str> for Spanned<String> {
+    fn borrow(&self) -> &str {
+        &self.value
+    }
+}
+
+/// TOML: spans from the TOML deserializer. Binary: `(start, end, value)`.
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if deserializer.is_human_readable() {
+            let spanned = toml::Spanned::<T>::deserialize(deserializer)?;
+            let span = spanned.span();
+            Ok(Self::new(span, spanned.into_inner()))
+        } else {
+            let (start, end, value) = <(usize, usize, T)>::deserialize(deserializer)?;
+            Ok(Self::new(start..end, value))
+        }
+    }
+}
+
+/// Always `(start, end, value)`: only the binary form is ever written.
+impl<T: Serialize> Serialize for Spanned<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (self.span.start, self.span.end, &self.value).serialize(serializer)
+    }
+}
+
+/// What the build script writes for the embedded default policy: its raw model, and the
+/// required literals of its `raw` regexes (see `guard.rs`), by pattern.
+#[derive(Debug, Deserialize, Serialize)]
+pub(crate) struct Embedded {
+    /// The parsed file.
+    pub(crate) file: RawFile,
+    /// `raw` pattern → strings one of which occurs in every match.
+    pub(crate) guards: BTreeMap<String, Vec<String>>,
 }

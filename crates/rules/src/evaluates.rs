@@ -1,0 +1,377 @@
+//! Expansions that evaluate data as code.
+//!
+//! Some bash expansions run the *value* of a variable (or of a command's output) as code:
+//!
+//! * arithmetic: `$((x))`, `$[x]`, an indexed array subscript (`${a[i]}`, `a[$i]=1`,
+//!   `a=([i]=1)`) and a substring offset or length (`${s:x}`, `${s:0:$n}`) evaluate their
+//!   expression, and a variable named in it is evaluated as arithmetic too. A value such as
+//!   `a[$(cmd)]` therefore runs `cmd`;
+//! * indirection: `${!x}` evaluates the value of `x` as a variable name, which may carry a
+//!   subscript (`a[$(cmd)]`);
+//! * prompt expansion: `${x@P}` expands the value like `PS1`, running its substitutions.
+//!
+//! A word holding one of these is code the gate cannot read: it needs a person. Arithmetic over
+//! literal numbers (`$((1 + 2))`, `${s:1:2}`, `${a[0]}`, `${a[@]}`) and plain expansions
+//! (`$x`, `${x:-default}`, `${#x}`, `${x@Q}`) evaluate nothing and stay as they were.
+//!
+//! The scan reads the raw source text of a word (quotes included): a construct inside single
+//! quotes is reported too, which can only make a decision stricter.
+
+use shellgate_parser::{Assignment, ClauseGraph, Redirect, RedirectTarget, Word};
+
+/// Why `${!x}` is code.
+const INDIRECT: &str =
+    "an indirect expansion `${!…}` evaluates a value as a variable name, which can run commands";
+/// Why `${x@P}` is code.
+const PROMPT: &str = "a prompt expansion `${…@P}` runs the substitutions in a value";
+/// Why arithmetic over a variable is code.
+const ARITHMETIC: &str = "arithmetic over a variable evaluates its value, which can run commands";
+/// Why a subscript over a variable is code.
+const SUBSCRIPT: &str =
+    "an array subscript is arithmetic: a variable in it is evaluated, which can run commands";
+/// Why a substring offset over a variable is code.
+const SUBSTRING: &str =
+    "a substring offset or length is arithmetic: a variable in it is evaluated, which can run commands";
+
+/// Whether an arithmetic expression reads data: it names a variable (a letter or `_`), uses an
+/// expansion (`$1`, `${…}`, `$(…)`, a backquote) or is otherwise not made of numbers and
+/// operators alone. `$?`, `$#`, `$$` and `$!` are always numbers and do not count.
+///
+/// ```
+/// use shellgate_rules::arithmetic_reads_data;
+///
+/// assert!(arithmetic_reads_data("x + 1"));
+/// assert!(arithmetic_reads_data("$1"));
+/// assert!(!arithmetic_reads_data("1 + 2 * (3 - 4)"));
+/// assert!(!arithmetic_reads_data("$# > 2"));
+/// ```
+#[must_use]
+pub fn arithmetic_reads_data(expr: &str) -> bool {
+    let mut chars = expr.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            'a'..='z' | 'A'..='Z' | '_' | '`' | '\\' => return true,
+            '$' => match chars.peek() {
+                Some('?' | '#' | '$' | '!') => {
+                    chars.next();
+                }
+                _ => return true,
+            },
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Why the shell source `text` evaluates data as code, if it does (see the module docs).
+///
+/// ```
+/// use shellgate_rules::evaluating_text;
+///
+/// assert!(evaluating_text("$((x))").is_some());
+/// assert!(evaluating_text("${a[i]}").is_some());
+/// assert!(evaluating_text("${s:$n}").is_some());
+/// assert!(evaluating_text("${!name}").is_some());
+/// assert!(evaluating_text("\"${x@P}\"").is_some());
+/// assert_eq!(evaluating_text("$x ${x:-d} ${#x} ${a[0]} ${a[@]} ${s:1:2} $((1+2))"), None);
+/// ```
+#[must_use]
+pub fn evaluating_text(text: &str) -> Option<&'static str> {
+    for (i, _) in text.match_indices('$') {
+        let Some(rest) = text.get(i + 1..) else {
+            continue;
+        };
+        let found = if let Some(body) = rest.strip_prefix("((") {
+            // `$(( … ))`: the expression runs to the parenthesis closing `$((`.
+            let expr = closed(body, '(', ')', 2).unwrap_or(body);
+            arithmetic_reads_data(expr).then_some(ARITHMETIC)
+        } else if let Some(body) = rest.strip_prefix('[') {
+            let expr = closed(body, '[', ']', 1).unwrap_or(body);
+            arithmetic_reads_data(expr).then_some(ARITHMETIC)
+        } else if let Some(body) = rest.strip_prefix('{') {
+            // An unterminated `${` is judged on the rest of the text.
+            parameter(closed(body, '{', '}', 1).unwrap_or(body))
+        } else {
+            None
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// The text of `body` up to the bracket that brings `depth` open brackets back to zero;
+/// `None` when it never closes.
+fn closed(body: &str, open: char, close: char, mut depth: usize) -> Option<&str> {
+    for (i, c) in body.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                let end = i.checked_sub(usize::from(open == '(')).unwrap_or(i);
+                return body.get(..end);
+            }
+        }
+    }
+    None
+}
+
+/// Judges the inside of one `${…}`.
+fn parameter(inner: &str) -> Option<&'static str> {
+    if inner.len() > 1 && inner.starts_with('!') {
+        return Some(INDIRECT);
+    }
+    // `${#x}`, `${#a[i]}`: the length of a parameter.
+    let mut rest = match inner.strip_prefix('#') {
+        Some(after) if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') => {
+            after
+        }
+        _ => inner,
+    };
+    // The name: a variable, positional digits or one special parameter.
+    let name_len = if rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len())
+    } else if rest.starts_with(|c: char| c.is_ascii_digit()) {
+        rest.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len())
+    } else if rest.starts_with(['@', '*', '#', '?', '-', '$', '!']) {
+        1
+    } else {
+        return None;
+    };
+    rest = rest.get(name_len..).unwrap_or_default();
+    if let Some(body) = rest.strip_prefix('[') {
+        let Some(subscript) = closed(body, '[', ']', 1) else {
+            return Some(SUBSCRIPT);
+        };
+        if !matches!(subscript.trim(), "@" | "*") && arithmetic_reads_data(subscript) {
+            return Some(SUBSCRIPT);
+        }
+        rest = body.get(subscript.len() + 1..).unwrap_or_default();
+    }
+    if let Some(offset) = rest.strip_prefix(':')
+        && !offset.starts_with(['-', '=', '?', '+'])
+        && arithmetic_reads_data(offset)
+    {
+        return Some(SUBSTRING);
+    }
+    (rest == "@P").then_some(PROMPT)
+}
+
+/// Why the subscript of an assignment (`a[i]=…`, or `[i]=…` inside `a=( … )`) evaluates data.
+fn subscript(index: &str) -> Option<&'static str> {
+    (!matches!(index.trim(), "@" | "*") && arithmetic_reads_data(index)).then_some(SUBSCRIPT)
+}
+
+/// The subscript of an element `[i]=value` of an array assignment, if it has one.
+fn element_subscript(raw: &str) -> Option<&str> {
+    let body = raw.strip_prefix('[')?;
+    let index = closed(body, '[', ']', 1)?;
+    let after = body.get(index.len() + 1..)?;
+    (after.starts_with('=') || after.starts_with("+=")).then_some(index)
+}
+
+/// Why the words, assignments or redirections of one command evaluate data as code, with the
+/// offending text: a non-literal word, an assignment's subscript, value or array element, a
+/// redirect target, or the body of an unquoted heredoc (which is expanded).
+///
+/// ```
+/// use shellgate_parser::{parse, ParseOptions};
+/// use shellgate_rules::evaluating_parts;
+///
+/// let parsed = parse("a[i]=1", &ParseOptions::default());
+/// let clause = parsed.graph.clauses().next().unwrap();
+/// assert!(evaluating_parts(&clause.argv, &clause.assignments, &clause.redirects).is_some());
+/// ```
+#[must_use]
+pub fn evaluating_parts(
+    words: &[Word],
+    assignments: &[Assignment],
+    redirects: &[Redirect],
+) -> Option<String> {
+    let word_hit = |word: &Word| {
+        if word.literal {
+            return None;
+        }
+        evaluating_text(&word.raw).map(|why| format!("`{}`: {why}", word.raw))
+    };
+    for word in words {
+        if let Some(hit) = word_hit(word) {
+            return Some(hit);
+        }
+    }
+    for assignment in assignments {
+        if let Some(why) = assignment.index.as_deref().and_then(subscript) {
+            return Some(format!("`{}[…]`: {why}", assignment.name));
+        }
+        if let Some(hit) = assignment.value.as_ref().and_then(word_hit) {
+            return Some(hit);
+        }
+        for element in assignment.array.iter().flatten() {
+            if let Some(why) = element_subscript(&element.raw).and_then(subscript) {
+                return Some(format!("`{}`: {why}", element.raw));
+            }
+            if let Some(hit) = word_hit(element) {
+                return Some(hit);
+            }
+        }
+    }
+    for redirect in redirects {
+        match &redirect.target {
+            RedirectTarget::Word(word) => {
+                if let Some(hit) = word_hit(word) {
+                    return Some(hit);
+                }
+            }
+            RedirectTarget::Heredoc(heredoc) if !heredoc.quoted => {
+                if let Some(why) = evaluating_text(&heredoc.body) {
+                    return Some(format!("the heredoc `{}`: {why}", heredoc.delimiter));
+                }
+            }
+            RedirectTarget::Heredoc(_) => {}
+        }
+    }
+    None
+}
+
+/// Why text that no clause of `graph` accounts for evaluates data as code: the words of
+/// `for`/`select` lists and `case` subjects and patterns are expanded by the shell but belong
+/// to no clause. Every word, assignment, redirection and heredoc body of the clauses is
+/// blanked out (each is judged with its clause, see [`evaluating_parts`]); what remains of
+/// `text` (the source `graph` was parsed from) is scanned with [`evaluating_text`].
+#[must_use]
+pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
+    evaluating_text(text)?;
+    let mut bytes = text.as_bytes().to_vec();
+    let mut blank = |span: shellgate_parser::Span| {
+        let end = span.end.min(bytes.len());
+        if let Some(range) = bytes.get_mut(span.start.min(end)..end) {
+            range.fill(b' ');
+        }
+    };
+    for clause in graph.clauses() {
+        clause.argv.iter().for_each(|w| blank(w.span));
+        clause.assignments.iter().for_each(|a| blank(a.span));
+        for redirect in &clause.redirects {
+            blank(redirect.span);
+            match &redirect.target {
+                RedirectTarget::Word(word) => blank(word.span),
+                RedirectTarget::Heredoc(heredoc) => blank(heredoc.body_span),
+            }
+        }
+    }
+    let rest = String::from_utf8_lossy(&bytes);
+    evaluating_text(&rest).map(|why| format!("a word outside any command (a `for`, `select` or `case` word): {why}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shellgate_parser::{ParseOptions, parse};
+
+    #[test]
+    fn evaluating_constructs() {
+        for text in [
+            "$((x))",
+            "$(( x ))",
+            "$(($1))",
+            "$[x]",
+            "$[1]$((y))",
+            "$((1))$[x]",
+            "${!x}",
+            "${!1}",
+            "${x@P}",
+            "\"${a[@]@P}\"",
+            "${a[i]}",
+            "${a[$i]}",
+            "${a[i+1]}",
+            "${#a[i]}",
+            "${s:y}",
+            "${s:$y}",
+            "${s: y}",
+            "${s:0:n}",
+            "${@:x}",
+            "${*:$1}",
+            "${a[@]:i}",
+            "${x:-${s:n}}",
+            "${a[",
+            "$((x",
+        ] {
+            assert!(evaluating_text(text).is_some(), "{text}");
+        }
+        for text in [
+            "$x",
+            "${x}",
+            "${!}",
+            "${#}",
+            "${#x}",
+            "${x:-a}",
+            "${x:=b}",
+            "${x:+c}",
+            "${x:?d}",
+            "${s:1}",
+            "${s: -1}",
+            "${s:(-1):2}",
+            "${a[0]}",
+            "${a[-1]}",
+            "${a[@]}",
+            "${a[*]}",
+            "${#a[@]}",
+            "${x@Q}",
+            "${x@E}",
+            "${x,,}",
+            "${x/a/b}",
+            "$((1 + 2))",
+            "$(( $# + $? ))",
+            "$[1]",
+            "$(ls)",
+            "price: 5$",
+        ] {
+            assert_eq!(evaluating_text(text), None, "{text}");
+        }
+    }
+
+    fn first_parts(command: &str) -> Option<String> {
+        let parsed = parse(command, &ParseOptions::default());
+        let clause = parsed.graph.clauses().next()?;
+        evaluating_parts(&clause.argv, &clause.assignments, &clause.redirects)
+    }
+
+    #[test]
+    fn parts() {
+        assert!(first_parts("a[i]=1").is_some());
+        assert!(first_parts("a[$i]=1 ls").is_some());
+        assert!(first_parts("a=([i]=1)").is_some());
+        assert!(first_parts("a+=([$i]=1 2)").is_some());
+        assert!(first_parts("x=${a[i]} ls").is_some());
+        assert!(first_parts("ls > ${a[i]}").is_some());
+        assert!(first_parts("cat <<EOF\n$((x))\nEOF").is_some());
+        assert!(first_parts("cat <<< ${x@P}").is_some());
+        assert_eq!(first_parts("a[0]=1"), None);
+        assert_eq!(first_parts("a=([0]=1 [1]=x)"), None);
+        assert_eq!(first_parts("echo $x '${!x}'"), None);
+        assert_eq!(first_parts("cat <<'EOF'\n$((x))\nEOF"), None);
+    }
+
+    fn net(command: &str) -> Option<String> {
+        let parsed = parse(command, &ParseOptions::default());
+        unjudged_evaluation(command, &parsed.graph)
+    }
+
+    #[test]
+    fn words_outside_clauses() {
+        assert!(net("for v in ${!x}; do echo; done").is_some());
+        assert!(net("select v in ${a[i]}; do echo; done").is_some());
+        assert!(net("case $((x)) in *) echo;; esac").is_some());
+        assert!(net("case x in ${x@P}) echo;; esac").is_some());
+        assert!(net("case ${!x} in esac > /dev/null").is_some());
+        // Judged with their clauses, not here.
+        assert_eq!(net("echo ${!x}"), None);
+        assert_eq!(net("a[i]=1 ls > ${a[i]}"), None);
+        assert_eq!(net("cat <<EOF\n$((x))\nEOF"), None);
+        assert_eq!(net("for v in a b; do echo $((1)); done"), None);
+    }
+}
