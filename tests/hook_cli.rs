@@ -357,3 +357,21 @@ fn no_answer_in_time_is_ask() {
         )
     );
 }
+
+#[test]
+fn a_broken_hook_command_line_blocks_with_exit_2() {
+    let env = Env::new();
+    // Exit 2 with the message on standard error is "block" for all three agents; clap's usage
+    // errors elsewhere exit 1, which the agents would read as "proceed".
+    for args in [
+        &["claude-cod"][..],
+        &["codex", "--no-such-flag"][..],
+        &[][..],
+    ] {
+        let output = env.run(args, &payload("claude-code-allow.json"));
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(output.stdout.is_empty());
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.starts_with("error: "), "{stderr}");
+    }
+}

@@ -119,7 +119,8 @@ fn ten_thousand_backquotes() {
 
 #[test]
 fn ten_thousand_nested_quoted_substitutions() {
-    let evaluation = evaluate("\"$( x10k", format!("echo {}", nest("\"$(echo ", "x", ")\"", DEEP)));
+    // `echo "$("$("$(…x)")")"`: 50 KiB, under the input limit.
+    let evaluation = evaluate("\"$( x10k", format!("echo {}", nest("\"$(", "x", ")\"", DEEP)));
     assert_incomplete(&evaluation, NESTING);
 }
 
@@ -178,7 +179,7 @@ fn ten_thousand_clauses() {
     assert_incomplete(&evaluate("true; x10k", "true;".repeat(MANY)), TOO_MANY_CLAUSES);
     assert_incomplete(&evaluate("true\\n x10k", "true\n".repeat(MANY)), TOO_MANY_CLAUSES);
     assert_incomplete(
-        &evaluate("true && x10k", format!("{}true", "true && ".repeat(MANY - 1))),
+        &evaluate("true&& x10k", format!("{}true", "true&&".repeat(MANY - 1))),
         TOO_MANY_CLAUSES,
     );
 }
@@ -257,7 +258,8 @@ fn bash_c_nested_deeper_than_the_shell_depth_limit() {
 }
 
 #[test]
-fn bash_c_nested_within_the_shell_depth_limit_is_followed() {
+fn bash_c_nested_up_to_the_shell_depth_limit_is_followed() {
+    // Eight levels are parsed again and judged: the innermost command decides.
     let evaluation = evaluate("bash -c x8 rm -rf /", nested_bash_c("rm -rf /", 8));
     assert_eq!(evaluation.decision, Decision::HardDenied);
     assert_eq!(
@@ -265,6 +267,11 @@ fn bash_c_nested_within_the_shell_depth_limit_is_followed() {
         ["rm-recursive-root"]
     );
     let evaluation = evaluate("bash -c x8 ls", nested_bash_c("ls", 8));
-    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+    assert_eq!(evaluation.decision, Decision::Approved);
     assert!(evaluation.complete);
+    // The ninth is not followed: a person decides.
+    let evaluation = evaluate("bash -c x9 ls", nested_bash_c("ls", 9));
+    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+    assert!(!evaluation.complete);
+    assert!(!evaluation.prompt.as_ref().unwrap().persistable);
 }

@@ -115,6 +115,37 @@ fn exponential_backtracking_is_bounded() {
 }
 
 #[test]
+fn a_large_real_script_parses_complete_and_fast() {
+    // Real commands (bash accepts every one), one per line, just under the input limit.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/nl2bash-commands.txt");
+    let rejects = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bash-rejects.tsv");
+    let rejected: Vec<String> = std::fs::read_to_string(rejects)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("nl2bash-commands\t"))
+        .filter_map(|l| l.split_once('\t').map(|(_, cmd)| cmd.to_owned()))
+        .collect();
+    let mut script = String::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        // Lines with backquotes are skipped: bash -n does not check their bodies.
+        if rejected.iter().any(|r| r == line) || line.contains('`') {
+            continue;
+        }
+        if script.len() + line.len() + 1 > MAX_INPUT_BYTES {
+            break;
+        }
+        script.push_str(line);
+        script.push('\n');
+    }
+    assert!(script.len() > MAX_INPUT_BYTES - 1024);
+    let start = Instant::now();
+    let out = parse_small_stack(script);
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    assert!(out.complete, "{:?}", out.reason());
+    assert!(out.graph.len() > 600, "{}", out.graph.len());
+}
+
+#[test]
 fn nul_bytes_are_refused() {
     let out = parse("echo a\0b; rm x", &ParseOptions::default());
     assert!(!out.complete);

@@ -1,6 +1,9 @@
-//! Arbitrary text as a policy file layered on the embedded default, as `shellgate check` and
-//! `shellgate eval --policy` load it. The first byte picks the layer (even: `user`, odd:
-//! `project`); the rest is the file.
+//! Arbitrary text as a policy file layered on a default layer, as `shellgate check` and
+//! `shellgate eval --policy` load it. The default layer is `fuzz/policy_base.toml`, a small
+//! excerpt of the embedded default (the whole default costs milliseconds to compile, too slow
+//! for a million runs). The first byte picks the layer (even: `user`, odd: `project`; a seed
+//! starting with `\n` is a user file, one starting with `#` a project file); the rest is the
+//! file.
 //!
 //! Each run checks:
 //! * an error points inside the file (span within the text, line and column that exist) and
@@ -45,11 +48,21 @@ fn state_for(gate: &GateEvaluator) -> Option<TrustState> {
     Some(state)
 }
 
-/// The probes' decisions on the embedded default alone.
+/// The default layer.
+const BASE: &str = include_str!("../policy_base.toml");
+
+fn base() -> PolicySource {
+    PolicySource::new("policy_base.toml", BASE, Layer::Default)
+}
+
+/// The probes' decisions on the default layer alone.
 static BASELINE: LazyLock<Vec<Decision>> = LazyLock::new(|| {
-    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let gate = GateEvaluator::new(Policy::load(&[base()]).unwrap());
     let state = state_for(&gate).unwrap();
-    PROBES.iter().map(|p| gate.evaluate(p, &state).decision).collect()
+    PROBES
+        .iter()
+        .map(|p| gate.evaluate(p, &state).decision)
+        .collect()
 });
 
 fn check_error(text: &str, error: &PolicyError) {
@@ -60,9 +73,12 @@ fn check_error(text: &str, error: &PolicyError) {
         if let Some(located) = single.located() {
             let span = located.span();
             let location = located.location();
-            // The default layer's own errors point into the default text.
+            // Only errors in the fuzzed file point into `text`.
             if location.file == "fuzz.toml" {
-                assert!(span.start <= span.end && span.end <= text.len(), "span {span:?}");
+                assert!(
+                    span.start <= span.end && span.end <= text.len(),
+                    "span {span:?}"
+                );
                 assert!(
                     location.line >= 1 && location.line <= lines && location.column >= 1,
                     "location {location} in a {lines}-line file"
@@ -78,9 +94,13 @@ fuzz_target!(|data: &[u8]| {
     let Some((&first, rest)) = data.split_first() else {
         return;
     };
-    let layer = if first & 1 == 0 { Layer::User } else { Layer::Project };
+    let layer = if first & 1 == 0 {
+        Layer::User
+    } else {
+        Layer::Project
+    };
     let text = String::from_utf8_lossy(rest);
-    let sources = [Policy::default_source(), PolicySource::new("fuzz.toml", text.as_ref(), layer)];
+    let sources = [base(), PolicySource::new("fuzz.toml", text.as_ref(), layer)];
     let policy = match Policy::load(&sources) {
         Ok(policy) => policy,
         Err(error) => {
@@ -95,8 +115,16 @@ fuzz_target!(|data: &[u8]| {
     for (probe, &baseline) in PROBES.iter().zip(BASELINE.iter()) {
         let evaluation = gate.evaluate(probe, &state);
         let decision = evaluation.decision;
-        assert_eq!(decision == Decision::Approved, evaluation.all_clauses_passed(), "{probe}");
-        assert_eq!(evaluation.prompt.is_some(), decision == Decision::NeedsPrompt, "{probe}");
+        assert_eq!(
+            decision == Decision::Approved,
+            evaluation.all_clauses_passed(),
+            "{probe}"
+        );
+        assert_eq!(
+            evaluation.prompt.is_some(),
+            decision == Decision::NeedsPrompt,
+            "{probe}"
+        );
         if layer == Layer::Project {
             assert!(
                 decision >= baseline,

@@ -45,7 +45,10 @@ fn clear(dir: &Path) {
 }
 
 fn snapshot(store: &TrustStore) -> Vec<(String, Grants)> {
-    store.audiences().map(|(name, grants)| (name.to_owned(), grants.clone())).collect()
+    store
+        .audiences()
+        .map(|(name, grants)| (name.to_owned(), grants.clone()))
+        .collect()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -56,16 +59,27 @@ fuzz_target!(|data: &[u8]| {
     let opened = TrustStore::open_with_home(&path, home()).unwrap();
     if let Some(quarantine) = &opened.quarantined {
         assert!(!quarantine.reason.is_empty());
-        assert_eq!(opened.store.audiences().count(), 0, "a quarantined store kept grants");
+        assert_eq!(
+            opened.store.audiences().count(),
+            0,
+            "a quarantined store kept grants"
+        );
         assert!(!path.exists(), "the unusable file is still in place");
-        assert_eq!(fs::read(&quarantine.moved_to).unwrap(), data, "quarantine changed the bytes");
+        assert_eq!(
+            fs::read(&quarantine.moved_to).unwrap(),
+            data,
+            "quarantine changed the bytes"
+        );
         return;
     }
     let mut store = opened.store;
     let before = snapshot(&store);
     match store.add_pattern(AUDIENCE, &PATTERN) {
         Ok(outcome) => {
-            assert!(outcome.quarantined.is_none(), "a usable file was quarantined on edit");
+            assert!(
+                outcome.quarantined.is_none(),
+                "a usable file was quarantined on edit"
+            );
             let again = TrustStore::open_with_home(&path, home()).unwrap();
             assert!(
                 again.quarantined.is_none(),
@@ -73,9 +87,16 @@ fuzz_target!(|data: &[u8]| {
                 again.quarantined,
                 String::from_utf8_lossy(&fs::read(&path).unwrap_or_default())
             );
-            assert_eq!(snapshot(&again.store), snapshot(&store), "the store and its file disagree");
+            assert_eq!(
+                snapshot(&again.store),
+                snapshot(&store),
+                "the store and its file disagree"
+            );
             let after = again.store.snapshot(AUDIENCE);
-            assert!(after.patterns.contains(&PATTERN), "the pattern is not in the file");
+            assert!(
+                after.patterns.contains(&PATTERN),
+                "the pattern is not in the file"
+            );
             for (name, grants) in &before {
                 let now = again.store.snapshot(name);
                 if name == AUDIENCE {
@@ -92,7 +113,11 @@ fuzz_target!(|data: &[u8]| {
         Err(error) => {
             assert!(!error.to_string().is_empty());
             if path.exists() {
-                assert_eq!(fs::read(&path).unwrap(), data, "a refused edit changed the file");
+                assert_eq!(
+                    fs::read(&path).unwrap(),
+                    data,
+                    "a refused edit changed the file"
+                );
             }
         }
     }

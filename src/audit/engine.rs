@@ -96,7 +96,7 @@ impl Default for AuditOptions {
             chunk_lines: 8 * 1024,
             chunk_bytes: 1 << 20,
             max_line_bytes: 8 << 20,
-            memo_capacity: 16 * 1024,
+            memo_capacity: 32 * 1024,
         }
     }
 }
@@ -224,9 +224,9 @@ impl<J: Judge> Context<'_, J> {
             let _ = serde_json::to_writer(
                 &mut line,
                 &DecisionLine {
-                line: record.line,
-                command: &record.command,
-                decision: decision_name(outcome.decision),
+                    line: record.line,
+                    command: &record.command,
+                    decision: decision_name(outcome.decision),
                     rules: &outcome.rules,
                 },
             );

@@ -105,7 +105,11 @@ mod tests {
     use super::*;
     use crate::audit::judge::{Decision, Grant};
 
-    fn record(command: &str, cwd: Option<&'static str>, audience: Option<&'static str>) -> Record<'static> {
+    fn record(
+        command: &str,
+        cwd: Option<&'static str>,
+        audience: Option<&'static str>,
+    ) -> Record<'static> {
         Record {
             line: 1,
             command: Cow::Owned(command.to_owned()),
@@ -146,7 +150,11 @@ mod tests {
             let got = memo.judge(&judge, &record(&format!("echo {i}"), None, None), &mut key);
             assert_eq!(got.decision, Decision::NeedsPrompt);
         }
-        let total: usize = memo.shards.iter().map(|shard| shard.lock().unwrap().len()).sum();
+        let total: usize = memo
+            .shards
+            .iter()
+            .map(|shard| shard.lock().unwrap().len())
+            .sum();
         assert!(total <= SHARDS * 2);
     }
 }

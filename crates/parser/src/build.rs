@@ -1385,3 +1385,35 @@ fn strip_leading_tabs(body: &str) -> String {
 pub(crate) fn matches(rule: Rule, text: &str) -> bool {
     BashParser::parse(rule, text).is_ok_and(|p| p.count() > 0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heredoc_stack_is_restored_when_pest_backtracks() {
+        // `$((` is tried as arithmetic first: the inner heredoc pushes a frame, the arithmetic
+        // fails at `) |`, and pest must drop that frame before parsing `$(` again; otherwise
+        // the newline would expect two bodies.
+        assert!(matches(
+            Rule::program,
+            "echo $(( $(cat <<EOF) ) | x)\nbody\nEOF\n"
+        ));
+        let script = build_script("echo $(( $(cat <<EOF) ) | x)\nbody\nEOF\n", 64).unwrap();
+        assert_eq!(script.heredocs.len(), 1);
+        assert_eq!(script.heredocs[0].body, "body\n");
+    }
+
+    #[test]
+    fn heredoc_grammar_cases() {
+        assert!(matches(Rule::program, "cat <<A; cat <<B\na\nA\nb\nB\n"));
+        assert!(matches(Rule::program, "cat <<-X\n\tx\n\tX\n"));
+        assert!(!matches(Rule::program, "cat <<X\n\tx\n\tX\n"));
+        assert!(!matches(Rule::program, "cat <<X\nno terminator\n"));
+        assert!(!matches(Rule::program, "cat <<X"));
+        assert!(matches(Rule::program, "echo $((1<<2))"));
+        // A newline inside `$( )` while an outer heredoc is pending is refused.
+        assert!(!matches(Rule::program, "cat <<A $(a\nb)\nx\nA\n"));
+        assert!(matches(Rule::program, "cat <<A $(a; b)\nx\nA\n"));
+    }
+}

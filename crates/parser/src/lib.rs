@@ -166,6 +166,10 @@ pub fn parse(input: &str, options: &ParseOptions) -> ParseOutput {
         }
         Err(error) => {
             let mut diagnostic = error.into_diagnostic();
+            if diagnostic.kind == DiagnosticKind::Limit {
+                // Parsing prefixes again could hit the same limit: tokenize instead.
+                return fallback(input, diagnostic);
+            }
             if diagnostic.kind == DiagnosticKind::Syntax
                 && let Some(open) = diagnose::unterminated(input)
             {

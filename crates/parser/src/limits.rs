@@ -1,7 +1,7 @@
 //! Resource limits and the nesting pre-scan that runs before pest.
 //!
 //! pest recurses once per grammar level, so deep nesting must be refused before it is parsed.
-//! [`nesting_exceeds`] is a cheap linear byte scan that estimates the nesting depth from
+//! The pre-scan is a cheap linear byte scan that estimates the nesting depth from
 //! brackets, quotes, backquotes and block keywords; it errs on the side of a larger depth
 //! (quotes are tracked, so brackets inside quotes do not count, but any `(`, `{` or `[` in code
 //! does). The tree builder counts depth again exactly, and pest's own stack guard is a last

@@ -119,6 +119,9 @@ const CODE_LOADING_VARIABLES: &[&str] = &[
     "GIT_WORK_TREE",
     // The shell other programs start (`flock FILE -c CODE` runs `$SHELL -c CODE`).
     "SHELL",
+    // Where `cd DIR` and `cd -` go: `CDPATH=~ cd .ssh` enters `~/.ssh`, not `./.ssh`.
+    "CDPATH",
+    "OLDPWD",
     // Libraries and modules loaded by ordinary programs.
     "GCONV_PATH",
     "OPENSSL_CONF",
@@ -386,24 +389,25 @@ impl<'a> Run<'a> {
         // Words the shell expands outside any clause (`for v in ${!x}`, `case $((x)) in`).
         if let Some(why) = shellgate_rules::unjudged_evaluation(self.command, &self.parsed.graph)
         {
-            self.judged.push(Judged {
-                verdict: ClauseVerdict {
-                    verb: Vec::new(),
-                    argv: Vec::new(),
-                    origin: "compound".to_owned(),
-                    decision: Decision::NeedsPrompt,
-                    reasons: vec![Reason::new(ReasonKind::Opaque, None, display::escape(&why))],
-                    text: display::escape(self.command),
-                    clause: None,
-                    proposal: None,
-                },
-                needs_person: true,
-                saveable: false,
-                untrusted: Vec::new(),
-                denied_by: Vec::new(),
-                writes_paths: false,
-                runs_code: None,
-            });
+            let judged = self.text_verdict(ReasonKind::Opaque, &why);
+            self.judged.push(judged);
+        }
+        // Variables set by a loop or a `${NAME:=…}` default (`for PATH in /tmp/x; do ls; done`).
+        let texts = std::iter::once(self.command)
+            .chain(self.expansion.sources.iter().map(|s| s.text.as_str()));
+        let mut loading: Vec<&str> = texts
+            .flat_map(shellgate_rules::implicitly_assigned)
+            .filter(|name| is_code_loading(name))
+            .collect();
+        loading.sort_unstable();
+        loading.dedup();
+        if !loading.is_empty() {
+            let why = format!(
+                "a `for`/`select` loop or a `${{NAME:=…}}` default sets `{}`, which changes which program runs or what it loads",
+                loading.join("`, `")
+            );
+            let judged = self.text_verdict(ReasonKind::Assignment, &why);
+            self.judged.push(judged);
         }
         let hits = self.policy().deny_expansion(self.command, self.expansion);
         for hit in hits {
@@ -426,6 +430,29 @@ impl<'a> Run<'a> {
                     ),
                 );
             }
+        }
+    }
+
+    /// A verdict on the command text as a whole (not one clause): it needs a person and
+    /// cannot be saved.
+    fn text_verdict(&self, kind: ReasonKind, why: &str) -> Judged {
+        Judged {
+            verdict: ClauseVerdict {
+                verb: Vec::new(),
+                argv: Vec::new(),
+                origin: "compound".to_owned(),
+                decision: Decision::NeedsPrompt,
+                reasons: vec![Reason::new(kind, None, display::escape(why))],
+                text: display::escape(self.command),
+                clause: None,
+                proposal: None,
+            },
+            needs_person: true,
+            saveable: false,
+            untrusted: Vec::new(),
+            denied_by: Vec::new(),
+            writes_paths: false,
+            runs_code: None,
         }
     }
 

@@ -1,19 +1,24 @@
 //! Times loading the embedded default policy: `cargo run --release -p shellgate-rules
-//! --example load_default -- [N]` prints the minimum and median of N loads (default 50) and,
-//! for comparison, one full load that also checks every `match`/`not_match` example.
+//! --example load_default -- [N] [--full]` prints the minimum and median of N loads (default
+//! 50); with `--full`, also one full load that parses the TOML, compiles every matcher and
+//! checks every `match`/`not_match` example (what `shellgate check` does).
 
 use std::time::{Duration, Instant};
 
 use shellgate_rules::{Examples, Policy};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let n: usize = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let full = args.iter().any(|a| a == "--full");
+    let n: usize = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
         .map(|a| a.parse())
         .transpose()?
-        .unwrap_or(50);
+        .unwrap_or(50)
+        .max(1);
     let mut times: Vec<Duration> = Vec::with_capacity(n);
-    for _ in 0..n.max(1) {
+    for _ in 0..n {
         let start = Instant::now();
         let policy = Policy::embedded_default()?;
         times.push(start.elapsed());
@@ -23,12 +28,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let min = times.first().copied().unwrap_or_default();
     let median = times.get(times.len() / 2).copied().unwrap_or_default();
     println!("embedded_default x{n}: min {min:?}, median {median:?}");
-    let start = Instant::now();
-    let policy = Policy::load_with(&[Policy::default_source()], Examples::All)?;
-    println!(
-        "load_with(default, Examples::All): {:?}",
-        start.elapsed()
-    );
-    std::hint::black_box(policy);
+    if full {
+        let start = Instant::now();
+        let policy = Policy::load_with(&[Policy::default_source()], Examples::All)?;
+        println!("load_with(default, Examples::All): {:?}", start.elapsed());
+        std::hint::black_box(policy);
+    }
     Ok(())
 }

@@ -267,6 +267,63 @@ pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
     evaluating_text(&rest).map(|why| format!("a word outside any command (a `for`, `select` or `case` word): {why}"))
 }
 
+/// Variables the shell source `text` assigns without an assignment word or a setter builtin:
+/// the variable of a `for NAME in …` or `select NAME in …` loop, and `${NAME:=…}` /
+/// `${NAME=…}` defaults. Read from the raw text, so a quoted look-alike counts too (which can
+/// only make a decision stricter).
+///
+/// ```
+/// use shellgate_rules::implicitly_assigned;
+///
+/// assert_eq!(implicitly_assigned("for PATH in /tmp/x; do ls; done"), vec!["PATH"]);
+/// assert_eq!(implicitly_assigned(": ${GIT_DIR:=x}; select v in a; do :; done"), vec!["v", "GIT_DIR"]);
+/// assert!(implicitly_assigned("echo ${x:-a} $y").is_empty());
+/// ```
+#[must_use]
+pub fn implicitly_assigned(text: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let name_at = |rest: &str| -> Option<usize> {
+        if !rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            return None;
+        }
+        Some(rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len()))
+    };
+    for keyword in ["for", "select"] {
+        for (i, _) in text.match_indices(keyword) {
+            let before = text.get(..i).and_then(|b| b.chars().next_back());
+            if before.is_some_and(is_name_char) {
+                continue;
+            }
+            let Some(after) = text.get(i + keyword.len()..) else {
+                continue;
+            };
+            let rest = after.trim_start_matches([' ', '\t']);
+            if rest.len() == after.len() {
+                continue;
+            }
+            if let Some(len) = name_at(rest)
+                && let Some(name) = rest.get(..len)
+            {
+                names.push(name);
+            }
+        }
+    }
+    for (i, _) in text.match_indices("${") {
+        let Some(rest) = text.get(i + 2..) else {
+            continue;
+        };
+        let Some(len) = name_at(rest) else { continue };
+        let after = rest.get(len..).unwrap_or_default();
+        if (after.starts_with(":=") || after.starts_with('='))
+            && let Some(name) = rest.get(..len)
+        {
+            names.push(name);
+        }
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -354,9 +354,21 @@ impl Walker<'_> {
                 }
                 None => Vec::new(),
             };
+            // Shell code runs in its shell's environment: `PATH=./bin bash -c 'ls'` runs `ls`
+            // with that PATH (a remote shell does not get it).
+            let mut assignments: Vec<Assignment> = match parent {
+                Some((p, via)) if via != Via::Remote => self
+                    .ex
+                    .invocations
+                    .get(p)
+                    .map(|inv| inv.assignments.clone())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            assignments.extend(clause.assignments.iter().cloned());
             let invocation = Invocation {
                 words: clause.argv.clone(),
-                assignments: clause.assignments.clone(),
+                assignments,
                 redirects: clause.redirects.clone(),
                 cwd: clause.cwd.clone(),
                 home: home.map(Path::to_path_buf),

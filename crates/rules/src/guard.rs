@@ -60,6 +60,7 @@ fn required(hir: &Hir) -> Option<Vec<String>> {
             for part in parts {
                 match exact(part) {
                     Some(set) => {
+                        consider(Some(set.clone()));
                         run = Some(match run.take() {
                             None => set,
                             Some(prefix) => match product(&prefix, &set) {
@@ -194,6 +195,8 @@ mod tests {
         assert_eq!(lits(r"(?:^|\s)mkfs\.[a-z]+"), v(&["mkfs."]));
         assert_eq!(lits(r"/dev/(?:tcp|udp)/"), v(&["/dev/tcp/", "/dev/udp/"]));
         assert_eq!(lits("https?://x"), v(&["http://x", "https://x"]));
+        // The one part every match has beats the run with optional quotes around it.
+        assert_eq!(lits(r#"(?:^|\s)["']?\\?mv["']?\s+"#), v(&["mv"]));
     }
 
     #[test]

@@ -11,10 +11,11 @@
 //! the embedded default, whose every matcher the test suite builds — fails closed: it
 //! reports a match, which only ever raises a decision.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::OnceLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexSet};
 
@@ -29,11 +30,127 @@ pub(crate) fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
     builder.build()
 }
 
-/// A set of globs compiled on first use.
+/// A set of globs: compiled while loading, or on first use.
+///
+/// On first use, the globs are grouped by a literal every path they match contains (see
+/// [`glob_guard`]); one automaton finds which literals a text contains, and only the groups
+/// of those literals (and the globs without one) are compiled and matched. The indices found
+/// are exactly those one `GlobSet` of every glob finds.
 #[derive(Clone)]
 pub(crate) struct LazyGlobSet {
     patterns: Vec<String>,
+    globs: Globs,
+}
+
+#[derive(Clone)]
+enum Globs {
+    /// Every glob in one set, compiled while loading.
+    Compiled(GlobSet),
+    /// Grouped by guard on first use (`None`: the groups could not be made).
+    Lazy(OnceLock<Option<GlobGroups>>),
+}
+
+/// Globs grouped by guard literal.
+#[derive(Clone)]
+struct GlobGroups {
+    /// Finds the guard literals: pattern `i` is the literal of `guarded[i]`.
+    automaton: Option<AhoCorasick>,
+    guarded: Vec<GlobGroup>,
+    /// Globs without a guard: always tried.
+    unguarded: Option<GlobGroup>,
+}
+
+/// Some globs of a [`LazyGlobSet`], compiled together on first use.
+#[derive(Clone)]
+struct GlobGroup {
+    /// Indices into the set's patterns, ascending.
+    members: Vec<usize>,
     set: OnceLock<Option<GlobSet>>,
+}
+
+impl GlobGroup {
+    fn new(members: Vec<usize>) -> Self {
+        Self {
+            members,
+            set: OnceLock::new(),
+        }
+    }
+
+    fn set(&self, patterns: &[String]) -> Option<&GlobSet> {
+        self.set
+            .get_or_init(|| {
+                let mine: Vec<String> = self
+                    .members
+                    .iter()
+                    .filter_map(|i| patterns.get(*i).cloned())
+                    .collect();
+                glob_set(&mine).ok()
+            })
+            .as_ref()
+    }
+
+    /// Whether one of the group's globs matches (true when they cannot be compiled).
+    fn is_match(&self, patterns: &[String], text: &str) -> bool {
+        self.set(patterns).is_none_or(|set| set.is_match(text))
+    }
+
+    /// Appends the set indices of the group's globs matching `text` (all of them when they
+    /// cannot be compiled).
+    fn matches_into(&self, patterns: &[String], text: &str, out: &mut Vec<usize>) {
+        match self.set(patterns) {
+            Some(set) => out.extend(
+                set.matches(text)
+                    .into_iter()
+                    .filter_map(|i| self.members.get(i).copied()),
+            ),
+            None => out.extend(self.members.iter().copied()),
+        }
+    }
+}
+
+impl GlobGroups {
+    fn new(patterns: &[String]) -> Option<Self> {
+        let mut by_literal: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut unguarded = Vec::new();
+        for (index, pattern) in patterns.iter().enumerate() {
+            match glob_guard(pattern) {
+                Some(literal) => by_literal.entry(literal).or_default().push(index),
+                None => unguarded.push(index),
+            }
+        }
+        let automaton = if by_literal.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasick::builder()
+                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .build(by_literal.keys())
+                    .ok()?,
+            )
+        };
+        Some(Self {
+            automaton,
+            guarded: by_literal.into_values().map(GlobGroup::new).collect(),
+            unguarded: (!unguarded.is_empty()).then(|| GlobGroup::new(unguarded)),
+        })
+    }
+
+    /// The groups that may match `text`: those whose literal it contains, then the
+    /// unguarded one.
+    fn candidates(&self, text: &str) -> Vec<&GlobGroup> {
+        let mut hit: Vec<usize> = self
+            .automaton
+            .iter()
+            .flat_map(|ac| ac.find_overlapping_iter(text))
+            .map(|m| m.pattern().as_usize())
+            .collect();
+        hit.sort_unstable();
+        hit.dedup();
+        hit.iter()
+            .filter_map(|i| self.guarded.get(*i))
+            .chain(self.unguarded.as_ref())
+            .collect()
+    }
 }
 
 impl LazyGlobSet {
@@ -41,7 +158,7 @@ impl LazyGlobSet {
     pub(crate) const fn new(patterns: Vec<String>) -> Self {
         Self {
             patterns,
-            set: OnceLock::new(),
+            globs: Globs::Lazy(OnceLock::new()),
         }
     }
 
@@ -50,46 +167,103 @@ impl LazyGlobSet {
         let set = glob_set(&patterns)?;
         Ok(Self {
             patterns,
-            set: OnceLock::from(Some(set)),
+            globs: Globs::Compiled(set),
         })
     }
 
-    fn set(&self) -> Option<&GlobSet> {
-        self.set.get_or_init(|| glob_set(&self.patterns).ok()).as_ref()
-    }
-
-    /// Whether any glob matches `text` (true when the set cannot be built).
+    /// Whether any glob matches `text` (true when the globs that might cannot be built).
     pub(crate) fn is_match(&self, text: &str) -> bool {
         if self.patterns.is_empty() {
             return false;
         }
-        self.set().is_none_or(|set| set.is_match(text))
+        match &self.globs {
+            Globs::Compiled(set) => set.is_match(text),
+            Globs::Lazy(cell) => match cell.get_or_init(|| GlobGroups::new(&self.patterns)) {
+                Some(groups) => groups
+                    .candidates(text)
+                    .iter()
+                    .any(|g| g.is_match(&self.patterns, text)),
+                None => true,
+            },
+        }
     }
 
     /// The indices of the globs matching `text`, ascending, into `out` (cleared first);
-    /// every index when the set cannot be built.
+    /// those that cannot be built count as matching.
     pub(crate) fn matches_into(&self, text: &str, out: &mut Vec<usize>) {
         out.clear();
         if self.patterns.is_empty() {
             return;
         }
-        match self.set() {
-            Some(set) => set.matches_into(text, out),
-            None => out.extend(0..self.patterns.len()),
+        match &self.globs {
+            Globs::Compiled(set) => set.matches_into(text, out),
+            Globs::Lazy(cell) => match cell.get_or_init(|| GlobGroups::new(&self.patterns)) {
+                Some(groups) => {
+                    for group in groups.candidates(text) {
+                        group.matches_into(&self.patterns, text, out);
+                    }
+                    out.sort_unstable();
+                    out.dedup();
+                }
+                None => out.extend(0..self.patterns.len()),
+            },
         }
     }
 
-    /// Builds the set now; the error says why it cannot be built.
+    /// Builds every part now; the error says why one cannot be built.
     #[cfg(test)]
     pub(crate) fn force(&self) -> Result<(), String> {
-        if self.set().is_some() {
-            Ok(())
+        glob_set(&self.patterns).map_err(|e| e.to_string())?;
+        if let Globs::Lazy(cell) = &self.globs {
+            let groups = cell
+                .get_or_init(|| GlobGroups::new(&self.patterns))
+                .as_ref()
+                .ok_or("the guard automaton cannot be built")?;
+            for group in groups.guarded.iter().chain(&groups.unguarded) {
+                group.set(&self.patterns).ok_or("a glob group cannot be built")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The longest run of literal characters that every path a glob (`*` not crossing `/`)
+/// matches contains, or `None` (then the glob is always tried).
+///
+/// Sound by construction: reading left to right, literal characters match themselves, `*`
+/// and `?` only end a run, `**` also drops the `/` next to it (in `**/x`, `x/**` and
+/// `x/**/y` that `/` may match nothing), and the first `[`, `{`, `\`, `]`, `}` or `,` ends
+/// the reading (the runs before it stay required).
+pub(crate) fn glob_guard(glob: &str) -> Option<String> {
+    let mut best = String::new();
+    let mut run = String::new();
+    let mut chars = glob.chars().peekable();
+    let end_run = |run: &mut String, best: &mut String| {
+        if run.chars().count() > best.chars().count() {
+            *best = std::mem::take(run);
         } else {
-            glob_set(&self.patterns)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
+            run.clear();
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '*' if chars.peek() == Some(&'*') => {
+                chars.next();
+                if run.ends_with('/') {
+                    run.pop();
+                }
+                end_run(&mut run, &mut best);
+                if chars.peek() == Some(&'/') {
+                    chars.next();
+                }
+            }
+            '*' | '?' => end_run(&mut run, &mut best),
+            '[' | '{' | '\\' | ']' | '}' | ',' => break,
+            _ => run.push(c),
         }
     }
+    end_run(&mut run, &mut best);
+    (!best.is_empty()).then_some(best)
 }
 
 /// A set of regexes compiled on first use.
@@ -218,7 +392,11 @@ impl RawMatcher {
                 if literals.is_empty() {
                     return None;
                 }
-                AhoCorasick::new(literals).ok().map(|ac| (ac, owners))
+                AhoCorasick::builder()
+                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .build(literals)
+                    .ok()
+                    .map(|ac| (ac, owners))
             })
             .as_ref()
     }
@@ -410,11 +588,12 @@ mod tests {
     #[test]
     fn fast_load_compiles_nothing_and_full_load_everything() {
         let p = fast();
-        assert!(p.protected_set.set.get().is_none());
+        assert!(matches!(&p.protected_set.globs, Globs::Lazy(cell) if cell.get().is_none()));
         assert!(p.classifier.classifier.get().is_none());
         assert!(p.raw.regexes.iter().all(|r| r.regex.get().is_none()));
         let p = full();
-        assert!(p.protected_set.set.get().is_some());
+        assert!(matches!(&p.protected_set.globs, Globs::Compiled(_)));
+        assert!(p.classifier.classifier.get().is_some());
         assert!(p.raw.regexes.iter().all(|r| r.regex.get().is_some()));
     }
 
@@ -534,12 +713,18 @@ mod tests {
 
     #[test]
     fn matchers_that_cannot_be_built_fail_closed() {
+        // `a[` cannot be compiled: it counts as matching any text that has its literal `a`.
         let globs = LazyGlobSet::new(vec!["a[".to_owned(), "b".to_owned()]);
-        assert!(globs.is_match("zzz"));
+        assert!(globs.is_match("a"));
+        assert!(!globs.is_match("zzz"));
         let mut found = Vec::new();
-        globs.matches_into("zzz", &mut found);
-        assert_eq!(found, vec![0, 1]);
+        globs.matches_into("a", &mut found);
+        assert_eq!(found, vec![0]);
+        globs.matches_into("b", &mut found);
+        assert_eq!(found, vec![1]);
         assert!(globs.force().is_err());
+        let unguarded = LazyGlobSet::new(vec!["[".to_owned()]);
+        assert!(unguarded.is_match("zzz"));
         assert!(!LazyGlobSet::new(Vec::new()).is_match("x"));
 
         let regexes = LazyRegexSet::new(vec!["(".to_owned()]);
@@ -559,6 +744,84 @@ mod tests {
         let classifier = LazyClassifier::new(vec![(TokenClass::Word, "(".to_owned())]);
         assert_eq!(classifier.classify("main"), TokenClass::Path);
         assert!(classifier.force().is_err());
+    }
+
+    /// Concrete paths for a glob: its wildcards filled in a few ways, in a few places.
+    fn instances(glob: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for (deep, star) in [("", ""), ("a", "x"), ("a/b", "x.y")] {
+            let text = glob
+                .replace("**", deep)
+                .replace('*', star)
+                .replace('?', "q")
+                .replace("//", "/");
+            out.push(format!("/home/u/{text}"));
+            out.push(format!("{text}/z"));
+            out.push(text.to_uppercase());
+            out.push(text.replacen('~', "/home/u", 1));
+            out.push(text);
+        }
+        out
+    }
+
+    /// On first use the globs are grouped by guard literal; that finds exactly what one
+    /// compiled set finds, for every glob set of the default policy, over paths made from
+    /// every glob of it and every word of its examples.
+    #[test]
+    fn guarded_glob_sets_find_what_compiled_sets_find() {
+        let p = fast();
+        let mut sets: Vec<&LazyGlobSet> = vec![&p.protected_set];
+        for rule in &p.deny {
+            if let DenyMatcher::View(m) = &rule.matcher {
+                sets.extend([&m.args_any, &m.redirect_to, &m.env].into_iter().flatten());
+            }
+        }
+        sets.extend(p.safe.iter().map(|e| &e.unless_globs));
+        let mut corpus: Vec<String> = sets
+            .iter()
+            .flat_map(|set| set.patterns.iter().flat_map(|g| instances(g)))
+            .collect();
+        for rule in &p.deny {
+            for example in rule.examples.iter().chain(&rule.counter_examples) {
+                corpus.extend(example.split_whitespace().map(str::to_owned));
+            }
+        }
+        corpus.sort();
+        corpus.dedup();
+        let mut hits = 0;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for set in sets {
+            let compiled = LazyGlobSet::compiled(set.patterns.clone()).unwrap();
+            for text in &corpus {
+                set.matches_into(text, &mut a);
+                compiled.matches_into(text, &mut b);
+                assert_eq!(a, b, "{:?} on `{text}`", set.patterns);
+                assert_eq!(set.is_match(text), !b.is_empty(), "{:?} on `{text}`", set.patterns);
+                hits += b.len();
+            }
+        }
+        assert!(hits > 1000, "{hits}");
+    }
+
+    #[test]
+    fn glob_guards() {
+        let cases = [
+            ("/etc/**", Some("/etc")),
+            ("**/.env", Some(".env")),
+            ("**/.git/hooks/**", Some(".git/hooks")),
+            ("~/.ssh/**", Some("~/.ssh")),
+            ("/proc/*/environ", Some("/environ")),
+            ("/dev/sd*", Some("/dev/sd")),
+            ("**/*.ppk", Some(".ppk")),
+            ("a/**/bb", Some("bb")),
+            ("x{a,b}yyyy", Some("x")),
+            ("[ab]cdef", None),
+            ("*", None),
+            ("**", None),
+        ];
+        for (glob, guard) in cases {
+            assert_eq!(glob_guard(glob).as_deref(), guard, "{glob}");
+        }
     }
 
     #[test]
