@@ -1,17 +1,51 @@
 //! Compiling the embedded default policy (goal: well under 1 ms), and matching one command
 //! against it.
+//!
+//! `compile embedded default` is what every `shellgate` process pays: the fast path (binary
+//! form made at build time, matchers compiled on first use). `load and judge one command` adds
+//! what a hook process pays on top for one command: the matchers that command needs.
+//! `full load of the default` is what `shellgate check` does: parse the TOML, compile every
+//! matcher and check every `match`/`not_match` example.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_main};
 use shellgate_parser::{ParseOptions, parse};
-use shellgate_rules::{ExpandOptions, Policy};
+use shellgate_rules::{Examples, ExpandOptions, Policy};
 
 fn compile(c: &mut Criterion) {
     c.bench_function("compile embedded default", |b| {
         b.iter(|| black_box(Policy::embedded_default()));
     });
+    let options = ParseOptions {
+        cwd: Some(PathBuf::from("/home/u/proj")),
+        home: Some(PathBuf::from("/home/u")),
+    };
+    let expand = ExpandOptions {
+        cwd: options.cwd.clone(),
+        home: options.home.clone(),
+        max_depth: None,
+    };
+    let command = "cat src/main.rs | grep -n fn > /tmp/out.txt && rm -rf target/debug";
+    let parsed = parse(command, &options);
+    c.bench_function("load and judge one command", |b| {
+        b.iter(|| {
+            let Ok(policy) = Policy::embedded_default() else {
+                return 0;
+            };
+            let ex = policy.expand(&parsed, &expand);
+            let home = std::path::Path::new("/home/u");
+            let protected = policy.protected(std::path::Path::new("/tmp/out.txt"), Some(home));
+            black_box(policy.deny_expansion(command, &ex).len() + usize::from(protected.is_some()))
+        });
+    });
+    let mut group = c.benchmark_group("full");
+    group.sample_size(10);
+    group.bench_function("full load of the default", |b| {
+        b.iter(|| black_box(Policy::load_with(&[Policy::default_source()], Examples::All)));
+    });
+    group.finish();
 }
 
 fn matching(c: &mut Criterion) {

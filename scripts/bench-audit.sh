@@ -28,15 +28,13 @@ if [ ! -s "$log" ]; then
   pool="$dir/pool.jsonl"
   {
     cat examples/agent-session.jsonl
+    # JSON-escape with sed (backslash, quote, tab; carriage returns dropped), then wrap.
     cat tests/data/corpus/tldr-commands.txt tests/data/corpus/nl2bash-commands.txt |
-      awk '
-        function esc(s) {
-          gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); gsub(/\r/, "\\r", s)
-          return s
-        }
-        NF > 0 {
+      tr -d '\r' |
+      sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/\\t/g' |
+      awk 'NF > 0 {
           printf "{\"timestamp\":\"2026-05-12T10:%02d:%02dZ\",\"command\":\"%s\",\"cwd\":\"/home/dev/acme-shop\",\"audience\":\"personal\"}\n",
-            (NR / 60) % 60, NR % 60, esc($0)
+            (NR / 60) % 60, NR % 60, $0
         }'
   } > "$pool"
   awk -v n="$lines" '{ pool[NR] = $0 } END { for (i = 0; i < n; i++) print pool[i % NR + 1] }' "$pool" > "$log"
@@ -44,13 +42,27 @@ if [ ! -s "$log" ]; then
 fi
 echo "log: $log ($(wc -l < "$log") lines, $(du -h "$log" | cut -f1))"
 
-for threads in 1 2; do
-  out="$dir/time-$threads.txt"
-  /usr/bin/time -v "$bin" audit --threads "$threads" --json "$log" > "$dir/report-$threads.json" 2> "$out"
+run() {
+  local label=$1; shift
+  out="$dir/time-$label.txt"
+  /usr/bin/time -v "$bin" audit "$@" "$log" > "$dir/report-$label.txt" 2> "$out"
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$out")
+  user=$(awk -F': ' '/User time/ { print $2 }' "$out")
+  sys=$(awk -F': ' '/System time/ { print $2 }' "$out")
   rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$out")
   secs=$(awk -v t="$wall" 'BEGIN { n = split(t, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }')
   rate=$(awk -v n="$lines" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')
-  printf 'threads=%s  wall=%ss  lines/s=%s  peak RSS=%s KiB (%.1f MiB)\n' \
-    "$threads" "$secs" "$rate" "$rss" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
+  printf '%-16s wall=%6.2fs  cpu=%6.2fs  lines/s=%8s  peak RSS=%6.1f MiB\n' "$label" "$secs" \
+    "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$rate" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
+  printf '                 %s\n' "$(head -n 1 "$dir/report-$label.txt")"
+}
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+for threads in 1 2; do
+  run "threads=$threads" --threads "$threads"
 done
+if [ "${NO_MEMO:-0}" = 1 ]; then
+  for threads in 1 2; do
+    run "threads=$threads,no-memo" --threads "$threads" --no-memo
+  done
+fi

@@ -5,6 +5,12 @@
 //! `fuzz/known_bugs.rs` or `fuzz/fuzz_targets/parse.rs`, which keeps the fuzzer from stopping
 //! on it). Run them with `cargo test --test fuzz_regressions -- --include-ignored`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failed step should fail the test loudly"
+)]
+
 use std::time::{Duration, Instant};
 
 use shellgate_parser::{ParseOptions, ParseOutput, parse, render};

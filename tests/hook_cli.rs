@@ -54,7 +54,8 @@ impl Env {
     /// Runs the hook with `input` on standard input.
     fn run(&self, args: &[&str], input: &[u8]) -> Output {
         let mut child = self.command(args).spawn().unwrap();
-        child.stdin.take().unwrap().write_all(input).unwrap();
+        // A hook that exits without reading (a usage error) closes the pipe early.
+        let _ = child.stdin.take().unwrap().write_all(input);
         child.wait_with_output().unwrap()
     }
 

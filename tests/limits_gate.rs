@@ -6,6 +6,12 @@
 //! Timings are printed (`cargo test --test limits_gate -- --nocapture`), never asserted: the
 //! machine running the tests may be slow or busy.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failed step should fail the test loudly"
+)]
+
 use std::sync::LazyLock;
 use std::time::Instant;
 
@@ -57,22 +63,34 @@ fn evaluate(name: &str, command: String) -> Evaluation {
 
 /// The pseudo-verdict an incomplete parse adds, with its reason.
 fn parse_verdict(evaluation: &Evaluation) -> &ClauseVerdict {
-    let verdicts: Vec<&ClauseVerdict> =
-        evaluation.clauses.iter().filter(|c| c.origin == "parse").collect();
+    let verdicts: Vec<&ClauseVerdict> = evaluation
+        .clauses
+        .iter()
+        .filter(|c| c.origin == "parse")
+        .collect();
     assert_eq!(verdicts.len(), 1, "{:#?}", evaluation.clauses.last());
     verdicts[0]
 }
 
 /// An incomplete parse: `NeedsPrompt` that cannot be saved, because of `reason`.
 fn assert_incomplete(evaluation: &Evaluation, reason: &str) {
-    assert_eq!(evaluation.decision, Decision::NeedsPrompt, "{:?}", evaluation.hard_deny);
+    assert_eq!(
+        evaluation.decision,
+        Decision::NeedsPrompt,
+        "{:?}",
+        evaluation.hard_deny
+    );
     assert!(!evaluation.complete);
     assert!(evaluation.hard_deny.is_empty());
     assert!(evaluation.errors.is_empty(), "{:?}", evaluation.errors);
     let verdict = parse_verdict(evaluation);
     assert_eq!(verdict.decision, Decision::NeedsPrompt);
     assert_eq!(
-        verdict.reasons.iter().map(|r| (r.kind, r.message.as_str())).collect::<Vec<_>>(),
+        verdict
+            .reasons
+            .iter()
+            .map(|r| (r.kind, r.message.as_str()))
+            .collect::<Vec<_>>(),
         [(ReasonKind::Incomplete, reason)]
     );
     let prompt = evaluation.prompt.as_ref().unwrap();
@@ -98,7 +116,10 @@ fn ten_thousand_nested_command_substitutions() {
 #[test]
 fn ten_thousand_nested_subshells() {
     assert_incomplete(&evaluate("( x10k", nest("(", "ls", ")", DEEP)), NESTING);
-    assert_incomplete(&evaluate("( x10k spaced", nest("( ", "ls", " )", DEEP)), NESTING);
+    assert_incomplete(
+        &evaluate("( x10k spaced", nest("( ", "ls", " )", DEEP)),
+        NESTING,
+    );
 }
 
 #[test]
@@ -120,7 +141,10 @@ fn ten_thousand_backquotes() {
 #[test]
 fn ten_thousand_nested_quoted_substitutions() {
     // `echo "$("$("$(…x)")")"`: 50 KiB, under the input limit.
-    let evaluation = evaluate("\"$( x10k", format!("echo {}", nest("\"$(", "x", ")\"", DEEP)));
+    let evaluation = evaluate(
+        "\"$( x10k",
+        format!("echo {}", nest("\"$(", "x", ")\"", DEEP)),
+    );
     assert_incomplete(&evaluation, NESTING);
 }
 
@@ -132,7 +156,11 @@ fn deep_nesting_still_hard_denies_what_it_recovers() {
     assert_eq!(evaluation.decision, Decision::HardDenied);
     assert!(!evaluation.complete);
     assert_eq!(
-        evaluation.hard_deny.iter().map(|h| h.rule.as_str()).collect::<Vec<_>>(),
+        evaluation
+            .hard_deny
+            .iter()
+            .map(|h| h.rule.as_str())
+            .collect::<Vec<_>>(),
         ["rm-recursive-root"]
     );
 }
@@ -149,14 +177,20 @@ fn one_mebibyte(head: &str) -> String {
 #[test]
 fn one_mebibyte_command() {
     let command = one_mebibyte("");
-    let reason = format!("the command is {} bytes long; the limit is 65536 bytes", command.len());
+    let reason = format!(
+        "the command is {} bytes long; the limit is 65536 bytes",
+        command.len()
+    );
     assert_incomplete(&evaluate("1 MiB", command), &reason);
 }
 
 #[test]
 fn one_mebibyte_word() {
     let command = format!("echo {}", "a".repeat(1024 * 1024));
-    let reason = format!("the command is {} bytes long; the limit is 65536 bytes", command.len());
+    let reason = format!(
+        "the command is {} bytes long; the limit is 65536 bytes",
+        command.len()
+    );
     assert_incomplete(&evaluate("1 MiB word", command), &reason);
 }
 
@@ -166,7 +200,11 @@ fn one_mebibyte_command_still_hard_denies_its_first_clause() {
     assert_eq!(evaluation.decision, Decision::HardDenied);
     assert!(!evaluation.complete);
     assert_eq!(
-        evaluation.hard_deny.iter().map(|h| h.rule.as_str()).collect::<Vec<_>>(),
+        evaluation
+            .hard_deny
+            .iter()
+            .map(|h| h.rule.as_str())
+            .collect::<Vec<_>>(),
         ["rm-recursive-root"]
     );
 }
@@ -176,8 +214,14 @@ const TOO_MANY_CLAUSES: &str = "the command has more than 4096 clauses";
 
 #[test]
 fn ten_thousand_clauses() {
-    assert_incomplete(&evaluate("true; x10k", "true;".repeat(MANY)), TOO_MANY_CLAUSES);
-    assert_incomplete(&evaluate("true\\n x10k", "true\n".repeat(MANY)), TOO_MANY_CLAUSES);
+    assert_incomplete(
+        &evaluate("true; x10k", "true;".repeat(MANY)),
+        TOO_MANY_CLAUSES,
+    );
+    assert_incomplete(
+        &evaluate("true\\n x10k", "true\n".repeat(MANY)),
+        TOO_MANY_CLAUSES,
+    );
     assert_incomplete(
         &evaluate("true&& x10k", format!("{}true", "true&&".repeat(MANY - 1))),
         TOO_MANY_CLAUSES,
@@ -219,8 +263,14 @@ fn nested_bash_c(inner: &str, depth: usize) -> String {
 #[test]
 fn nested_bash_c_builder_quotes_correctly() {
     assert_eq!(nested_bash_c("ls", 1), r#"bash -c "ls""#);
-    assert_eq!(nested_bash_c("ls", 3), r#"bash -c "bash -c \"bash -c \\\"ls\\\"\"""#);
-    assert_eq!(nested_bash_c("echo $HOME", 2), r#"bash -c "bash -c \"echo \\\$HOME\"""#);
+    assert_eq!(
+        nested_bash_c("ls", 3),
+        r#"bash -c "bash -c \"bash -c \\\"ls\\\"\"""#
+    );
+    assert_eq!(
+        nested_bash_c("echo $HOME", 2),
+        r#"bash -c "bash -c \"echo \\\$HOME\"""#
+    );
 }
 
 #[test]
@@ -228,10 +278,18 @@ fn bash_c_nested_20_deep() {
     // Quoting doubles the escapes at every level: 20 levels are 2 MiB, over the input limit.
     let command = nested_bash_c("ls", 20);
     assert_eq!(command.len(), 2_097_312);
-    let reason = format!("the command is {} bytes long; the limit is 65536 bytes", command.len());
+    let reason = format!(
+        "the command is {} bytes long; the limit is 65536 bytes",
+        command.len()
+    );
     assert_incomplete(&evaluate("bash -c x20", command), &reason);
     let denied = evaluate("bash -c x20 rm -rf /", nested_bash_c("rm -rf /", 20));
-    assert_eq!(denied.decision, Decision::NeedsPrompt, "{:?}", denied.hard_deny);
+    assert_eq!(
+        denied.decision,
+        Decision::NeedsPrompt,
+        "{:?}",
+        denied.hard_deny
+    );
 }
 
 #[test]
@@ -241,7 +299,12 @@ fn bash_c_nested_deeper_than_the_shell_depth_limit() {
         let command = nested_bash_c(inner, 14);
         assert!(command.len() < 64 * 1024);
         let evaluation = evaluate(&format!("bash -c x14 {inner}"), command);
-        assert_eq!(evaluation.decision, Decision::NeedsPrompt, "{:?}", evaluation.hard_deny);
+        assert_eq!(
+            evaluation.decision,
+            Decision::NeedsPrompt,
+            "{:?}",
+            evaluation.hard_deny
+        );
         assert!(!evaluation.complete);
         let deepest: Vec<_> = evaluation
             .clauses
@@ -263,7 +326,11 @@ fn bash_c_nested_up_to_the_shell_depth_limit_is_followed() {
     let evaluation = evaluate("bash -c x8 rm -rf /", nested_bash_c("rm -rf /", 8));
     assert_eq!(evaluation.decision, Decision::HardDenied);
     assert_eq!(
-        evaluation.hard_deny.iter().map(|h| h.rule.as_str()).collect::<Vec<_>>(),
+        evaluation
+            .hard_deny
+            .iter()
+            .map(|h| h.rule.as_str())
+            .collect::<Vec<_>>(),
         ["rm-recursive-root"]
     );
     let evaluation = evaluate("bash -c x8 ls", nested_bash_c("ls", 8));

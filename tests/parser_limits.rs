@@ -117,7 +117,10 @@ fn exponential_backtracking_is_bounded() {
 #[test]
 fn a_large_real_script_parses_complete_and_fast() {
     // Real commands (bash accepts every one), one per line, just under the input limit.
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/nl2bash-commands.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/corpus/nl2bash-commands.txt"
+    );
     let rejects = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bash-rejects.tsv");
     let rejected: Vec<String> = std::fs::read_to_string(rejects)
         .unwrap()
@@ -140,7 +143,11 @@ fn a_large_real_script_parses_complete_and_fast() {
     assert!(script.len() > MAX_INPUT_BYTES - 1024);
     let start = Instant::now();
     let out = parse_small_stack(script);
-    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
     assert!(out.complete, "{:?}", out.reason());
     assert!(out.graph.len() > 600, "{}", out.graph.len());
 }

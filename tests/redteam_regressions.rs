@@ -209,8 +209,14 @@ fn config_and_shell_locating_variables_are_not_approved() {
         ("GIT_DIR=vendor/evil.git git status", NeedsPrompt),
         // flock runs `$SHELL -c CODE`.
         ("SHELL=/tmp/evil flock /tmp/lock -c 'ls'", NeedsPrompt),
-        ("BAT_PAGER='sh -c id' bat --paging=always notes.txt", NeedsPrompt),
+        (
+            "BAT_PAGER='sh -c id' bat --paging=always notes.txt",
+            NeedsPrompt,
+        ),
         ("GCONV_PATH=. iconv -l", NeedsPrompt),
+        // A kubeconfig `exec` credential plugin runs on any API call.
+        ("KUBECONFIG=./evil kubectl get pods", NeedsPrompt),
+        ("DOCKER_CONFIG=. docker ps", NeedsPrompt),
         // `cd` through CDPATH enters `~/.ssh`, not `./.ssh`.
         ("CDPATH=/home/u cd .ssh && cat id_rsa", NeedsPrompt),
         ("flock /tmp/lock -c 'ls'", Approved),
@@ -282,7 +288,10 @@ fn git_top_level_options_do_not_hide_deny_rules() {
         ("git -c x=y push --force origin main", HardDenied),
         ("git --git-dir=.git push --force origin main", HardDenied),
         ("git --work-tree . push -f origin main", HardDenied),
-        ("git --config-env=a.b=X push --force origin main", HardDenied),
+        (
+            "git --config-env=a.b=X push --force origin main",
+            HardDenied,
+        ),
         ("git --exec-path=/tmp push --force origin main", HardDenied),
         ("git -C .. -c a=b push --force origin main", HardDenied),
         // Boolean top-level options between `git` and the subcommand.
@@ -295,5 +304,34 @@ fn git_top_level_options_do_not_hide_deny_rules() {
         ("git -C .. log", Approved),
         ("git --no-pager log", Approved),
         ("git push --force-with-lease origin feature", NeedsPrompt),
+    ]);
+}
+
+#[test]
+fn uncommon_launchers_do_not_hide_deny_rules() {
+    expect(&[
+        ("eatmydata rm -rf /", HardDenied),
+        ("chrt 1 rm -rf /", HardDenied),
+        ("prlimit --nofile=10 -- rm -rf /", HardDenied),
+        ("setpriv --reuid 1000 rm -rf /", HardDenied),
+        ("fakeroot rm -rf /", HardDenied),
+        ("numactl -N 0 rm -rf /", HardDenied),
+        ("xvfb-run -a rm -rf /", HardDenied),
+        ("firejail --noprofile rm -rf /", HardDenied),
+        ("systemd-run --user rm -rf /", HardDenied),
+        // Never silent, even around a safe command.
+        ("eatmydata ls", NeedsPrompt),
+        ("chrt -f 10 ls", NeedsPrompt),
+        ("chrt -p 1234", NeedsPrompt),
+    ]);
+}
+
+#[test]
+fn rm_recursive_tilde_user_is_denied() {
+    expect(&[
+        ("rm -rf ~alice", HardDenied),
+        ("rm -r ~root/", HardDenied),
+        ("rm -rf ~alice/*", HardDenied),
+        ("rm -rf build~", NeedsPrompt),
     ]);
 }

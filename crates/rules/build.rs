@@ -11,7 +11,10 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::path::PathBuf;
 
-#[allow(dead_code, reason = "the build script uses only the model's serde impls")]
+#[allow(
+    dead_code,
+    reason = "the build script uses only the model's serde impls"
+)]
 #[path = "src/raw.rs"]
 mod raw;
 
@@ -38,7 +41,14 @@ fn main() -> Result<(), Box<dyn Error>> {
                     guard::required_literals(pattern).map(|set| (pattern.clone(), set))
                 })
                 .collect();
-            postcard::to_stdvec(&raw::Embedded { file, guards })?
+            let line_starts = std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            postcard::to_stdvec(&raw::Embedded {
+                file,
+                guards,
+                line_starts,
+            })?
         }
         Err(_) => Vec::new(),
     };

@@ -160,6 +160,10 @@ pub struct Report {
     pub grant_check: GrantCheck,
     /// The policy diff, when a baseline was given.
     pub baseline: Option<DiffReport>,
+    /// Evaluations the judge ran for the records (repeated records are judged once); not part
+    /// of the JSON.
+    #[serde(skip)]
+    pub evaluations: u64,
 }
 
 /// A record's command, cwd and audience, owned.
@@ -460,6 +464,7 @@ pub fn audit<J: Judge>(
         suggested_grants,
         grant_check,
         baseline: totals.diff.as_ref().map(|diff| diff.report(&names)),
+        evaluations: context.memo.as_ref().map_or(totals.records, Memo::misses),
     })
 }
 

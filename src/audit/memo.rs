@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::judge::{Judge, Outcome, Record};
@@ -45,6 +46,7 @@ pub(crate) struct Memo {
     shards: Vec<Mutex<Shard>>,
     per_shard: usize,
     hasher: RandomState,
+    misses: AtomicU64,
 }
 
 impl Memo {
@@ -54,7 +56,13 @@ impl Memo {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             per_shard: capacity.div_ceil(SHARDS),
             hasher: RandomState::new(),
+            misses: AtomicU64::new(0),
         }
+    }
+
+    /// How many records were judged (not found in the memo).
+    pub(crate) fn misses(&self) -> u64 {
+        self.misses.load(Ordering::Relaxed)
     }
 
     /// The outcome of `record`, judged by `judge` unless it was judged before. `key` is a
@@ -76,6 +84,7 @@ impl Memo {
         let hash = self.hasher.hash_one(key.as_slice());
         let index = usize::try_from(hash % SHARDS as u64).unwrap_or(0);
         let Some(shard) = self.shards.get(index) else {
+            self.misses.fetch_add(1, Ordering::Relaxed);
             return Arc::new(judge.judge(record, &[]));
         };
         if let Some((stored, outcome)) = shard
@@ -86,6 +95,7 @@ impl Memo {
         {
             return Arc::clone(outcome);
         }
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let outcome = Arc::new(judge.judge(record, &[]));
         let mut map = shard
             .lock()
@@ -145,6 +155,7 @@ mod tests {
             }
         }
         assert_eq!(calls.load(Ordering::Relaxed), 5);
+        assert_eq!(memo.misses(), 5);
         // Full: later records are judged every time, and still judged right.
         for i in 0..(SHARDS * 4) {
             let got = memo.judge(&judge, &record(&format!("echo {i}"), None, None), &mut key);

@@ -323,10 +323,11 @@ fn render(report: &Report, elapsed: Duration, audience: &str) -> String {
     };
     let _ = writeln!(
         out,
-        "audited {} records from {} file{} in {secs:.2} s ({rate:.0} records/s)",
+        "audited {} records from {} file{} in {secs:.2} s ({rate:.0} records/s; {} evaluated, the rest repeats)",
         report.records,
         report.files.len(),
         if report.files.len() == 1 { "" } else { "s" },
+        report.evaluations,
     );
     for file in &report.files {
         let _ = writeln!(

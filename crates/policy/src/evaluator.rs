@@ -147,6 +147,9 @@ fn is_code_loading(name: &str) -> bool {
         || name.starts_with("RUBY")
         || name.starts_with("NODE_")
         || name.ends_with("_COMMAND")
+        // `KUBECONFIG`, `DOCKER_CONFIG`, `AWS_CONFIG_FILE`: a configuration file can name a
+        // program (a kubeconfig `exec` credential plugin runs on `kubectl get pods`).
+        || name.contains("CONFIG")
         // `BAT_PAGER`, `SYSTEMD_PAGER`, `DELTA_PAGER`, `SVN_EDITOR`, `*_ASKPASS`: programs.
         || name.ends_with("PAGER")
         || name.ends_with("_EDITOR")
@@ -387,8 +390,7 @@ impl<'a> Run<'a> {
             self.judged.push(judged);
         }
         // Words the shell expands outside any clause (`for v in ${!x}`, `case $((x)) in`).
-        if let Some(why) = shellgate_rules::unjudged_evaluation(self.command, &self.parsed.graph)
-        {
+        if let Some(why) = shellgate_rules::unjudged_evaluation(self.command, &self.parsed.graph) {
             let judged = self.text_verdict(ReasonKind::Opaque, &why);
             self.judged.push(judged);
         }

@@ -32,9 +32,8 @@ use crate::paths;
 use crate::pattern::VerbPattern;
 use crate::policy::{DEFAULT_POLICY, Policy, VerbIndex};
 use crate::raw::{
-    Embedded, FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter,
-    RawProtected, RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text,
-    TextList, Words,
+    Embedded, FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected,
+    RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
 };
 
 /// The embedded default policy's raw model in postcard form, written by `build.rs` from the
@@ -645,12 +644,19 @@ impl Builder {
 
     /// Adds one file. Errors are collected.
     pub(crate) fn add(&mut self, source: &PolicySource) {
-        let file = SourceFile::new(&source.name, &source.text);
         let embedded = source.text == DEFAULT_POLICY;
-        let fast = if self.embedded_fast_path && embedded && source.layer == Layer::Default {
+        let mut fast = if self.embedded_fast_path && embedded && source.layer == Layer::Default {
             embedded_raw()
         } else {
             None
+        };
+        let file = match &mut fast {
+            Some(fast) => SourceFile::with_line_starts(
+                &source.name,
+                &source.text,
+                std::mem::take(&mut fast.line_starts),
+            ),
+            None => SourceFile::new(&source.name, &source.text),
         };
         let mut cx = FileCx {
             file: &file,
@@ -1139,18 +1145,17 @@ impl Builder {
         let (Some(verbs), Some(why), Some(unless_globs)) = (verbs, why, unless_globs) else {
             return;
         };
-        for verb in verbs {
-            self.safe.push(SafeEntry {
-                verb,
-                why: why.clone(),
-                os: os.clone(),
-                pure: raw.pure,
-                value_flags: value_flags.clone(),
-                unless_flags: unless_flags.clone(),
-                unless_args: unless_args.clone(),
-                unless_globs: unless_globs.clone(),
-            });
-        }
+        let entry = SafeEntry {
+            verb: Vec::new(),
+            why,
+            os,
+            pure: raw.pure,
+            value_flags,
+            unless_flags,
+            unless_args,
+            unless_globs,
+        };
+        per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.safe);
     }
 
     fn add_wrapper(&mut self, cx: &mut FileCx<'_>, wrapper: &Spanned<RawWrapper>) {
@@ -1233,28 +1238,27 @@ impl Builder {
         let (Some(verbs), Some(mode)) = (verbs, mode) else {
             return;
         };
-        for verb in verbs {
-            self.wrappers.push(Wrapper {
-                verb,
-                privileged: raw.privileged,
-                mode,
-                value_flags: value_flags.clone(),
-                assignments: raw.assignments,
-                positionals,
-                stop_at: raw.stop_at.iter().map(|s| s.get_ref().clone()).collect(),
-                exec_options: exec_options.clone(),
-                terminators: raw
-                    .terminators
-                    .iter()
-                    .map(|s| s.get_ref().clone())
-                    .collect(),
-                appends_args: raw.appends_args,
-                cwd_flags: cwd_flags.clone(),
-                query_flags: query_flags.clone(),
-                judged_flags: judged_flags.clone(),
-                why: raw.why.as_ref().map(|w| w.get_ref().clone()),
-            });
-        }
+        let entry = Wrapper {
+            verb: Vec::new(),
+            privileged: raw.privileged,
+            mode,
+            value_flags,
+            assignments: raw.assignments,
+            positionals,
+            stop_at: raw.stop_at.iter().map(|s| s.get_ref().clone()).collect(),
+            exec_options,
+            terminators: raw
+                .terminators
+                .iter()
+                .map(|s| s.get_ref().clone())
+                .collect(),
+            appends_args: raw.appends_args,
+            cwd_flags,
+            query_flags,
+            judged_flags,
+            why: raw.why.as_ref().map(|w| w.get_ref().clone()),
+        };
+        per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.wrappers);
     }
 
     fn add_shell(&mut self, cx: &mut FileCx<'_>, shell: &Spanned<RawShell>) {
@@ -1293,22 +1297,21 @@ impl Builder {
             return;
         }
         let Some(verbs) = verbs else { return };
-        for verb in verbs {
-            self.shells.push(Shell {
-                verb,
-                code_flags: code_flags.clone(),
-                code_operand: raw.code_operand,
-                stdin: raw.stdin,
-                script_operand: raw.script_operand,
-                join_args: raw.join_args,
-                skip_positionals: skip,
-                value_flags: value_flags.clone(),
-                remote: raw.remote,
-                split_only: raw.split_only,
-                privileged: raw.privileged,
-                why: raw.why.as_ref().map(|w| w.get_ref().clone()),
-            });
-        }
+        let entry = Shell {
+            verb: Vec::new(),
+            code_flags,
+            code_operand: raw.code_operand,
+            stdin: raw.stdin,
+            script_operand: raw.script_operand,
+            join_args: raw.join_args,
+            skip_positionals: skip,
+            value_flags,
+            remote: raw.remote,
+            split_only: raw.split_only,
+            privileged: raw.privileged,
+            why: raw.why.as_ref().map(|w| w.get_ref().clone()),
+        };
+        per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.shells);
     }
 
     fn add_interpreter(&mut self, cx: &mut FileCx<'_>, interpreter: &Spanned<RawInterpreter>) {
@@ -1376,21 +1379,25 @@ impl Builder {
         let (Some(verbs), Some(why)) = (verbs, why) else {
             return;
         };
-        for verb in verbs {
-            self.interpreters.push(Interpreter {
-                verb,
-                code_flags: code_flags.clone(),
-                script_flags: script_flags.clone(),
-                value_flags: value_flags.clone(),
-                query_flags: query_flags.clone(),
-                stdin: raw.stdin,
-                script_operand: raw.script_operand,
-                program_operand: raw.program_operand,
-                unsafe_program: patterns.clone(),
-                why: why.clone(),
-                unsafe_set: unsafe_set.clone(),
-            });
-        }
+        let entry = Interpreter {
+            verb: Vec::new(),
+            code_flags,
+            script_flags,
+            value_flags,
+            query_flags,
+            stdin: raw.stdin,
+            script_operand: raw.script_operand,
+            program_operand: raw.program_operand,
+            unsafe_program: patterns,
+            why,
+            unsafe_set,
+        };
+        per_verb(
+            verbs,
+            entry,
+            |e, verb| e.verb = verb,
+            &mut self.interpreters,
+        );
     }
 
     fn add_verb(&mut self, cx: &mut FileCx<'_>, verb: &Spanned<RawVerb>) {
@@ -1439,16 +1446,15 @@ impl Builder {
             return;
         }
         let Some(verbs) = verbs else { return };
-        for verb in verbs {
-            self.verbs.push(VerbRoles {
-                verb,
-                operands,
-                last,
-                options: options.clone(),
-                assign: assign.clone(),
-                value_flags: value_flags.clone(),
-            });
-        }
+        let entry = VerbRoles {
+            verb: Vec::new(),
+            operands,
+            last,
+            options,
+            assign,
+            value_flags,
+        };
+        per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.verbs);
     }
 
     fn add_classify(&mut self, cx: &mut FileCx<'_>, classify: &Spanned<RawClassify>) {
@@ -1897,6 +1903,28 @@ fn raw_matcher(
     match PolicyError::combine(errors) {
         Some(error) => Err(error),
         None => Ok(RawMatcher::new(regexes)),
+    }
+}
+
+/// Pushes one copy of `entry` per verb prefix, in order, each with its verb set by
+/// `set_verb`; the last one takes `entry` itself instead of a clone.
+fn per_verb<T: Clone>(
+    verbs: Vec<Vec<String>>,
+    entry: T,
+    set_verb: fn(&mut T, Vec<String>),
+    out: &mut Vec<T>,
+) {
+    let count = verbs.len();
+    let mut entry = Some(entry);
+    for (i, verb) in verbs.into_iter().enumerate() {
+        let copy = if i + 1 == count {
+            entry.take()
+        } else {
+            entry.clone()
+        };
+        let Some(mut copy) = copy else { return };
+        set_verb(&mut copy, verb);
+        out.push(copy);
     }
 }
 

@@ -51,6 +51,15 @@ impl SourceFile {
         }
     }
 
+    /// A source file whose line starts are known (they must be those of `text`).
+    pub(crate) fn with_line_starts(name: &str, text: &str, line_starts: Vec<usize>) -> Self {
+        Self {
+            name: Arc::from(name),
+            text: Arc::from(text),
+            line_starts: Arc::from(line_starts),
+        }
+    }
+
     /// The location of byte offset `at` (clamped to the text, moved back to a char boundary).
     pub(crate) fn location(&self, at: usize) -> Location {
         let mut at = at.min(self.text.len());

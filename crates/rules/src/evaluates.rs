@@ -30,8 +30,7 @@ const ARITHMETIC: &str = "arithmetic over a variable evaluates its value, which 
 const SUBSCRIPT: &str =
     "an array subscript is arithmetic: a variable in it is evaluated, which can run commands";
 /// Why a substring offset over a variable is code.
-const SUBSTRING: &str =
-    "a substring offset or length is arithmetic: a variable in it is evaluated, which can run commands";
+const SUBSTRING: &str = "a substring offset or length is arithmetic: a variable in it is evaluated, which can run commands";
 
 /// Whether an arithmetic expression reads data: it names a variable (a letter or `_`), uses an
 /// expansion (`$1`, `${…}`, `$(…)`, a backquote) or is otherwise not made of numbers and
@@ -77,20 +76,19 @@ pub fn arithmetic_reads_data(expr: &str) -> bool {
 /// ```
 #[must_use]
 pub fn evaluating_text(text: &str) -> Option<&'static str> {
+    if !(text.contains("${") || text.contains("$((") || text.contains("$[")) {
+        return None;
+    }
+    let brackets = Brackets::new(text);
     for (i, _) in text.match_indices('$') {
-        let Some(rest) = text.get(i + 1..) else {
-            continue;
-        };
-        let found = if let Some(body) = rest.strip_prefix("((") {
-            // `$(( … ))`: the expression runs to the parenthesis closing `$((`.
-            let expr = closed(body, '(', ')', 2).unwrap_or(body);
-            arithmetic_reads_data(expr).then_some(ARITHMETIC)
-        } else if let Some(body) = rest.strip_prefix('[') {
-            let expr = closed(body, '[', ']', 1).unwrap_or(body);
-            arithmetic_reads_data(expr).then_some(ARITHMETIC)
-        } else if let Some(body) = rest.strip_prefix('{') {
-            // An unterminated `${` is judged on the rest of the text.
-            parameter(closed(body, '{', '}', 1).unwrap_or(body))
+        let rest = text.get(i + 1..).unwrap_or_default();
+        let found = if rest.starts_with("((") {
+            // `$(( … ))`: the expression is inside the second parenthesis.
+            arithmetic_reads_data(brackets.inner(text, i + 2)).then_some(ARITHMETIC)
+        } else if rest.starts_with('[') {
+            arithmetic_reads_data(brackets.inner(text, i + 1)).then_some(ARITHMETIC)
+        } else if rest.starts_with('{') {
+            parameter(text, i + 2, brackets.inner(text, i + 1), &brackets)
         } else {
             None
         };
@@ -101,31 +99,68 @@ pub fn evaluating_text(text: &str) -> Option<&'static str> {
     None
 }
 
-/// The text of `body` up to the bracket that brings `depth` open brackets back to zero;
-/// `None` when it never closes.
-fn closed(body: &str, open: char, close: char, mut depth: usize) -> Option<&str> {
-    for (i, c) in body.char_indices() {
-        if c == open {
-            depth += 1;
-        } else if c == close {
-            depth -= 1;
-            if depth == 0 {
-                let end = i.checked_sub(usize::from(open == '(')).unwrap_or(i);
-                return body.get(..end);
-            }
-        }
-    }
-    None
+/// Where each `(`, `[` and `{` of a text closes, found in one pass (quotes are not
+/// considered), so every expansion is delimited in constant time.
+struct Brackets {
+    /// For the byte offset of an opening bracket, the offset of its closing one.
+    close: Vec<usize>,
 }
 
-/// Judges the inside of one `${…}`.
-fn parameter(inner: &str) -> Option<&'static str> {
+impl Brackets {
+    fn new(text: &str) -> Self {
+        let mut close = vec![usize::MAX; text.len()];
+        let mut stacks: [Vec<usize>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+        for (i, b) in text.bytes().enumerate() {
+            let (kind, opening) = match b {
+                b'(' => (0, true),
+                b'[' => (1, true),
+                b'{' => (2, true),
+                b')' => (0, false),
+                b']' => (1, false),
+                b'}' => (2, false),
+                _ => continue,
+            };
+            let Some(stack) = stacks.get_mut(kind) else {
+                continue;
+            };
+            if opening {
+                stack.push(i);
+            } else if let Some(open) = stack.pop()
+                && let Some(slot) = close.get_mut(open)
+            {
+                *slot = i;
+            }
+        }
+        Self { close }
+    }
+
+    /// The text inside the bracket at `open`; to the end of `text` when it never closes.
+    fn inner<'t>(&self, text: &'t str, open: usize) -> &'t str {
+        let end = self
+            .close
+            .get(open)
+            .copied()
+            .filter(|e| *e != usize::MAX)
+            .unwrap_or(text.len());
+        text.get(open + 1..end).unwrap_or_default()
+    }
+
+    /// Whether the bracket at `open` closes.
+    fn closes(&self, open: usize) -> bool {
+        self.close.get(open).is_some_and(|e| *e != usize::MAX)
+    }
+}
+
+/// Judges the inside `inner` of one `${…}`, which starts at byte `at` of `text`.
+fn parameter(text: &str, at: usize, inner: &str, brackets: &Brackets) -> Option<&'static str> {
     if inner.len() > 1 && inner.starts_with('!') {
         return Some(INDIRECT);
     }
     // `${#x}`, `${#a[i]}`: the length of a parameter.
+    let mut pos = at;
     let mut rest = match inner.strip_prefix('#') {
         Some(after) if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') => {
+            pos += 1;
             after
         }
         _ => inner,
@@ -143,14 +178,16 @@ fn parameter(inner: &str) -> Option<&'static str> {
         return None;
     };
     rest = rest.get(name_len..).unwrap_or_default();
-    if let Some(body) = rest.strip_prefix('[') {
-        let Some(subscript) = closed(body, '[', ']', 1) else {
+    pos += name_len;
+    if rest.starts_with('[') {
+        if !brackets.closes(pos) {
             return Some(SUBSCRIPT);
-        };
+        }
+        let subscript = brackets.inner(text, pos);
         if !matches!(subscript.trim(), "@" | "*") && arithmetic_reads_data(subscript) {
             return Some(SUBSCRIPT);
         }
-        rest = body.get(subscript.len() + 1..).unwrap_or_default();
+        rest = rest.get(subscript.len() + 2..).unwrap_or_default();
     }
     if let Some(offset) = rest.strip_prefix(':')
         && !offset.starts_with(['-', '=', '?', '+'])
@@ -168,9 +205,15 @@ fn subscript(index: &str) -> Option<&'static str> {
 
 /// The subscript of an element `[i]=value` of an array assignment, if it has one.
 fn element_subscript(raw: &str) -> Option<&str> {
-    let body = raw.strip_prefix('[')?;
-    let index = closed(body, '[', ']', 1)?;
-    let after = body.get(index.len() + 1..)?;
+    if !raw.starts_with('[') {
+        return None;
+    }
+    let brackets = Brackets::new(raw);
+    if !brackets.closes(0) {
+        return None;
+    }
+    let index = brackets.inner(raw, 0);
+    let after = raw.get(index.len() + 2..)?;
     (after.starts_with('=') || after.starts_with("+=")).then_some(index)
 }
 
@@ -264,7 +307,8 @@ pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
         }
     }
     let rest = String::from_utf8_lossy(&bytes);
-    evaluating_text(&rest).map(|why| format!("a word outside any command (a `for`, `select` or `case` word): {why}"))
+    evaluating_text(&rest)
+        .map(|why| format!("a word outside any command (a `for`, `select` or `case` word): {why}"))
 }
 
 /// Variables the shell source `text` assigns without an assignment word or a setter builtin:
@@ -389,6 +433,20 @@ mod tests {
         ] {
             assert_eq!(evaluating_text(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn deeply_nested_expansions_take_linear_time() {
+        let started = std::time::Instant::now();
+        let open = "${a:-".repeat(20_000);
+        assert_eq!(evaluating_text(&open), None);
+        let nested = format!("{open}x{}", "}".repeat(20_000));
+        assert_eq!(evaluating_text(&nested), None);
+        let arithmetic = format!("{}1{}", "$((".repeat(10_000), "))".repeat(10_000));
+        assert_eq!(evaluating_text(&arithmetic), Some(ARITHMETIC));
+        let digits = format!("{}1", "${a[1".repeat(10_000));
+        assert_eq!(evaluating_text(&digits), Some(SUBSCRIPT));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
     }
 
     fn first_parts(command: &str) -> Option<String> {

@@ -1228,7 +1228,10 @@ fn heredoc_code(body: &str) -> Result<String, String> {
             },
             '$' if chars.peek().is_some_and(|n| {
                 n.is_ascii_alphanumeric()
-                    || matches!(n, '_' | '{' | '(' | '[' | '@' | '*' | '#' | '?' | '-' | '$' | '!')
+                    || matches!(
+                        n,
+                        '_' | '{' | '(' | '[' | '@' | '*' | '#' | '?' | '-' | '$' | '!'
+                    )
             }) =>
             {
                 return Err(
@@ -1458,10 +1461,19 @@ mod tests {
 
     #[test]
     fn unquoted_heredoc_code_is_expanded_first() {
-        assert_eq!(heredoc_code("echo \\`id\\`\n"), Ok("echo `id`\n".to_owned()));
+        assert_eq!(
+            heredoc_code("echo \\`id\\`\n"),
+            Ok("echo `id`\n".to_owned())
+        );
         assert_eq!(heredoc_code("echo \\$((x))"), Ok("echo $((x))".to_owned()));
-        assert_eq!(heredoc_code("to\\\nuch x \\\\ y"), Ok("touch x \\ y".to_owned()));
-        assert_eq!(heredoc_code("echo \\a $ 5$"), Ok("echo \\a $ 5$".to_owned()));
+        assert_eq!(
+            heredoc_code("to\\\nuch x \\\\ y"),
+            Ok("touch x \\ y".to_owned())
+        );
+        assert_eq!(
+            heredoc_code("echo \\a $ 5$"),
+            Ok("echo \\a $ 5$".to_owned())
+        );
         assert!(heredoc_code("echo $HOME").is_err());
         assert!(heredoc_code("$(cat x)").is_err());
         assert!(heredoc_code("echo `id`").is_err());

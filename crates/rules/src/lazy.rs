@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -46,15 +47,95 @@ pub(crate) struct LazyGlobSet {
 enum Globs {
     /// Every glob in one set, compiled while loading.
     Compiled(GlobSet),
-    /// Grouped by guard on first use (`None`: the groups could not be made).
-    Lazy(OnceLock<Option<GlobGroups>>),
+    /// Grouped by guard on first use.
+    Lazy(OnceLock<GlobGroups>),
+}
+
+/// How many texts [`Literals`] scans literal by literal before it builds its automaton.
+/// Building one for a hundred literals costs about as much as that many scans, and a
+/// process that checks one command never needs it.
+const AUTOMATON_AFTER: usize = 64;
+
+/// Literals to find in texts: the first texts are scanned literal by literal, later ones
+/// through one automaton. Both find exactly the literals a text contains.
+pub(crate) struct Literals {
+    literals: Vec<String>,
+    scans: AtomicUsize,
+    automaton: OnceLock<Option<AhoCorasick>>,
+}
+
+impl Clone for Literals {
+    fn clone(&self) -> Self {
+        Self {
+            literals: self.literals.clone(),
+            scans: AtomicUsize::new(self.scans.load(Ordering::Relaxed)),
+            automaton: self.automaton.clone(),
+        }
+    }
+}
+
+impl Literals {
+    /// Literals to find (none of them empty).
+    pub(crate) const fn new(literals: Vec<String>) -> Self {
+        Self {
+            literals,
+            scans: AtomicUsize::new(0),
+            automaton: OnceLock::new(),
+        }
+    }
+
+    fn automaton(&self) -> Option<&AhoCorasick> {
+        if let Some(built) = self.automaton.get() {
+            return built.as_ref();
+        }
+        if self.scans.fetch_add(1, Ordering::Relaxed) < AUTOMATON_AFTER {
+            return None;
+        }
+        self.automaton
+            .get_or_init(|| {
+                AhoCorasick::builder()
+                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .build(&self.literals)
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// Builds the automaton now; the error says it cannot be built.
+    #[cfg(test)]
+    fn force(&self) -> Result<(), String> {
+        self.scans.store(AUTOMATON_AFTER, Ordering::Relaxed);
+        self.automaton()
+            .map(|_| ())
+            .ok_or_else(|| "the literal automaton cannot be built".to_owned())
+    }
+
+    /// The indices of the literals `text` contains, ascending.
+    pub(crate) fn found_in(&self, text: &str) -> Vec<usize> {
+        let mut found: Vec<usize> = match self
+            .automaton()
+            .and_then(|ac| ac.try_find_overlapping_iter(text).ok())
+        {
+            Some(matches) => matches.map(|m| m.pattern().as_usize()).collect(),
+            None => self
+                .literals
+                .iter()
+                .enumerate()
+                .filter(|(_, literal)| text.contains(literal.as_str()))
+                .map(|(i, _)| i)
+                .collect(),
+        };
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
 }
 
 /// Globs grouped by guard literal.
 #[derive(Clone)]
 struct GlobGroups {
-    /// Finds the guard literals: pattern `i` is the literal of `guarded[i]`.
-    automaton: Option<AhoCorasick>,
+    /// The guard literals: literal `i` is that of `guarded[i]`.
+    literals: Literals,
     guarded: Vec<GlobGroup>,
     /// Globs without a guard: always tried.
     unguarded: Option<GlobGroup>,
@@ -109,7 +190,7 @@ impl GlobGroup {
 }
 
 impl GlobGroups {
-    fn new(patterns: &[String]) -> Option<Self> {
+    fn new(patterns: &[String]) -> Self {
         let mut by_literal: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut unguarded = Vec::new();
         for (index, pattern) in patterns.iter().enumerate() {
@@ -118,35 +199,20 @@ impl GlobGroups {
                 None => unguarded.push(index),
             }
         }
-        let automaton = if by_literal.is_empty() {
-            None
-        } else {
-            Some(
-                AhoCorasick::builder()
-                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-                    .build(by_literal.keys())
-                    .ok()?,
-            )
-        };
-        Some(Self {
-            automaton,
-            guarded: by_literal.into_values().map(GlobGroup::new).collect(),
+        let (literals, guarded) = by_literal.into_iter().unzip::<_, _, Vec<_>, Vec<_>>();
+        Self {
+            literals: Literals::new(literals),
+            guarded: guarded.into_iter().map(GlobGroup::new).collect(),
             unguarded: (!unguarded.is_empty()).then(|| GlobGroup::new(unguarded)),
-        })
+        }
     }
 
     /// The groups that may match `text`: those whose literal it contains, then the
     /// unguarded one.
     fn candidates(&self, text: &str) -> Vec<&GlobGroup> {
-        let mut hit: Vec<usize> = self
-            .automaton
+        self.literals
+            .found_in(text)
             .iter()
-            .flat_map(|ac| ac.find_overlapping_iter(text))
-            .map(|m| m.pattern().as_usize())
-            .collect();
-        hit.sort_unstable();
-        hit.dedup();
-        hit.iter()
             .filter_map(|i| self.guarded.get(*i))
             .chain(self.unguarded.as_ref())
             .collect()
@@ -178,13 +244,11 @@ impl LazyGlobSet {
         }
         match &self.globs {
             Globs::Compiled(set) => set.is_match(text),
-            Globs::Lazy(cell) => match cell.get_or_init(|| GlobGroups::new(&self.patterns)) {
-                Some(groups) => groups
-                    .candidates(text)
-                    .iter()
-                    .any(|g| g.is_match(&self.patterns, text)),
-                None => true,
-            },
+            Globs::Lazy(cell) => cell
+                .get_or_init(|| GlobGroups::new(&self.patterns))
+                .candidates(text)
+                .iter()
+                .any(|g| g.is_match(&self.patterns, text)),
         }
     }
 
@@ -197,16 +261,14 @@ impl LazyGlobSet {
         }
         match &self.globs {
             Globs::Compiled(set) => set.matches_into(text, out),
-            Globs::Lazy(cell) => match cell.get_or_init(|| GlobGroups::new(&self.patterns)) {
-                Some(groups) => {
-                    for group in groups.candidates(text) {
-                        group.matches_into(&self.patterns, text, out);
-                    }
-                    out.sort_unstable();
-                    out.dedup();
+            Globs::Lazy(cell) => {
+                let groups = cell.get_or_init(|| GlobGroups::new(&self.patterns));
+                for group in groups.candidates(text) {
+                    group.matches_into(&self.patterns, text, out);
                 }
-                None => out.extend(0..self.patterns.len()),
-            },
+                out.sort_unstable();
+                out.dedup();
+            }
         }
     }
 
@@ -215,12 +277,12 @@ impl LazyGlobSet {
     pub(crate) fn force(&self) -> Result<(), String> {
         glob_set(&self.patterns).map_err(|e| e.to_string())?;
         if let Globs::Lazy(cell) = &self.globs {
-            let groups = cell
-                .get_or_init(|| GlobGroups::new(&self.patterns))
-                .as_ref()
-                .ok_or("the guard automaton cannot be built")?;
+            let groups = cell.get_or_init(|| GlobGroups::new(&self.patterns));
+            groups.literals.force()?;
             for group in groups.guarded.iter().chain(&groups.unguarded) {
-                group.set(&self.patterns).ok_or("a glob group cannot be built")?;
+                group
+                    .set(&self.patterns)
+                    .ok_or("a glob group cannot be built")?;
             }
         }
         Ok(())
@@ -357,19 +419,29 @@ impl RawRegex {
 
 /// The `raw` regexes of a policy. Matching them one by one finds exactly what one
 /// `RegexSet` of them finds; the guards only skip regexes that cannot match.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct RawMatcher {
     regexes: Vec<RawRegex>,
-    /// Every guard literal in one automaton: (automaton, literal → regex index).
-    guards: OnceLock<Option<(AhoCorasick, Vec<usize>)>>,
+    /// Every guard literal; literal `i` belongs to regex `owners[i]`.
+    literals: Literals,
+    owners: Vec<usize>,
 }
 
 impl RawMatcher {
     /// The matcher of `regexes`, in raw-rule order.
     pub(crate) fn new(regexes: Vec<RawRegex>) -> Self {
+        let mut literals = Vec::new();
+        let mut owners = Vec::new();
+        for (index, regex) in regexes.iter().enumerate() {
+            for literal in regex.guard.iter().flatten() {
+                literals.push(literal.clone());
+                owners.push(index);
+            }
+        }
         Self {
             regexes,
-            guards: OnceLock::new(),
+            literals: Literals::new(literals),
+            owners,
         }
     }
 
@@ -378,46 +450,18 @@ impl RawMatcher {
         self.regexes.is_empty()
     }
 
-    fn guards(&self) -> Option<&(AhoCorasick, Vec<usize>)> {
-        self.guards
-            .get_or_init(|| {
-                let mut literals = Vec::new();
-                let mut owners = Vec::new();
-                for (index, regex) in self.regexes.iter().enumerate() {
-                    for literal in regex.guard.iter().flatten() {
-                        literals.push(literal.as_str());
-                        owners.push(index);
-                    }
-                }
-                if literals.is_empty() {
-                    return None;
-                }
-                AhoCorasick::builder()
-                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-                    .build(literals)
-                    .ok()
-                    .map(|ac| (ac, owners))
-            })
-            .as_ref()
-    }
-
     /// The indices of the regexes matching anywhere in `text`, ascending.
     pub(crate) fn matches(&self, text: &str) -> Vec<usize> {
-        // A regex is tried when it has no guard, when the guards cannot be built, or when
-        // the text contains one of its literals.
+        // A regex is tried when it has no guard or the text contains one of its literals.
         let mut candidate: Vec<bool> = self.regexes.iter().map(|r| r.guard.is_none()).collect();
-        match self.guards() {
-            Some((ac, owners)) => {
-                for found in ac.find_overlapping_iter(text) {
-                    if let Some(slot) = owners
-                        .get(found.pattern().as_usize())
-                        .and_then(|i| candidate.get_mut(*i))
-                    {
-                        *slot = true;
-                    }
-                }
+        for literal in self.literals.found_in(text) {
+            if let Some(slot) = self
+                .owners
+                .get(literal)
+                .and_then(|i| candidate.get_mut(*i))
+            {
+                *slot = true;
             }
-            None => candidate.iter_mut().for_each(|c| *c = true),
         }
         self.regexes
             .iter()
@@ -433,10 +477,7 @@ impl RawMatcher {
         for regex in &self.regexes {
             Regex::new(&regex.pattern).map_err(|e| format!("`{}`: {e}", regex.pattern))?;
         }
-        if self.regexes.iter().any(|r| r.guard.is_some()) && self.guards().is_none() {
-            return Err("the guard automaton cannot be built".to_owned());
-        }
-        Ok(())
+        self.literals.force()
     }
 
     /// Each regex with its guard, for tests.
@@ -578,6 +619,14 @@ mod tests {
         let embedded = embedded_raw().expect("the default policy parses at build time");
         assert!(!embedded.file.deny.is_empty());
         assert!(!embedded.guards.is_empty());
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                crate::DEFAULT_POLICY
+                    .match_indices('\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        assert_eq!(embedded.line_starts, starts);
     }
 
     #[test]
@@ -796,11 +845,30 @@ mod tests {
                 set.matches_into(text, &mut a);
                 compiled.matches_into(text, &mut b);
                 assert_eq!(a, b, "{:?} on `{text}`", set.patterns);
-                assert_eq!(set.is_match(text), !b.is_empty(), "{:?} on `{text}`", set.patterns);
+                assert_eq!(
+                    set.is_match(text),
+                    !b.is_empty(),
+                    "{:?} on `{text}`",
+                    set.patterns
+                );
                 hits += b.len();
             }
         }
         assert!(hits > 1000, "{hits}");
+    }
+
+    #[test]
+    fn literal_scans_and_the_automaton_find_the_same() {
+        let words = ["etc", "/etc", "ssh", "a", "ss", "hs"];
+        let literals = Literals::new(words.iter().map(|w| (*w).to_owned()).collect());
+        let texts = ["/etc/ssh", "", "hss", "aaa", "x/ss/hs", "\u{e9}tc"];
+        let scanned: Vec<Vec<usize>> = texts.iter().map(|t| literals.found_in(t)).collect();
+        assert!(literals.automaton.get().is_none());
+        literals.force().unwrap();
+        let automaton: Vec<Vec<usize>> = texts.iter().map(|t| literals.found_in(t)).collect();
+        assert_eq!(scanned, automaton);
+        assert_eq!(scanned[0], vec![0, 1, 2, 4]);
+        assert_eq!(scanned[2], vec![4, 5]);
     }
 
     #[test]
@@ -826,10 +894,21 @@ mod tests {
 
     #[test]
     fn lazy_and_compiled_matchers_agree() {
-        let patterns = vec!["/etc/**".to_owned(), "~/.ssh/*".to_owned(), "*.pem".to_owned()];
+        let patterns = vec![
+            "/etc/**".to_owned(),
+            "~/.ssh/*".to_owned(),
+            "*.pem".to_owned(),
+        ];
         let lazy = LazyGlobSet::new(patterns.clone());
         let compiled = LazyGlobSet::compiled(patterns).unwrap();
-        for text in ["/etc/passwd", "~/.ssh/id_rsa", "~/.ssh/a/b", "key.pem", "a/key.pem", "x"] {
+        for text in [
+            "/etc/passwd",
+            "~/.ssh/id_rsa",
+            "~/.ssh/a/b",
+            "key.pem",
+            "a/key.pem",
+            "x",
+        ] {
             assert_eq!(lazy.is_match(text), compiled.is_match(text), "{text}");
             let (mut a, mut b) = (Vec::new(), Vec::new());
             lazy.matches_into(text, &mut a);

@@ -452,7 +452,9 @@ impl Policy {
         {
             return false;
         }
-        if let Some(globs) = &m.env && !facts.env.iter().any(|name| globs.is_match(name)) {
+        if let Some(globs) = &m.env
+            && !facts.env.iter().any(|name| globs.is_match(name))
+        {
             return false;
         }
         true

@@ -471,12 +471,15 @@ impl<T: Serialize> Serialize for Spanned<T> {
     }
 }
 
-/// What the build script writes for the embedded default policy: its raw model, and the
-/// required literals of its `raw` regexes (see `guard.rs`), by pattern.
+/// What the build script writes for the embedded default policy: its raw model, the
+/// required literals of its `raw` regexes (see `guard.rs`) by pattern, and where its lines
+/// start.
 #[derive(Debug, Deserialize, Serialize)]
 pub(crate) struct Embedded {
     /// The parsed file.
     pub(crate) file: RawFile,
     /// `raw` pattern → strings one of which occurs in every match.
     pub(crate) guards: BTreeMap<String, Vec<String>>,
+    /// The byte offset of the start of every line of the text.
+    pub(crate) line_starts: Vec<usize>,
 }
