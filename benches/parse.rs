@@ -8,7 +8,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_main};
 use shellgate_parser::{ParseOptions, parse};
 
 fn lines() -> Vec<String> {
@@ -61,5 +61,11 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// Runs the benchmarks of this file (criterion's `criterion_group!` would generate an
+/// undocumented function).
+fn benches() {
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c);
+}
+
 criterion_main!(benches);

@@ -43,7 +43,12 @@ fn compile(c: &mut Criterion) {
     let mut group = c.benchmark_group("full");
     group.sample_size(10);
     group.bench_function("full load of the default", |b| {
-        b.iter(|| black_box(Policy::load_with(&[Policy::default_source()], Examples::All)));
+        b.iter(|| {
+            black_box(Policy::load_with(
+                &[Policy::default_source()],
+                Examples::All,
+            ))
+        });
     });
     group.finish();
 }

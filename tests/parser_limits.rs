@@ -67,6 +67,18 @@ fn nesting_just_under_the_limit_parses_on_a_small_stack() {
     let out = parse_small_stack(input);
     assert!(out.complete, "{:?}", out.reason());
     assert_eq!(out.graph.len(), MAX_DEPTH);
+    // The deepest nesting the pre-scan lets through, on a small stack: parsed, never a crash.
+    for (open, close, depth) in [
+        ("$(", ")", MAX_DEPTH),
+        ("( ", " )", MAX_DEPTH),
+        ("{ ", "; }", MAX_DEPTH),
+        ("\"$(", ")\"", MAX_DEPTH / 2),
+        ("`", "`", 1),
+    ] {
+        let input = format!("{}ls{}", open.repeat(depth), close.repeat(depth));
+        let out = parse_small_stack(input);
+        assert!(out.complete, "{open}: {:?}", out.reason());
+    }
 }
 
 #[test]

@@ -335,3 +335,16 @@ fn rm_recursive_tilde_user_is_denied() {
         ("rm -rf build~", NeedsPrompt),
     ]);
 }
+
+#[test]
+fn redirect_descriptor_variable_is_judged() {
+    expect(&[
+        // The substitution in the variable's subscript runs; the parser has no clause for it.
+        ("true {a[$(touch /tmp/x)]}>/dev/null", NeedsPrompt),
+        ("true {a[i]}>/dev/null", NeedsPrompt),
+        // The descriptor number becomes PATH: `git` is then looked up in `./10/`.
+        ("true {PATH}>/dev/null; git status", NeedsPrompt),
+        ("ls {HOME}>/dev/null", NeedsPrompt),
+        ("true {fd}>/dev/null", Approved),
+    ]);
+}

@@ -88,7 +88,7 @@ fn check(evaluation: &Evaluation) {
 
 fuzz_target!(|data: &[u8]| {
     let command = String::from_utf8_lossy(data);
-    if known_bugs::slow_openers(&command) >= known_bugs::SLOW_OPENERS {
+    if known_bugs::likely_slow(&command) {
         return;
     }
     let gate = &*GATE;

@@ -174,6 +174,7 @@ struct Judged {
     line: u64,
     outcome: Arc<Outcome>,
     baseline: Option<Decision>,
+    hash: u64,
     owned: Option<Owned>,
     decision_line: Option<Vec<u8>>,
 }
@@ -197,7 +198,7 @@ struct DecisionLine<'a> {
 struct Context<'j, J> {
     judge: &'j J,
     baseline: Option<&'j J>,
-    memo: Option<Memo>,
+    memo: Memo,
     baseline_memo: Option<Memo>,
     decisions: bool,
     keep_evidence: bool,
@@ -206,16 +207,17 @@ struct Context<'j, J> {
 
 impl<J: Judge> Context<'_, J> {
     fn judge(&self, record: &Record<'_>, key: &mut Vec<u8>) -> Judged {
-        let outcome = match &self.memo {
-            Some(memo) => memo.judge(self.judge, record, key),
-            None => Arc::new(self.judge.judge(record, &[])),
-        };
-        let baseline = self.baseline.map(|baseline| match &self.baseline_memo {
-            Some(memo) => memo.judge(baseline, record, key).decision,
-            None => baseline.judge(record, &[]).decision,
-        });
-        let keep = (self.keep_evidence && outcome.decision != Decision::Approved)
-            || baseline.is_some_and(|before| before != outcome.decision);
+        let judgement = self.memo.judge(self.judge, record, key);
+        let outcome = judgement.outcome;
+        let baseline = self
+            .baseline
+            .zip(self.baseline_memo.as_ref())
+            .map(|(baseline, memo)| memo.judge(baseline, record, key).outcome.decision);
+        // The evidence needs the record's text once (its first occurrence); the diff for each
+        // changed record.
+        let keep =
+            (self.keep_evidence && outcome.decision != Decision::Approved && judgement.fresh)
+                || baseline.is_some_and(|before| before != outcome.decision);
         let owned = keep.then(|| {
             (
                 record.command.clone().into_owned(),
@@ -241,6 +243,7 @@ impl<J: Judge> Context<'_, J> {
             line: record.line,
             outcome,
             baseline,
+            hash: judgement.hash,
             owned,
             decision_line,
         }
@@ -281,6 +284,7 @@ struct Totals<'w> {
     evidence: Evidence,
     decisions: Option<&'w mut (dyn Write + Send)>,
     records: u64,
+    keep_evidence: bool,
 }
 
 impl Totals<'_> {
@@ -313,10 +317,10 @@ impl Totals<'_> {
         if let (Some(out), Some(line)) = (self.decisions.as_mut(), &judged.decision_line) {
             out.write_all(line).map_err(AuditError::WriteDecisions)?;
         }
-        if judged.outcome.decision != Decision::Approved
-            && let Some(owned) = judged.owned
-        {
-            self.evidence.add(owned, judged.line, &judged.outcome);
+        if self.keep_evidence && judged.outcome.decision != Decision::Approved {
+            let owned = judged.owned;
+            self.evidence
+                .add(judged.hash, owned, judged.line, &judged.outcome);
         }
         Ok(())
     }
@@ -355,12 +359,11 @@ pub fn audit<J: Judge>(
         bytes: options.chunk_bytes.max(1),
         line_bytes: options.max_line_bytes.max(1),
     };
-    let memo = || (options.memo_capacity > 0).then(|| Memo::new(options.memo_capacity));
     let context = Context {
         judge,
         baseline,
-        memo: memo(),
-        baseline_memo: baseline.and_then(|_| memo()),
+        memo: Memo::new(options.memo_capacity),
+        baseline_memo: baseline.map(|_| Memo::new(options.memo_capacity)),
         decisions: decisions.is_some(),
         keep_evidence: options.suggest_grants,
         max_line_bytes: limits.line_bytes,
@@ -380,6 +383,7 @@ pub fn audit<J: Judge>(
         evidence: Evidence::default(),
         decisions,
         records: 0,
+        keep_evidence: options.suggest_grants,
     };
     let mut bytes_before = 0u64;
     let mut current = Chunk::default();
@@ -440,6 +444,7 @@ pub fn audit<J: Judge>(
     if let Some(out) = totals.decisions.as_mut() {
         out.flush().map_err(AuditError::WriteDecisions)?;
     }
+    totals.evidence.finish();
     let summary = &totals.summary;
     let (suggested_grants, grant_check) = if options.suggest_grants {
         let patterns = summary
@@ -464,7 +469,7 @@ pub fn audit<J: Judge>(
         suggested_grants,
         grant_check,
         baseline: totals.diff.as_ref().map(|diff| diff.report(&names)),
-        evaluations: context.memo.as_ref().map_or(totals.records, Memo::misses),
+        evaluations: context.memo.misses(),
     })
 }
 

@@ -40,6 +40,18 @@ impl Hasher for Prehashed {
 
 type Shard = HashMap<u64, (Box<[u8]>, Arc<Outcome>), BuildHasherDefault<Prehashed>>;
 
+/// One record's outcome, with the hash of its key and whether it was judged just now.
+#[derive(Debug)]
+pub(crate) struct Judgement {
+    /// The outcome.
+    pub outcome: Arc<Outcome>,
+    /// The keyed hash of (audience, cwd, command): equal records have equal hashes.
+    pub hash: u64,
+    /// The judge ran for this record (it was not in the memo): the first occurrence of a
+    /// record is always fresh.
+    pub fresh: bool,
+}
+
 /// Memoised outcomes of a judge.
 #[derive(Debug)]
 pub(crate) struct Memo {
@@ -50,7 +62,8 @@ pub(crate) struct Memo {
 }
 
 impl Memo {
-    /// A memo of at most `capacity` outcomes.
+    /// A memo of at most `capacity` outcomes (0: none; every record is then judged, and
+    /// fresh).
     pub(crate) fn new(capacity: usize) -> Self {
         Self {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
@@ -72,7 +85,7 @@ impl Memo {
         judge: &J,
         record: &Record<'_>,
         key: &mut Vec<u8>,
-    ) -> Arc<Outcome> {
+    ) -> Judgement {
         key.clear();
         // Length-prefixed, so no audience, cwd or command can be mistaken for another.
         for part in [record.audience.as_deref(), record.cwd.as_deref()] {
@@ -83,9 +96,14 @@ impl Memo {
         key.extend_from_slice(record.command.as_bytes());
         let hash = self.hasher.hash_one(key.as_slice());
         let index = usize::try_from(hash % SHARDS as u64).unwrap_or(0);
+        let fresh = |outcome: Outcome| Judgement {
+            outcome: Arc::new(outcome),
+            hash,
+            fresh: true,
+        };
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let Some(shard) = self.shards.get(index) else {
-            self.misses.fetch_add(1, Ordering::Relaxed);
-            return Arc::new(judge.judge(record, &[]));
+            return fresh(judge.judge(record, &[]));
         };
         if let Some((stored, outcome)) = shard
             .lock()
@@ -93,17 +111,21 @@ impl Memo {
             .get(&hash)
             && **stored == **key
         {
-            return Arc::clone(outcome);
+            self.misses.fetch_sub(1, Ordering::Relaxed);
+            return Judgement {
+                outcome: Arc::clone(outcome),
+                hash,
+                fresh: false,
+            };
         }
-        self.misses.fetch_add(1, Ordering::Relaxed);
-        let outcome = Arc::new(judge.judge(record, &[]));
+        let judged = fresh(judge.judge(record, &[]));
         let mut map = shard
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if map.len() < self.per_shard && !map.contains_key(&hash) {
-            map.insert(hash, (key.as_slice().into(), Arc::clone(&outcome)));
+            map.insert(hash, (key.as_slice().into(), Arc::clone(&judged.outcome)));
         }
-        outcome
+        judged
     }
 }
 
@@ -141,7 +163,7 @@ mod tests {
         };
         let memo = Memo::new(SHARDS * 2);
         let mut key = Vec::new();
-        for _ in 0..3 {
+        for round in 0..3 {
             for (command, cwd, audience, decision) in [
                 ("ls", None, None, Decision::Approved),
                 ("rm x", None, None, Decision::NeedsPrompt),
@@ -151,7 +173,8 @@ mod tests {
                 ("ls", Some(""), Some("ba"), Decision::Approved),
             ] {
                 let got = memo.judge(&judge, &record(command, cwd, audience), &mut key);
-                assert_eq!(got.decision, decision);
+                assert_eq!(got.outcome.decision, decision);
+                assert_eq!(got.fresh, round == 0);
             }
         }
         assert_eq!(calls.load(Ordering::Relaxed), 5);
@@ -159,7 +182,8 @@ mod tests {
         // Full: later records are judged every time, and still judged right.
         for i in 0..(SHARDS * 4) {
             let got = memo.judge(&judge, &record(&format!("echo {i}"), None, None), &mut key);
-            assert_eq!(got.decision, Decision::NeedsPrompt);
+            assert_eq!(got.outcome.decision, Decision::NeedsPrompt);
+            assert!(got.fresh);
         }
         let total: usize = memo
             .shards

@@ -85,29 +85,46 @@ struct Kept {
 
 type Key = (String, Option<String>, Option<String>);
 
-/// The distinct non-approved records of a run.
+/// The distinct non-approved records of a run, by the hash of their key (see
+/// [`super::memo::Judgement::hash`]).
 #[derive(Debug, Default)]
 pub(crate) struct Evidence {
-    kept: HashMap<Key, Kept>,
+    kept: HashMap<u64, (Key, Kept)>,
+    /// Repeats folded in before their first occurrence (rayon judges a chunk out of order;
+    /// results are folded in order, but the repeat may have been the one to find the memo
+    /// filled): counted when the first occurrence arrives.
+    waiting: HashMap<u64, u64>,
     prompts: usize,
     denials: usize,
     dropped: u64,
 }
 
 impl Evidence {
-    /// Keeps a non-approved record (owned command, cwd, audience) with its outcome.
-    pub(crate) fn add(&mut self, key: Key, line: u64, outcome: &Outcome) {
-        if let Some(kept) = self.kept.get_mut(&key) {
-            kept.count = kept.count.saturating_add(1);
+    /// Counts a non-approved record. `owned` (command, cwd, audience) comes with a record
+    /// that was judged fresh; a repeat found in the memo comes without.
+    pub(crate) fn add(&mut self, hash: u64, owned: Option<Key>, line: u64, outcome: &Outcome) {
+        if let Some((key, kept)) = self.kept.get_mut(&hash) {
+            // A different record under the same 64-bit keyed hash is not counted as this one.
+            if owned.as_ref().is_none_or(|owned| owned == key) {
+                kept.count = kept.count.saturating_add(1);
+            } else {
+                self.dropped = self.dropped.saturating_add(1);
+            }
             return;
         }
+        let Some(key) = owned else {
+            let waiting = self.waiting.entry(hash).or_default();
+            *waiting = waiting.saturating_add(1);
+            return;
+        };
+        let earlier = self.waiting.remove(&hash).unwrap_or(0);
         let slot = match outcome.decision {
             Decision::Approved => return,
             Decision::NeedsPrompt => (&mut self.prompts, PROMPTS_KEPT),
             Decision::HardDenied => (&mut self.denials, DENIALS_KEPT),
         };
         if *slot.0 >= slot.1 {
-            self.dropped = self.dropped.saturating_add(1);
+            self.dropped = self.dropped.saturating_add(1).saturating_add(earlier);
             return;
         }
         *slot.0 = slot.0.saturating_add(1);
@@ -117,19 +134,28 @@ impl Evidence {
             words.push(clause.text.clone());
         }
         self.kept.insert(
-            key,
-            Kept {
-                line,
-                count: 1,
-                decision: outcome.decision,
-                words,
-                paths: outcome
-                    .untrusted_paths
-                    .iter()
-                    .map(|untrusted| untrusted.path.clone())
-                    .collect(),
-            },
+            hash,
+            (
+                key,
+                Kept {
+                    line,
+                    count: earlier.saturating_add(1),
+                    decision: outcome.decision,
+                    words,
+                    paths: outcome
+                        .untrusted_paths
+                        .iter()
+                        .map(|untrusted| untrusted.path.clone())
+                        .collect(),
+                },
+            ),
         );
+    }
+
+    /// Repeats whose first occurrence never arrived (it was not kept) count as not kept.
+    pub(crate) fn finish(&mut self) {
+        let waiting: u64 = self.waiting.drain().map(|(_, count)| count).sum();
+        self.dropped = self.dropped.saturating_add(waiting);
     }
 }
 
@@ -191,7 +217,7 @@ pub(crate) fn prove<J: Judge>(
         .par_iter()
         .fold(
             || vec![Tally::default(); admitted.len()],
-            |mut tallies, ((command, cwd, audience), kept)| {
+            |mut tallies, (_, ((command, cwd, audience), kept))| {
                 let record = Record {
                     line: kept.line,
                     command: Cow::Borrowed(command),
@@ -291,6 +317,28 @@ mod tests {
         assert!(pattern_may_concern("cargo *", &words));
         assert!(!pattern_may_concern("cargo build *", &words));
         assert!(!pattern_may_concern("*", &words));
+    }
+
+    #[test]
+    fn repeats_folded_before_their_first_occurrence_still_count() {
+        let prompt = Outcome::bare(Decision::NeedsPrompt);
+        let key = |command: &str| (command.to_owned(), None, None);
+        let mut evidence = Evidence::default();
+        evidence.add(7, None, 2, &prompt);
+        evidence.add(7, Some(key("ls")), 1, &prompt);
+        evidence.add(7, None, 3, &prompt);
+        // A different record under the same hash is not counted as this one.
+        evidence.add(7, Some(key("pwd")), 4, &prompt);
+        // A repeat whose first occurrence never arrives.
+        evidence.add(9, None, 5, &prompt);
+        evidence.finish();
+        let counts: Vec<(&str, u64)> = evidence
+            .kept
+            .values()
+            .map(|((command, _, _), kept)| (command.as_str(), kept.count))
+            .collect();
+        assert_eq!(counts, vec![("ls", 3)]);
+        assert_eq!(evidence.dropped, 2);
     }
 
     #[test]

@@ -2,12 +2,11 @@
 //! proposed patterns, most frequent untrusted paths, and malformed lines. Every per-key counter
 //! is a bounded [`TopK`], so the summary's memory does not grow with the log.
 
-use std::collections::HashSet;
 use std::path::{Component, Path};
 
 use serde::Serialize;
 
-use super::judge::{Access, Decision, Outcome, access_name};
+use super::judge::{Access, Decision, Outcome, PromptClause, UntrustedPath, access_name};
 use super::reader::{Format, Malformed};
 use super::topk::TopK;
 
@@ -174,6 +173,7 @@ pub(crate) struct Summary {
     prompts: TopK<PromptInfo>,
     paths: TopK<Access>,
     dirs: TopK<Access>,
+    scratch: String,
 }
 
 impl Summary {
@@ -186,6 +186,7 @@ impl Summary {
             prompts: TopK::new(COUNTER_CAPACITY),
             paths: TopK::new(COUNTER_CAPACITY),
             dirs: TopK::new(COUNTER_CAPACITY),
+            scratch: String::new(),
         }
     }
 
@@ -227,51 +228,72 @@ impl Summary {
         }
     }
 
-    /// Counts one judged record of the current file.
+    /// Counts one judged record of the current file. Each rule, pattern, path and directory
+    /// counts once per record; nothing is allocated unless a key is new.
     pub(crate) fn add(&mut self, outcome: &Outcome) {
         self.decisions.add(outcome.decision);
         if let Some(file) = self.file_mut() {
             file.records = file.records.saturating_add(1);
         }
-        let mut seen: HashSet<&str> = HashSet::new();
-        for hit in &outcome.hard_deny {
-            if seen.insert(&hit.rule) {
-                self.rules.add(&hit.rule, 1, || RuleInfo {
-                    category: hit.category.clone(),
-                    reason: hit.reason.clone(),
-                });
-            }
-        }
-        let mut keys: Vec<String> = Vec::new();
-        for clause in &outcome.prompt_clauses {
-            let key = clause.pattern.clone().unwrap_or_else(|| {
-                let mut key = String::from(UNSAVEABLE_KEY_PREFIX);
-                key.push_str(&clause.text);
-                key
-            });
-            if keys.contains(&key) {
+        for (i, hit) in outcome.hard_deny.iter().enumerate() {
+            if outcome
+                .hard_deny
+                .iter()
+                .take(i)
+                .any(|earlier| earlier.rule == hit.rule)
+            {
                 continue;
             }
-            self.prompts.add(&key, 1, || PromptInfo {
+            self.rules.add(&hit.rule, 1, || RuleInfo {
+                category: hit.category.clone(),
+                reason: hit.reason.clone(),
+            });
+        }
+        for (i, clause) in outcome.prompt_clauses.iter().enumerate() {
+            let same_key = |earlier: &PromptClause| match (&earlier.pattern, &clause.pattern) {
+                (Some(a), Some(b)) => a == b,
+                (None, None) => earlier.text == clause.text,
+                _ => false,
+            };
+            if outcome.prompt_clauses.iter().take(i).any(same_key) {
+                continue;
+            }
+            let key = match &clause.pattern {
+                Some(pattern) => pattern.as_str(),
+                None => {
+                    self.scratch.clear();
+                    self.scratch.push(UNSAVEABLE_KEY_PREFIX);
+                    self.scratch.push_str(&clause.text);
+                    self.scratch.as_str()
+                }
+            };
+            self.prompts.add(key, 1, || PromptInfo {
                 pattern: clause.pattern.clone(),
                 example: clause.text.clone(),
             });
-            keys.push(key);
         }
-        let mut dirs: Vec<(&str, Access)> = Vec::new();
-        seen.clear();
-        for untrusted in &outcome.untrusted_paths {
-            if seen.insert(&untrusted.path) {
+        let paths = &outcome.untrusted_paths;
+        for (i, untrusted) in paths.iter().enumerate() {
+            if !paths
+                .iter()
+                .take(i)
+                .any(|earlier| earlier.path == untrusted.path)
+            {
                 bump(&mut self.paths, &untrusted.path, untrusted.access);
             }
-            if let Some(dir) = zone_candidate(&untrusted.path) {
-                match dirs.iter_mut().find(|(seen, _)| *seen == dir) {
-                    Some((_, access)) => *access = (*access).max(untrusted.access),
-                    None => dirs.push((dir, untrusted.access)),
-                }
+            let Some(dir) = zone_candidate(&untrusted.path) else {
+                continue;
+            };
+            let in_dir = |other: &&UntrustedPath| zone_candidate(&other.path) == Some(dir);
+            if paths.iter().take(i).any(|earlier| in_dir(&earlier)) {
+                continue;
             }
-        }
-        for (dir, access) in dirs {
+            let access = paths
+                .iter()
+                .filter(in_dir)
+                .map(|other| other.access)
+                .max()
+                .unwrap_or(untrusted.access);
             bump(&mut self.dirs, dir, access);
         }
     }

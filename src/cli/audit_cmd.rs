@@ -174,7 +174,7 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
         .decisions
         .as_deref()
         .is_some_and(|path| path.as_os_str() == "-");
-    let mut sink: Option<Box<dyn Write + Send>> = match args.decisions.as_deref() {
+    let mut sink: Option<Box<dyn Write + Send + '_>> = match args.decisions.as_deref() {
         None => None,
         Some(_) if to_stdout => Some(Box::new(BufWriter::with_capacity(1 << 16, io::stdout()))),
         Some(path) => Some(Box::new(BufWriter::with_capacity(
@@ -199,8 +199,7 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
         baseline.as_ref(),
         &inputs,
         &options,
-        sink.as_mut()
-            .map(|sink| -> &mut (dyn Write + Send) { &mut **sink }),
+        sink.as_deref_mut(),
         Some(&tick),
     );
     let elapsed = started.elapsed();

@@ -31,7 +31,10 @@
 //!    be saved.
 //! 5. **Embedded code**: an interpreter call needs a person and can only be saved as the exact
 //!    command; a script file, code from a pipe, remote or dynamic code needs a person and cannot
-//!    be saved.
+//!    be saved. So does an expansion that evaluates data as code (`$((x))`, `${a[i]}`, `${s:n}`,
+//!    `${!x}`, `${x@P}`, see [`shellgate_rules::evaluating_parts`]) — in a word, an assignment, a
+//!    redirection, an unquoted heredoc, a wrapper's options or a `for`/`select`/`case` word — and
+//!    a loop variable or `${NAME:=…}` default that sets a variable such as `PATH`.
 //! 6. **An incomplete parse** (or nested shell code that did not parse, or a depth limit) needs a
 //!    person and cannot be saved.
 //!
@@ -839,6 +842,12 @@ impl<'a> Run<'a> {
                     .filter_map(|w| w.cooked.split_once('=').map(|(name, _)| name)),
             );
         }
+        // `{PATH}>/dev/null` stores a descriptor number in `PATH`.
+        names.extend(
+            shellgate_rules::descriptor_variables(&inv.words, &inv.redirects)
+                .into_iter()
+                .filter_map(|v| v.split('[').next()),
+        );
         for name in names {
             if is_code_loading(name) {
                 judged.saveable = false;

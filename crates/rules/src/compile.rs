@@ -152,8 +152,8 @@ impl FileCx<'_> {
         );
     }
 
-    /// A non-empty string, or an error.
-    fn nonempty(&mut self, text: &Text, key: &str) -> Option<String> {
+    /// A non-empty string (moved out of `text`), or an error.
+    fn nonempty(&mut self, text: &mut Text, key: &str) -> Option<String> {
         let value = text.get_ref().trim();
         if value.is_empty() {
             self.invalid(
@@ -164,12 +164,12 @@ impl FileCx<'_> {
             );
             None
         } else {
-            Some(text.get_ref().clone())
+            Some(text.take())
         }
     }
 
-    /// A command prefix: non-empty words without whitespace.
-    fn words(&mut self, words: &Spanned<Words>, key: &str) -> Option<Vec<String>> {
+    /// A command prefix (moved out of `words`): non-empty words without whitespace.
+    fn words(&mut self, words: &mut Spanned<Words>, key: &str) -> Option<Vec<String>> {
         let list = &words.get_ref().0;
         if list.is_empty() {
             self.invalid(
@@ -194,14 +194,14 @@ impl FileCx<'_> {
             );
             return None;
         }
-        Some(list.clone())
+        Some(std::mem::take(&mut words.get_mut().0))
     }
 
     /// `verb` or `verbs` (exactly one of them) → the prefixes.
     fn verb_list(
         &mut self,
-        verb: Option<&Spanned<Words>>,
-        verbs: Option<&Spanned<Vec<Spanned<Words>>>>,
+        verb: Option<&mut Spanned<Words>>,
+        verbs: Option<&mut Spanned<Vec<Spanned<Words>>>>,
         header: Range<usize>,
         table: &str,
     ) -> Option<Vec<Vec<String>>> {
@@ -218,7 +218,7 @@ impl FileCx<'_> {
                     return None;
                 }
                 let mut out = Vec::new();
-                for v in vs.get_ref() {
+                for v in vs.get_mut() {
                     out.push(self.words(v, "verbs")?);
                 }
                 Some(out)
@@ -245,8 +245,8 @@ impl FileCx<'_> {
         }
     }
 
-    /// Flag spellings (`-x`, `--long`, `-single-dash-long`).
-    fn spellings(&mut self, list: &[Text], key: &str) -> Option<Vec<String>> {
+    /// Flag spellings (`-x`, `--long`, `-single-dash-long`), moved out of `list`.
+    fn spellings(&mut self, list: &mut [Text], key: &str) -> Option<Vec<String>> {
         let mut out = Vec::with_capacity(list.len());
         let mut ok = true;
         for flag in list {
@@ -259,22 +259,23 @@ impl FileCx<'_> {
                 );
                 ok = false;
             } else {
-                out.push(flag.get_ref().clone());
+                out.push(flag.take());
             }
         }
         ok.then_some(out)
     }
 
-    /// A glob (with `*` not crossing `/`), checked by compiling it unless the file is trusted.
-    fn glob(&mut self, text: &Text, key: &str) -> Option<String> {
+    /// A glob (with `*` not crossing `/`; moved out of `text`), checked by compiling it
+    /// unless the file is trusted.
+    fn glob(&mut self, text: &mut Text, key: &str) -> Option<String> {
         if self.trusted {
-            return Some(text.get_ref().clone());
+            return Some(text.take());
         }
         match GlobBuilder::new(text.get_ref())
             .literal_separator(true)
             .build()
         {
-            Ok(_) => Some(text.get_ref().clone()),
+            Ok(_) => Some(text.take()),
             Err(e) => {
                 self.invalid(
                     text.span(),
@@ -292,7 +293,7 @@ impl FileCx<'_> {
     }
 
     /// A non-empty list of globs (`None` on error).
-    fn glob_list(&mut self, list: &TextList, key: &str) -> Option<Vec<String>> {
+    fn glob_list(&mut self, list: &mut TextList, key: &str) -> Option<Vec<String>> {
         if list.get_ref().is_empty() {
             self.invalid(
                 list.span(),
@@ -302,12 +303,13 @@ impl FileCx<'_> {
             );
             return None;
         }
+        let count = list.get_ref().len();
         let globs: Vec<String> = list
-            .get_ref()
-            .iter()
+            .get_mut()
+            .iter_mut()
             .filter_map(|t| self.glob(t, key))
             .collect();
-        (globs.len() == list.get_ref().len()).then_some(globs)
+        (globs.len() == count).then_some(globs)
     }
 
     /// Checked globs as one matcher: compiled on first use when the file is trusted,
@@ -689,7 +691,7 @@ impl Builder {
         self.errors.append(&mut cx.errors);
     }
 
-    fn add_raw(&mut self, cx: &mut FileCx<'_>, raw: RawFile) {
+    fn add_raw(&mut self, cx: &mut FileCx<'_>, mut raw: RawFile) {
         match &raw.version {
             None => cx.errors.push(cx.file.error(
                 ErrorKind::Schema,
@@ -709,30 +711,30 @@ impl Builder {
         if let Some(settings) = &raw.settings {
             self.add_settings(cx, settings);
         }
-        for deny in &raw.deny {
+        for deny in &mut raw.deny {
             self.add_deny(cx, deny);
         }
         if !cx.forbid(&raw.safe, "[[safe]]") {
             let mut seen = HashMap::new();
-            for safe in &raw.safe {
+            for safe in &mut raw.safe {
                 self.add_safe(cx, safe, &mut seen);
             }
         }
         if !cx.forbid(&raw.wrapper, "[[wrapper]]") {
-            for wrapper in &raw.wrapper {
+            for wrapper in &mut raw.wrapper {
                 self.add_wrapper(cx, wrapper);
             }
         }
         if !cx.forbid(&raw.shell, "[[shell]]") {
-            for shell in &raw.shell {
+            for shell in &mut raw.shell {
                 self.add_shell(cx, shell);
             }
         }
-        for interpreter in &raw.interpreter {
+        for interpreter in &mut raw.interpreter {
             self.add_interpreter(cx, interpreter);
         }
         if !cx.forbid(&raw.verb, "[[verb]]") {
-            for verb in &raw.verb {
+            for verb in &mut raw.verb {
                 self.add_verb(cx, verb);
             }
         }
@@ -754,10 +756,10 @@ impl Builder {
         for (name, audience) in &raw.audience {
             self.add_audience(cx, name, audience);
         }
-        for protected in &raw.protected {
+        for protected in &mut raw.protected {
             self.add_protected(cx, protected);
         }
-        for test in &raw.test {
+        for test in &mut raw.test {
             self.add_test(cx, test);
         }
         self.add_disable(cx, &raw);
@@ -822,9 +824,9 @@ impl Builder {
         }
     }
 
-    fn add_deny(&mut self, cx: &mut FileCx<'_>, deny: &Spanned<RawDeny>) {
+    fn add_deny(&mut self, cx: &mut FileCx<'_>, deny: &mut Spanned<RawDeny>) {
         let header = deny.span();
-        let raw = deny.get_ref();
+        let raw = deny.get_mut();
         let errors_before = cx.errors.len();
         let id = cx.id(&raw.id, "deny rule");
         if let Some(id) = &id
@@ -858,7 +860,7 @@ impl Builder {
                 ),
             );
         }
-        let reason = cx.nonempty(&raw.reason, "reason");
+        let reason = cx.nonempty(&mut raw.reason, "reason");
 
         let view_keys: Vec<(&str, Range<usize>)> = [
             raw.verb.as_ref().map(|v| ("verb", v.span())),
@@ -871,7 +873,8 @@ impl Builder {
         .into_iter()
         .flatten()
         .collect();
-        let id_text = raw.id.get_ref();
+        let id_text = raw.id.get_ref().clone();
+        let mut view = false;
         let matcher = match (&raw.raw, &raw.pipeline, view_keys.first()) {
             (None, None, None) => {
                 cx.invalid(
@@ -909,7 +912,7 @@ impl Builder {
                         );
                     }
                     for words in list {
-                        if let Some(w) = cx.words(words, key) {
+                        if let Some(w) = cx.words(&mut words.clone(), key) {
                             out.push(w);
                         }
                     }
@@ -942,7 +945,15 @@ impl Builder {
                 );
                 None
             }
-            (None, None, Some(_)) => self.view_matcher(cx, raw).map(DenyMatcher::View),
+            (None, None, Some(_)) => {
+                view = true;
+                None
+            }
+        };
+        let matcher = if view {
+            self.view_matcher(cx, raw).map(DenyMatcher::View)
+        } else {
+            matcher
         };
         for example in raw.match_.iter().filter(|_| cx.keep_examples) {
             self.examples.push(PendingExample {
@@ -980,25 +991,25 @@ impl Builder {
                 reason,
                 layer: cx.layer,
                 location,
-                examples: raw.match_.iter().map(|e| e.get_ref().clone()).collect(),
-                counter_examples: raw.not_match.iter().map(|e| e.get_ref().clone()).collect(),
+                examples: raw.match_.iter_mut().map(Spanned::take).collect(),
+                counter_examples: raw.not_match.iter_mut().map(Spanned::take).collect(),
                 matcher,
             });
         }
     }
 
-    fn view_matcher(&mut self, cx: &mut FileCx<'_>, raw: &RawDeny) -> Option<ViewMatcher> {
+    fn view_matcher(&mut self, cx: &mut FileCx<'_>, raw: &mut RawDeny) -> Option<ViewMatcher> {
         let mut ok = true;
         let mut matcher = ViewMatcher::default();
-        if let Some(verb) = &raw.verb {
+        if let Some(verb) = &mut raw.verb {
             match cx.words(verb, "verb") {
                 Some(v) => matcher.verb = v,
                 None => ok = false,
             }
         }
         for (list, out, key) in [
-            (&raw.flags_any, &mut matcher.flags_any, "flags_any"),
-            (&raw.flags_all, &mut matcher.flags_all, "flags_all"),
+            (&mut raw.flags_any, &mut matcher.flags_any, "flags_any"),
+            (&mut raw.flags_all, &mut matcher.flags_all, "flags_all"),
         ] {
             let Some(list) = list else { continue };
             if list.get_ref().is_empty() {
@@ -1010,15 +1021,16 @@ impl Builder {
                 );
                 ok = false;
             }
-            for entry in list.get_ref() {
-                let spellings = match entry.get_ref() {
+            for entry in list.get_mut() {
+                let entry_span = entry.span();
+                let spellings = match entry.get_mut() {
                     FlagEntry::One(flag) => {
-                        let text = Spanned::new(entry.span(), flag.clone());
-                        cx.spellings(std::slice::from_ref(&text), key)
+                        let mut text = Spanned::new(entry_span, std::mem::take(flag));
+                        cx.spellings(std::slice::from_mut(&mut text), key)
                     }
                     FlagEntry::Alternatives(all) if all.is_empty() => {
                         cx.invalid(
-                            entry.span(),
+                            entry_span,
                             format!("an entry of `{key}` is empty"),
                             "empty list",
                             Some(
@@ -1037,14 +1049,19 @@ impl Builder {
             }
         }
         for (list, out, key) in [
-            (&raw.args_any, &mut matcher.args_any, "args_any"),
-            (&raw.redirect_to, &mut matcher.redirect_to, "redirect_to"),
-            (&raw.env, &mut matcher.env, "env"),
+            (&mut raw.args_any, &mut matcher.args_any, "args_any"),
+            (
+                &mut raw.redirect_to,
+                &mut matcher.redirect_to,
+                "redirect_to",
+            ),
+            (&mut raw.env, &mut matcher.env, "env"),
         ] {
             let Some(list) = list else { continue };
+            let span = list.span();
             match cx
                 .glob_list(list, key)
-                .and_then(|globs| cx.glob_matcher(globs, list.span(), key))
+                .and_then(|globs| cx.glob_matcher(globs, span, key))
             {
                 Some(globs) => *out = Some(globs),
                 None => ok = false,
@@ -1056,18 +1073,19 @@ impl Builder {
     fn add_safe(
         &mut self,
         cx: &mut FileCx<'_>,
-        safe: &Spanned<RawSafe>,
+        safe: &mut Spanned<RawSafe>,
         seen: &mut HashMap<Vec<String>, Location>,
     ) {
-        let raw = safe.get_ref();
+        let span = safe.span();
+        let raw = safe.get_mut();
         let before = cx.errors.len();
         let verbs = cx.verb_list(
-            raw.verb.as_ref(),
-            raw.verbs.as_ref(),
-            safe.span(),
+            raw.verb.as_mut(),
+            raw.verbs.as_mut(),
+            span.clone(),
             "[[safe]]",
         );
-        let why = cx.nonempty(&raw.why, "why");
+        let why = cx.nonempty(&mut raw.why, "why");
         let mut os = Vec::new();
         if let Some(list) = &raw.os {
             for name in list.get_ref() {
@@ -1087,47 +1105,52 @@ impl Builder {
             }
         }
         let value_flags = cx
-            .spellings(&raw.value_flags, "value_flags")
+            .spellings(&mut raw.value_flags, "value_flags")
             .unwrap_or_default();
         let mut unless_flags = Vec::new();
-        for entry in &raw.unless_flags {
-            let e = entry.get_ref();
+        for entry in &mut raw.unless_flags {
+            let entry_span = entry.span();
+            let e = entry.get_mut();
             if e.flags.is_empty() {
                 cx.invalid(
-                    entry.span(),
+                    entry_span,
                     "an `unless_flags` entry has no flags".into(),
                     "no flags",
                     Some("list the spellings, such as `flags = [\"-o\", \"--output\"]`".into()),
                 );
             }
-            let flags = cx.spellings(&e.flags, "unless_flags").unwrap_or_default();
-            let why = cx.nonempty(&e.why, "why").unwrap_or_default();
+            let flags = cx
+                .spellings(&mut e.flags, "unless_flags")
+                .unwrap_or_default();
+            let why = cx.nonempty(&mut e.why, "why").unwrap_or_default();
             unless_flags.push(UnlessFlag { flags, why });
         }
         let mut unless_args = Vec::new();
         let mut unless_globs = Vec::new();
-        for entry in &raw.unless_args {
-            let e = entry.get_ref();
-            if let Some(glob) = cx.glob(&e.pattern, "unless_args") {
-                unless_globs.push(glob);
-            }
-            let why = cx.nonempty(&e.why, "why").unwrap_or_default();
-            unless_args.push(UnlessArg {
-                pattern: e.pattern.get_ref().clone(),
-                why,
-            });
+        for entry in &mut raw.unless_args {
+            let e = entry.get_mut();
+            let glob = cx.glob(&mut e.pattern, "unless_args");
+            let why = cx.nonempty(&mut e.why, "why").unwrap_or_default();
+            let pattern = match glob {
+                Some(glob) => {
+                    unless_globs.push(glob.clone());
+                    glob
+                }
+                None => e.pattern.get_ref().clone(),
+            };
+            unless_args.push(UnlessArg { pattern, why });
         }
         let unless_globs = if cx.errors.len() > before {
             None
         } else {
-            cx.glob_matcher(unless_globs, safe.span(), "unless_args")
+            cx.glob_matcher(unless_globs, span.clone(), "unless_args")
         };
-        let location = cx.file.location(safe.span().start);
+        let location = cx.file.location(span.clone().start);
         if let Some(verbs) = &verbs {
             for verb in verbs {
                 if let Some(previous) = seen.get(verb) {
                     cx.invalid(
-                        safe.span(),
+                        span.clone(),
                         format!("duplicate `[[safe]]` entry for `{}`", verb.join(" ")),
                         "duplicate entry",
                         Some(format!(
@@ -1158,13 +1181,14 @@ impl Builder {
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.safe);
     }
 
-    fn add_wrapper(&mut self, cx: &mut FileCx<'_>, wrapper: &Spanned<RawWrapper>) {
-        let raw = wrapper.get_ref();
+    fn add_wrapper(&mut self, cx: &mut FileCx<'_>, wrapper: &mut Spanned<RawWrapper>) {
+        let span = wrapper.span();
+        let raw = wrapper.get_mut();
         let before = cx.errors.len();
         let verbs = cx.verb_list(
-            raw.verb.as_ref(),
-            raw.verbs.as_ref(),
-            wrapper.span(),
+            raw.verb.as_mut(),
+            raw.verbs.as_mut(),
+            span.clone(),
             "[[wrapper]]",
         );
         let mode = match &raw.mode {
@@ -1193,19 +1217,19 @@ impl Builder {
             },
         };
         let value_flags = cx
-            .spellings(&raw.value_flags, "value_flags")
+            .spellings(&mut raw.value_flags, "value_flags")
             .unwrap_or_default();
         let exec_options = cx
-            .spellings(&raw.exec_options, "exec_options")
+            .spellings(&mut raw.exec_options, "exec_options")
             .unwrap_or_default();
         let cwd_flags = cx
-            .spellings(&raw.cwd_flags, "cwd_flags")
+            .spellings(&mut raw.cwd_flags, "cwd_flags")
             .unwrap_or_default();
         let query_flags = cx
-            .spellings(&raw.query_flags, "query_flags")
+            .spellings(&mut raw.query_flags, "query_flags")
             .unwrap_or_default();
         let judged_flags = cx
-            .spellings(&raw.judged_flags, "judged_flags")
+            .spellings(&mut raw.judged_flags, "judged_flags")
             .unwrap_or_default();
         let positionals = count(cx, raw.positionals.as_ref(), "positionals");
         match mode {
@@ -1213,7 +1237,7 @@ impl Builder {
                 if exec_options.is_empty() || raw.terminators.is_empty() =>
             {
                 cx.invalid(
-                    wrapper.span(),
+                    span.clone(),
                     "an `exec-option` wrapper needs `exec_options` and `terminators`".into(),
                     "incomplete wrapper",
                     Some(
@@ -1224,7 +1248,7 @@ impl Builder {
             }
             Some(WrapperMode::Strip) if value_flags.is_empty() => {
                 cx.invalid(
-                    wrapper.span(),
+                    span.clone(),
                     "a `strip` wrapper needs `value_flags`".into(),
                     "incomplete wrapper",
                     Some("list the options to strip, such as `value_flags = [\"-C\"]`".into()),
@@ -1261,20 +1285,21 @@ impl Builder {
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.wrappers);
     }
 
-    fn add_shell(&mut self, cx: &mut FileCx<'_>, shell: &Spanned<RawShell>) {
-        let raw = shell.get_ref();
+    fn add_shell(&mut self, cx: &mut FileCx<'_>, shell: &mut Spanned<RawShell>) {
+        let span = shell.span();
+        let raw = shell.get_mut();
         let before = cx.errors.len();
         let verbs = cx.verb_list(
-            raw.verb.as_ref(),
-            raw.verbs.as_ref(),
-            shell.span(),
+            raw.verb.as_mut(),
+            raw.verbs.as_mut(),
+            span.clone(),
             "[[shell]]",
         );
         let code_flags = cx
-            .spellings(&raw.code_flags, "code_flags")
+            .spellings(&mut raw.code_flags, "code_flags")
             .unwrap_or_default();
         let value_flags = cx
-            .spellings(&raw.value_flags, "value_flags")
+            .spellings(&mut raw.value_flags, "value_flags")
             .unwrap_or_default();
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
         if code_flags.is_empty()
@@ -1284,7 +1309,7 @@ impl Builder {
             && !raw.join_args
         {
             cx.invalid(
-                shell.span(),
+                span.clone(),
                 "this `[[shell]]` entry never finds code".into(),
                 "no code source",
                 Some(
@@ -1314,28 +1339,29 @@ impl Builder {
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.shells);
     }
 
-    fn add_interpreter(&mut self, cx: &mut FileCx<'_>, interpreter: &Spanned<RawInterpreter>) {
-        let raw = interpreter.get_ref();
+    fn add_interpreter(&mut self, cx: &mut FileCx<'_>, interpreter: &mut Spanned<RawInterpreter>) {
+        let span = interpreter.span();
+        let raw = interpreter.get_mut();
         let before = cx.errors.len();
         let verbs = cx.verb_list(
-            raw.verb.as_ref(),
-            raw.verbs.as_ref(),
-            interpreter.span(),
+            raw.verb.as_mut(),
+            raw.verbs.as_mut(),
+            span.clone(),
             "[[interpreter]]",
         );
         let code_flags = cx
-            .spellings(&raw.code_flags, "code_flags")
+            .spellings(&mut raw.code_flags, "code_flags")
             .unwrap_or_default();
         let script_flags = cx
-            .spellings(&raw.script_flags, "script_flags")
+            .spellings(&mut raw.script_flags, "script_flags")
             .unwrap_or_default();
         let value_flags = cx
-            .spellings(&raw.value_flags, "value_flags")
+            .spellings(&mut raw.value_flags, "value_flags")
             .unwrap_or_default();
         let query_flags = cx
-            .spellings(&raw.query_flags, "query_flags")
+            .spellings(&mut raw.query_flags, "query_flags")
             .unwrap_or_default();
-        let why = cx.nonempty(&raw.why, "why");
+        let why = cx.nonempty(&mut raw.why, "why");
         let patterns: Vec<String> = raw
             .unsafe_program
             .iter()
@@ -1354,7 +1380,7 @@ impl Builder {
         };
         if raw.program_operand && raw.unsafe_program.is_empty() {
             cx.invalid(
-                interpreter.span(),
+                span.clone(),
                 "`program_operand` needs `unsafe_program` patterns".into(),
                 "no patterns",
                 Some("list regexes that make a program unsafe, such as `unsafe_program = ['system\\s*\\(']`".into()),
@@ -1367,7 +1393,7 @@ impl Builder {
             && !raw.program_operand
         {
             cx.invalid(
-                interpreter.span(),
+                span.clone(),
                 "this `[[interpreter]]` entry never finds code".into(),
                 "no code source",
                 Some("set `code_flags`, `script_flags`, `stdin`, `script_operand` or `program_operand`".into()),
@@ -1400,13 +1426,14 @@ impl Builder {
         );
     }
 
-    fn add_verb(&mut self, cx: &mut FileCx<'_>, verb: &Spanned<RawVerb>) {
-        let raw = verb.get_ref();
+    fn add_verb(&mut self, cx: &mut FileCx<'_>, verb: &mut Spanned<RawVerb>) {
+        let span = verb.span();
+        let raw = verb.get_mut();
         let before = cx.errors.len();
         let verbs = cx.verb_list(
-            raw.verb.as_ref(),
-            raw.verbs.as_ref(),
-            verb.span(),
+            raw.verb.as_mut(),
+            raw.verbs.as_mut(),
+            span.clone(),
             "[[verb]]",
         );
         let operands = raw.operands.as_ref().and_then(|r| cx.role(r, "operands"));
@@ -1440,7 +1467,7 @@ impl Builder {
             }
         }
         let value_flags = cx
-            .spellings(&raw.value_flags, "value_flags")
+            .spellings(&mut raw.value_flags, "value_flags")
             .unwrap_or_default();
         if cx.errors.len() > before {
             return;
@@ -1559,8 +1586,9 @@ impl Builder {
         }
     }
 
-    fn add_protected(&mut self, cx: &mut FileCx<'_>, protected: &Spanned<RawProtected>) {
-        let raw = protected.get_ref();
+    fn add_protected(&mut self, cx: &mut FileCx<'_>, protected: &mut Spanned<RawProtected>) {
+        let span = protected.span();
+        let raw = protected.get_mut();
         let before = cx.errors.len();
         let id = cx.id(&raw.id, "protected");
         if let Some(id) = &id
@@ -1585,13 +1613,13 @@ impl Builder {
         }
         let globs: Vec<String> = raw
             .paths
-            .get_ref()
-            .iter()
+            .get_mut()
+            .iter_mut()
             .filter_map(|p| cx.glob(p, "paths"))
             .collect();
         let read = cx.decision(&raw.read, "read");
         let write = cx.decision(&raw.write, "write");
-        let why = cx.nonempty(&raw.why, "why");
+        let why = cx.nonempty(&mut raw.why, "why");
         if cx.errors.len() > before {
             return;
         }
@@ -1599,19 +1627,15 @@ impl Builder {
             return;
         };
         self.protected_ids
-            .insert(id.clone(), cx.file.location(protected.span().start));
+            .insert(id.clone(), cx.file.location(span.clone().start));
         if !cx.trusted {
             self.protected_eager = true;
         }
         self.protected.push((
             Protected {
                 id,
-                paths: raw
-                    .paths
-                    .get_ref()
-                    .iter()
-                    .map(|p| p.get_ref().clone())
-                    .collect(),
+                // Every path is a checked glob here (any error returned above).
+                paths: globs.clone(),
                 read,
                 write,
                 why,
@@ -1621,11 +1645,12 @@ impl Builder {
         ));
     }
 
-    fn add_test(&mut self, cx: &mut FileCx<'_>, test: &Spanned<RawTest>) {
-        let raw = test.get_ref();
+    fn add_test(&mut self, cx: &mut FileCx<'_>, test: &mut Spanned<RawTest>) {
+        let span = test.span();
+        let raw = test.get_mut();
         let before = cx.errors.len();
-        let name = cx.nonempty(&raw.name, "name");
-        let command = cx.nonempty(&raw.command, "command");
+        let name = cx.nonempty(&mut raw.name, "name");
+        let command = cx.nonempty(&mut raw.command, "command");
         let expect = cx.decision(&raw.expect, "expect");
         let cwd = cx.abs_path(raw.cwd.as_ref(), "cwd");
         let project = cx.abs_path(raw.project.as_ref(), "project");
@@ -1665,7 +1690,7 @@ impl Builder {
                 expect,
                 rule: raw.rule.as_ref().map(|r| r.get_ref().clone()),
                 layer: cx.layer,
-                location: cx.file.location(test.span().start),
+                location: cx.file.location(span.clone().start),
             },
             file: cx.file.clone(),
             rule_span: raw.rule.as_ref().map(Spanned::span),

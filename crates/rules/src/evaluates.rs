@@ -17,7 +17,7 @@
 //! The scan reads the raw source text of a word (quotes included): a construct inside single
 //! quotes is reported too, which can only make a decision stricter.
 
-use shellgate_parser::{Assignment, ClauseGraph, Redirect, RedirectTarget, Word};
+use shellgate_parser::{Assignment, ClauseGraph, Redirect, RedirectFd, RedirectTarget, Word};
 
 /// Why `${!x}` is code.
 const INDIRECT: &str =
@@ -76,7 +76,17 @@ pub fn arithmetic_reads_data(expr: &str) -> bool {
 /// ```
 #[must_use]
 pub fn evaluating_text(text: &str) -> Option<&'static str> {
-    if !(text.contains("${") || text.contains("$((") || text.contains("$[")) {
+    // Fast path: most words hold no `${`, `$((` or `$[` at all.
+    let bytes = text.as_bytes();
+    let candidate = bytes.iter().enumerate().any(|(i, b)| {
+        *b == b'$'
+            && match bytes.get(i + 1) {
+                Some(b'{' | b'[') => true,
+                Some(b'(') => bytes.get(i + 2) == Some(&b'('),
+                _ => false,
+            }
+    });
+    if !candidate {
         return None;
     }
     let brackets = Brackets::new(text);
@@ -217,6 +227,43 @@ fn element_subscript(raw: &str) -> Option<&str> {
     (after.starts_with('=') || after.starts_with("+=")).then_some(index)
 }
 
+/// The variables a command's redirections store a descriptor number in (`{fd}>file`,
+/// `{a[i]}<&0`), as written (a subscript included). A `{name[…]}` written right before a
+/// redirection operator counts too, even where the parser took it for an argument.
+///
+/// ```
+/// use shellgate_parser::{parse, ParseOptions};
+/// use shellgate_rules::descriptor_variables;
+///
+/// let parsed = parse("exec {fd}>/dev/null {a[i]}>/dev/null", &ParseOptions::default());
+/// let clause = parsed.graph.clauses().next().unwrap();
+/// assert_eq!(descriptor_variables(&clause.argv, &clause.redirects), ["fd", "a[i]"]);
+/// ```
+#[must_use]
+pub fn descriptor_variables<'a>(words: &'a [Word], redirects: &'a [Redirect]) -> Vec<&'a str> {
+    if redirects.is_empty() {
+        return Vec::new();
+    }
+    let mut names: Vec<&str> = redirects
+        .iter()
+        .filter_map(|r| match &r.fd {
+            Some(RedirectFd::Variable(name)) => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    for word in words {
+        let Some(inner) = word.raw.strip_prefix('{').and_then(|w| w.strip_suffix('}')) else {
+            continue;
+        };
+        let named = inner.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+        let adjacent = redirects.iter().any(|r| r.span.start == word.span.end);
+        if named && adjacent && !names.contains(&inner) {
+            names.push(inner);
+        }
+    }
+    names
+}
+
 /// Why the words, assignments or redirections of one command evaluate data as code, with the
 /// offending text: a non-literal word, an assignment's subscript, value or array element, a
 /// redirect target, or the body of an unquoted heredoc (which is expanded).
@@ -259,6 +306,17 @@ pub fn evaluating_parts(
             }
             if let Some(hit) = word_hit(element) {
                 return Some(hit);
+            }
+        }
+    }
+    // `{name}>file` stores the descriptor in `name`: a subscript in it is arithmetic, and the
+    // output of a substitution in it is evaluated (`true {a[$(cat f)]}>/dev/null`).
+    for name in descriptor_variables(words, redirects) {
+        if let Some(open) = name.find('[') {
+            let index = name.get(open + 1..).unwrap_or_default();
+            let index = index.strip_suffix(']').unwrap_or(index);
+            if let Some(why) = subscript(index) {
+                return Some(format!("`{{{name}}}`: {why}"));
             }
         }
     }
@@ -320,49 +378,56 @@ pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
 /// use shellgate_rules::implicitly_assigned;
 ///
 /// assert_eq!(implicitly_assigned("for PATH in /tmp/x; do ls; done"), vec!["PATH"]);
-/// assert_eq!(implicitly_assigned(": ${GIT_DIR:=x}; select v in a; do :; done"), vec!["v", "GIT_DIR"]);
+/// assert_eq!(implicitly_assigned(": ${GIT_DIR:=x}; select v in a; do :; done"), vec!["GIT_DIR", "v"]);
 /// assert!(implicitly_assigned("echo ${x:-a} $y").is_empty());
 /// ```
 #[must_use]
 pub fn implicitly_assigned(text: &str) -> Vec<&str> {
     let mut names = Vec::new();
-    let is_name_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let name_at = |rest: &str| -> Option<usize> {
+    let is_name_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    // The name starting at byte `at`, if one does.
+    let name_at = |at: usize| -> Option<&str> {
+        let rest = text.get(at..)?;
         if !rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
             return None;
         }
-        Some(rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len()))
+        let len = rest
+            .bytes()
+            .position(|c| !is_name_char(c))
+            .unwrap_or(rest.len());
+        rest.get(..len)
     };
-    for keyword in ["for", "select"] {
-        for (i, _) in text.match_indices(keyword) {
-            let before = text.get(..i).and_then(|b| b.chars().next_back());
-            if before.is_some_and(is_name_char) {
-                continue;
+    let bytes = text.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        match b {
+            b'f' | b's' => {
+                let keyword: &[u8] = if *b == b'f' { b"for" } else { b"select" };
+                let after = i + keyword.len();
+                let starts_word = i == 0 || bytes.get(i - 1).is_none_or(|p| !is_name_char(*p));
+                if !starts_word || bytes.get(i..after) != Some(keyword) {
+                    continue;
+                }
+                let blanks = bytes
+                    .get(after..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|c| matches!(c, b' ' | b'\t'))
+                    .count();
+                if blanks > 0
+                    && let Some(name) = name_at(after + blanks)
+                {
+                    names.push(name);
+                }
             }
-            let Some(after) = text.get(i + keyword.len()..) else {
-                continue;
-            };
-            let rest = after.trim_start_matches([' ', '\t']);
-            if rest.len() == after.len() {
-                continue;
+            b'$' if bytes.get(i + 1) == Some(&b'{') => {
+                if let Some(name) = name_at(i + 2) {
+                    let rest = bytes.get(i + 2 + name.len()..).unwrap_or_default();
+                    if rest.starts_with(b":=") || rest.starts_with(b"=") {
+                        names.push(name);
+                    }
+                }
             }
-            if let Some(len) = name_at(rest)
-                && let Some(name) = rest.get(..len)
-            {
-                names.push(name);
-            }
-        }
-    }
-    for (i, _) in text.match_indices("${") {
-        let Some(rest) = text.get(i + 2..) else {
-            continue;
-        };
-        let Some(len) = name_at(rest) else { continue };
-        let after = rest.get(len..).unwrap_or_default();
-        if (after.starts_with(":=") || after.starts_with('='))
-            && let Some(name) = rest.get(..len)
-        {
-            names.push(name);
+            _ => {}
         }
     }
     names
@@ -465,6 +530,9 @@ mod tests {
         assert!(first_parts("ls > ${a[i]}").is_some());
         assert!(first_parts("cat <<EOF\n$((x))\nEOF").is_some());
         assert!(first_parts("cat <<< ${x@P}").is_some());
+        assert!(first_parts("true {a[$(id)]}>/dev/null").is_some());
+        assert!(first_parts("true {a[i]}>/dev/null").is_some());
+        assert_eq!(first_parts("exec {fd}>/dev/null"), None);
         assert_eq!(first_parts("a[0]=1"), None);
         assert_eq!(first_parts("a=([0]=1 [1]=x)"), None);
         assert_eq!(first_parts("echo $x '${!x}'"), None);

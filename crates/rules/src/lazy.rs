@@ -47,8 +47,8 @@ pub(crate) struct LazyGlobSet {
 enum Globs {
     /// Every glob in one set, compiled while loading.
     Compiled(GlobSet),
-    /// Grouped by guard on first use.
-    Lazy(OnceLock<GlobGroups>),
+    /// Grouped by guard on first use (boxed: most sets are never used).
+    Lazy(OnceLock<Box<GlobGroups>>),
 }
 
 /// How many texts [`Literals`] scans literal by literal before it builds its automaton.
@@ -245,7 +245,7 @@ impl LazyGlobSet {
         match &self.globs {
             Globs::Compiled(set) => set.is_match(text),
             Globs::Lazy(cell) => cell
-                .get_or_init(|| GlobGroups::new(&self.patterns))
+                .get_or_init(|| Box::new(GlobGroups::new(&self.patterns)))
                 .candidates(text)
                 .iter()
                 .any(|g| g.is_match(&self.patterns, text)),
@@ -262,7 +262,7 @@ impl LazyGlobSet {
         match &self.globs {
             Globs::Compiled(set) => set.matches_into(text, out),
             Globs::Lazy(cell) => {
-                let groups = cell.get_or_init(|| GlobGroups::new(&self.patterns));
+                let groups = cell.get_or_init(|| Box::new(GlobGroups::new(&self.patterns)));
                 for group in groups.candidates(text) {
                     group.matches_into(&self.patterns, text, out);
                 }
@@ -277,7 +277,7 @@ impl LazyGlobSet {
     pub(crate) fn force(&self) -> Result<(), String> {
         glob_set(&self.patterns).map_err(|e| e.to_string())?;
         if let Globs::Lazy(cell) = &self.globs {
-            let groups = cell.get_or_init(|| GlobGroups::new(&self.patterns));
+            let groups = cell.get_or_init(|| Box::new(GlobGroups::new(&self.patterns)));
             groups.literals.force()?;
             for group in groups.guarded.iter().chain(&groups.unguarded) {
                 group
@@ -455,11 +455,7 @@ impl RawMatcher {
         // A regex is tried when it has no guard or the text contains one of its literals.
         let mut candidate: Vec<bool> = self.regexes.iter().map(|r| r.guard.is_none()).collect();
         for literal in self.literals.found_in(text) {
-            if let Some(slot) = self
-                .owners
-                .get(literal)
-                .and_then(|i| candidate.get_mut(*i))
-            {
+            if let Some(slot) = self.owners.get(literal).and_then(|i| candidate.get_mut(*i)) {
                 *slot = true;
             }
         }
@@ -632,6 +628,114 @@ mod tests {
     #[test]
     fn fast_and_full_loads_build_the_same_policy() {
         assert_eq!(tables(&fast()), tables(&full()));
+    }
+
+    /// Loading moves values out of the raw model: the policy still holds every value the
+    /// file says, read back independently with `toml`.
+    #[test]
+    fn the_loaded_policy_holds_every_value_of_the_file() {
+        let file: toml::Table = toml::from_str(crate::DEFAULT_POLICY).unwrap();
+        let strings = |v: Option<&toml::Value>| -> Vec<String> {
+            v.and_then(toml::Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let table = |key: &str| -> Vec<toml::Table> {
+            file.get(key)
+                .and_then(toml::Value::as_array)
+                .map(|a| a.iter().filter_map(|t| t.as_table().cloned()).collect())
+                .unwrap_or_default()
+        };
+        for p in [fast(), full()] {
+            let deny = table("deny");
+            assert_eq!(deny.len(), p.deny.len());
+            for (raw, rule) in deny.iter().zip(&p.deny) {
+                assert_eq!(raw["id"].as_str(), Some(rule.id.as_str()));
+                assert_eq!(raw["reason"].as_str(), Some(rule.reason.as_str()));
+                assert_eq!(strings(raw.get("match")), rule.examples, "{}", rule.id);
+                assert_eq!(strings(raw.get("not_match")), rule.counter_examples);
+                if let DenyMatcher::View(m) = &rule.matcher {
+                    for (key, globs) in [
+                        ("args_any", &m.args_any),
+                        ("redirect_to", &m.redirect_to),
+                        ("env", &m.env),
+                    ] {
+                        let written = strings(raw.get(key));
+                        let loaded = globs.as_ref().map(|g| g.patterns.clone());
+                        assert_eq!(loaded.unwrap_or_default(), written, "{} {key}", rule.id);
+                    }
+                    if let Some(verb) = raw.get("verb").and_then(toml::Value::as_array) {
+                        assert_eq!(verb.len(), m.verb.len(), "{}", rule.id);
+                    }
+                    let flags = |key: &str| -> Vec<Vec<String>> {
+                        raw.get(key)
+                            .and_then(toml::Value::as_array)
+                            .map(|a| {
+                                a.iter()
+                                    .map(|f| match f.as_str() {
+                                        Some(one) => vec![one.to_owned()],
+                                        None => strings(Some(f)),
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    };
+                    assert_eq!(flags("flags_any"), m.flags_any, "{}", rule.id);
+                    assert_eq!(flags("flags_all"), m.flags_all, "{}", rule.id);
+                }
+            }
+            let protected = table("protected");
+            for (raw, entry) in protected.iter().zip(&p.protected) {
+                assert_eq!(strings(raw.get("paths")), entry.paths, "{}", entry.id);
+                assert_eq!(raw["why"].as_str(), Some(entry.why.as_str()));
+            }
+            let mut safe = p.safe.iter();
+            for raw in table("safe") {
+                let verbs = raw
+                    .get("verbs")
+                    .and_then(toml::Value::as_array)
+                    .map_or(1, Vec::len);
+                for _ in 0..verbs {
+                    let entry = safe.next().unwrap();
+                    assert_eq!(raw["why"].as_str(), Some(entry.why.as_str()));
+                    assert_eq!(strings(raw.get("value_flags")), entry.value_flags);
+                    let unless = raw.get("unless_args").and_then(toml::Value::as_array);
+                    let patterns: Vec<String> = unless
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|u| u.get("pattern")?.as_str().map(str::to_owned))
+                        .collect();
+                    let loaded: Vec<String> = entry
+                        .unless_args
+                        .iter()
+                        .map(|u| u.pattern.clone())
+                        .collect();
+                    assert_eq!(patterns, loaded);
+                    assert_eq!(entry.unless_globs.patterns, loaded);
+                    let flags: Vec<Vec<String>> = raw
+                        .get("unless_flags")
+                        .and_then(toml::Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .map(|u| strings(u.get("flags")))
+                        .collect();
+                    let loaded: Vec<Vec<String>> =
+                        entry.unless_flags.iter().map(|u| u.flags.clone()).collect();
+                    assert_eq!(flags, loaded, "{:?}", entry.verb);
+                }
+            }
+            assert!(safe.next().is_none());
+            let tests = table("test");
+            assert_eq!(tests.len(), p.tests.len());
+            for (raw, test) in tests.iter().zip(&p.tests) {
+                assert_eq!(raw["name"].as_str(), Some(test.name.as_str()));
+                assert_eq!(raw["command"].as_str(), Some(test.command.as_str()));
+            }
+        }
     }
 
     #[test]

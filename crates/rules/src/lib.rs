@@ -60,8 +60,8 @@ pub use classify::TokenClass;
 pub use decision::Decision;
 pub use error::{Located, Location, PolicyError};
 pub use evaluates::{
-    arithmetic_reads_data, evaluating_parts, evaluating_text, implicitly_assigned,
-    unjudged_evaluation,
+    arithmetic_reads_data, descriptor_variables, evaluating_parts, evaluating_text,
+    implicitly_assigned, unjudged_evaluation,
 };
 pub use examples::{EXAMPLE_CWD, EXAMPLE_HOME};
 pub use expand::{

@@ -416,6 +416,20 @@ impl<T> Spanned<T> {
     pub(crate) const fn get_ref(&self) -> &T {
         &self.value
     }
+
+    /// The value, to change.
+    pub(crate) const fn get_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+
+    /// Moves the value out (the model is read once: what validation keeps is moved into
+    /// the compiled policy rather than copied), leaving the default behind.
+    pub(crate) fn take(&mut self) -> T
+    where
+        T: Default,
+    {
+        std::mem::take(&mut self.value)
+    }
 }
 
 impl<T: PartialEq> PartialEq for Spanned<T> {
