@@ -5,6 +5,11 @@
 //! `cargo bench --bench parse`. The `commands` group reports commands per second, the `bytes`
 //! group bytes per second.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "a bench that cannot read its corpus should stop loudly"
+)]
+
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! for new ones. Each names its regression test in `tests/fuzz_regressions.rs`; remove the
 //! check when that test passes (and is no longer `#[ignore]`d).
 
-/// `parse_time_is_bounded_for_nested_funsub_openers` and
+/// `parse_time_is_bounded_under_exponential_backtracking` and
 /// `nested_shell_code_parse_time_is_bounded_in_total`: pest backtracks exponentially over some
 /// nestings — `${ ` / `${|` (bash 5.3 command substitutions), `$((`, and `${…>(…` chains inside
 /// double quotes among those found. One pest run stops at the call limit after ~0.5-4 s, but

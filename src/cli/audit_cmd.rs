@@ -174,7 +174,7 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
         .decisions
         .as_deref()
         .is_some_and(|path| path.as_os_str() == "-");
-    let mut sink: Option<Box<dyn Write + Send + '_>> = match args.decisions.as_deref() {
+    let mut sink: Option<Box<dyn Write + Send>> = match args.decisions.as_deref() {
         None => None,
         Some(_) if to_stdout => Some(Box::new(BufWriter::with_capacity(1 << 16, io::stdout()))),
         Some(path) => Some(Box::new(BufWriter::with_capacity(
@@ -193,13 +193,21 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
             bar.set_message(format!("{} records", progress.records));
         }
     };
+    // A reborrow with a shorter trait-object lifetime (`as_deref_mut` would keep `'static`).
+    #[expect(
+        clippy::option_as_ref_deref,
+        reason = "as_deref_mut keeps the boxed object's 'static bound and ties up `sink`"
+    )]
+    let decisions = sink
+        .as_mut()
+        .map(|sink| -> &mut (dyn Write + Send) { &mut **sink });
     let started = Instant::now();
     let result = audit(
         &judge,
         baseline.as_ref(),
         &inputs,
         &options,
-        sink.as_deref_mut(),
+        decisions,
         Some(&tick),
     );
     let elapsed = started.elapsed();
