@@ -86,7 +86,8 @@ mod tests {
             ("XDG_CONFIG_HOME", "/xdg"),
             ("HOME", "/home/u"),
         ];
-        let cases: [(Option<&Path>, &[(&str, &str)], &str); 6] = [
+        type Case<'a> = (Option<&'a Path>, &'a [(&'a str, &'a str)], &'a str);
+        let cases: [Case<'_>; 6] = [
             (Some(Path::new("/flag.toml")), &all, "/flag.toml"),
             (None, &all, "/env/trust.toml"),
             (None, &all[1..], "/xdg/shellgate/trust.toml"),

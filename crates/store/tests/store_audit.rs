@@ -20,7 +20,7 @@ fn record(n: usize, writer: usize) -> AuditRecord {
         audience: "personal".to_owned(),
         decision: ["Approved", "NeedsPrompt", "HardDenied"][n % 3].to_owned(),
         rule_ids: vec![format!("rule.{n}"), "default".to_owned()],
-        choice: (n % 2 == 0).then(|| "once".to_owned()),
+        choice: n.is_multiple_of(2).then(|| "once".to_owned()),
     }
 }
 

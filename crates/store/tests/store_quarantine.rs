@@ -55,7 +55,8 @@ fn assert_quarantine_name(name: &str, suffix: Option<&str>) {
     match suffix {
         None => assert_eq!(tail, "", "{name}"),
         Some(_) => assert!(
-            tail.starts_with('-') && tail[1..].parse::<u32>().is_ok(),
+            tail.strip_prefix('-')
+                .is_some_and(|n| n.parse::<u32>().is_ok()),
             "{name}"
         ),
     }
