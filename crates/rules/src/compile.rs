@@ -646,43 +646,47 @@ impl Builder {
 
     /// Adds one file. Errors are collected.
     pub(crate) fn add(&mut self, source: &PolicySource) {
-        let embedded = source.text == DEFAULT_POLICY;
-        let mut fast = if self.embedded_fast_path && embedded && source.layer == Layer::Default {
+        self.add_text(&source.name, &source.text, source.layer);
+    }
+
+    /// Adds one file from its name, text and layer. Errors are collected.
+    pub(crate) fn add_text(&mut self, name: &str, text: &str, layer: Layer) {
+        let embedded = std::ptr::eq(text, DEFAULT_POLICY) || text == DEFAULT_POLICY;
+        let mut fast = if self.embedded_fast_path && embedded && layer == Layer::Default {
             embedded_raw()
         } else {
             None
         };
-        let file = match &mut fast {
-            Some(fast) => SourceFile::with_line_starts(
-                &source.name,
-                &source.text,
-                std::mem::take(&mut fast.line_starts),
-            ),
-            None => SourceFile::new(&source.name, &source.text),
+        let file = if embedded {
+            // The same text: point at the copy in the binary instead of copying it.
+            let known = fast.as_mut().map(|f| std::mem::take(&mut f.line_starts));
+            SourceFile::new_static(name, DEFAULT_POLICY, known)
+        } else {
+            SourceFile::new(name, text)
         };
         let mut cx = FileCx {
             file: &file,
-            layer: source.layer,
+            layer,
             trusted: fast.is_some(),
             keep_examples: !(self.skip_embedded_examples && embedded),
             errors: Vec::new(),
         };
         if let Some(last) = self.last_layer
-            && source.layer < last
+            && layer < last
         {
             cx.invalid(
                 0..0,
-                format!("a {} layer cannot follow a {last} layer", source.layer),
+                format!("a {layer} layer cannot follow a {last} layer"),
                 "out of order",
                 Some("load the default layer first, then user layers, then project layers".into()),
             );
         }
-        self.last_layer = Some(source.layer.max(self.last_layer.unwrap_or(Layer::Default)));
+        self.last_layer = Some(layer.max(self.last_layer.unwrap_or(Layer::Default)));
         if let Some(fast) = fast {
             self.guards.extend(fast.guards);
             self.add_raw(&mut cx, fast.file);
         } else {
-            match toml::from_str::<RawFile>(&source.text) {
+            match toml::from_str::<RawFile>(text) {
                 Ok(raw) => self.add_raw(&mut cx, raw),
                 Err(e) => cx.errors.push(toml_error(&file, &e)),
             }

@@ -33,37 +33,69 @@ pub(crate) struct SourceFile {
     /// The file name.
     pub(crate) name: Arc<str>,
     /// The whole text.
-    pub(crate) text: Arc<str>,
+    text: SourceText,
     /// Byte offsets of the start of every line.
     line_starts: Arc<[usize]>,
+}
+
+/// A file's text: text compiled into the binary (the embedded default policy) is never
+/// copied; other text is copied once and shared.
+#[derive(Clone, Debug)]
+enum SourceText {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl SourceText {
+    fn as_str(&self) -> &str {
+        match self {
+            Self::Static(text) => text,
+            Self::Shared(text) => text,
+        }
+    }
+}
+
+/// The byte offset of the start of every line of `text`.
+fn line_starts(text: &str) -> Arc<[usize]> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
 }
 
 impl SourceFile {
     /// A source file from a name and its text.
     pub(crate) fn new(name: &str, text: &str) -> Self {
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
         Self {
             name: Arc::from(name),
-            text: Arc::from(text),
-            line_starts,
+            text: SourceText::Shared(Arc::from(text)),
+            line_starts: line_starts(text),
         }
     }
 
-    /// A source file whose line starts are known (they must be those of `text`).
-    pub(crate) fn with_line_starts(name: &str, text: &str, line_starts: Vec<usize>) -> Self {
+    /// A source file whose text is compiled into the binary, with its line starts when they
+    /// are known (they must be those of `text`).
+    pub(crate) fn new_static(
+        name: &str,
+        text: &'static str,
+        known_line_starts: Option<Vec<usize>>,
+    ) -> Self {
         Self {
             name: Arc::from(name),
-            text: Arc::from(text),
-            line_starts: Arc::from(line_starts),
+            text: SourceText::Static(text),
+            line_starts: known_line_starts.map_or_else(|| line_starts(text), Arc::from),
         }
+    }
+
+    /// The whole text.
+    pub(crate) fn text(&self) -> &str {
+        self.text.as_str()
     }
 
     /// The location of byte offset `at` (clamped to the text, moved back to a char boundary).
     pub(crate) fn location(&self, at: usize) -> Location {
-        let mut at = at.min(self.text.len());
-        while at > 0 && !self.text.is_char_boundary(at) {
+        let text = self.text();
+        let mut at = at.min(text.len());
+        while at > 0 && !text.is_char_boundary(at) {
             at -= 1;
         }
         // The number of line starts at or before `at` is the 1-based line.
@@ -72,11 +104,7 @@ impl SourceFile {
             .partition_point(|start| *start <= at)
             .max(1);
         let line_start = self.line_starts.get(line - 1).copied().unwrap_or(0);
-        let column = self
-            .text
-            .get(line_start..at)
-            .map_or(0, |s| s.chars().count())
-            + 1;
+        let column = text.get(line_start..at).map_or(0, |s| s.chars().count()) + 1;
         Location {
             file: self.name.to_string(),
             line,
@@ -93,14 +121,20 @@ impl SourceFile {
         label: impl Into<String>,
         help: Option<String>,
     ) -> PolicyError {
-        let start = span.start.min(self.text.len());
-        let end = span.end.clamp(start, self.text.len());
+        let start = span.start.min(self.text().len());
+        let end = span.end.clamp(start, self.text().len());
         let located = Located {
             message: message.into(),
             help,
             label: label.into(),
             location: self.location(start),
-            source: NamedSource::new(self.name.as_ref(), Arc::clone(&self.text)),
+            source: NamedSource::new(
+                self.name.as_ref(),
+                match &self.text {
+                    SourceText::Static(text) => Arc::from(*text),
+                    SourceText::Shared(text) => Arc::clone(text),
+                },
+            ),
             span: SourceSpan::from(start..end),
         };
         match kind {

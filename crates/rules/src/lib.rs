@@ -32,6 +32,12 @@
 //! and column ([`PolicyError`]), and every deny rule's `match`/`not_match` examples are checked
 //! against the compiled policy before it is returned.
 //!
+//! The embedded default policy loads fast (see [`Policy::load_with`]): the build script turns
+//! `policies/default.toml` into a binary form, so no TOML is parsed at run time, and its globs
+//! and regexes are compiled when a command first needs them. Its examples and the compilation
+//! of every matcher are checked by the test suite and by `shellgate check` (which loads every
+//! file in full); what matches is the same either way.
+//!
 //! Matching works on a [`CommandView`], so it applies equally to a clause as written and to a
 //! command unwrapped from `sudo` or `bash -c`; [`Policy::expand`] is the one traversal that
 //! finds every command a parsed command line runs.
