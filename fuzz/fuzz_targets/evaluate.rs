@@ -16,8 +16,6 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../known_bugs.rs"]
-mod known_bugs;
 use shellgate_policy::{
     Choice, Decision, Evaluation, GateEvaluator, GrantSource, Policy, TrustState, VerbPattern,
     respond,
@@ -88,9 +86,6 @@ fn check(evaluation: &Evaluation) {
 
 fuzz_target!(|data: &[u8]| {
     let command = String::from_utf8_lossy(data);
-    if known_bugs::likely_slow(&command) {
-        return;
-    }
     let gate = &*GATE;
     let evaluation = gate.evaluator.evaluate(&command, &gate.state);
     check(&evaluation);

@@ -6,7 +6,7 @@
 //! original (spans aside), which the property tests check.
 
 use crate::ast::{
-    ARedirect, ATarget, AWord, AndOr, AndOrOp, Command, Compound, DoGroup, HeredocSlot, List,
+    AAssignment, ARedirect, ATarget, AWord, AndOr, AndOrOp, Command, Compound, DoGroup, HeredocSlot, List,
     PipeOp, Pipeline, Sep, SimpleCommand, Sub,
 };
 use crate::build;
@@ -31,7 +31,19 @@ pub fn render(input: &str) -> Option<String> {
     };
     printer.list(&script.list);
     printer.flush();
+    // A backslash can only end a word at the end of the input (`echo d\`, a literal `\`):
+    // followed by the final newline it would become a line continuation.
+    if printer.out.ends_with("\\\n") {
+        printer.out.pop();
+    }
     Some(printer.out)
+}
+
+/// One element of a simple command.
+enum Item<'a> {
+    Assignment(&'a AAssignment),
+    Word(&'a AWord),
+    Redirect(&'a ARedirect),
 }
 
 struct Printer<'a> {
@@ -41,8 +53,13 @@ struct Printer<'a> {
 }
 
 impl Printer<'_> {
-    /// Ends a line and writes the bodies of the heredocs opened on it.
+    /// Ends a line and writes the bodies of the heredocs opened on it. A line ending in a
+    /// carriage return gets a blank first, or the pair would be read as a CRLF line end (and
+    /// `echo a\r` would lose the `\r` of its argument).
     fn newline(&mut self) {
+        if self.out.ends_with('\r') {
+            self.out.push(' ');
+        }
         self.out.push('\n');
         self.flush();
     }
@@ -128,35 +145,39 @@ impl Printer<'_> {
         }
     }
 
+    /// Prints assignments, words and redirections in source order: `<x if` runs a command
+    /// named `if`, but `if <x` opens an `if` statement, and the order of substitutions is the
+    /// order of their clauses.
     fn simple(&mut self, simple: &SimpleCommand) {
-        let mut first = true;
-        for assignment in &simple.assignments {
-            if !first {
+        let mut items: Vec<(usize, Item<'_>)> = Vec::with_capacity(
+            simple.assignments.len() + simple.words.len() + simple.redirects.len(),
+        );
+        items.extend(
+            simple
+                .assignments
+                .iter()
+                .map(|a| (a.assignment.span.start, Item::Assignment(a))),
+        );
+        items.extend(simple.words.iter().map(|w| (w.word.span.start, Item::Word(w))));
+        items.extend(
+            simple
+                .redirects
+                .iter()
+                .map(|r| (r.span.start, Item::Redirect(r))),
+        );
+        items.sort_by_key(|&(start, _)| start);
+        for (index, (_, item)) in items.into_iter().enumerate() {
+            if index > 0 {
                 self.out.push(' ');
             }
-            first = false;
-            self.out.push_str(&assignment.raw);
-            self.note_subs(&assignment.subs, assignment.assignment.span.end);
-        }
-        for word in &simple.words {
-            if !first {
-                self.out.push(' ');
-            }
-            first = false;
-            self.word(word);
-        }
-        if first {
-            // Redirection-only: no leading blank needed.
-            let mut leading = true;
-            for redirect in &simple.redirects {
-                if !leading {
-                    self.out.push(' ');
+            match item {
+                Item::Assignment(assignment) => {
+                    self.out.push_str(&assignment.raw);
+                    self.note_subs(&assignment.subs, assignment.assignment.span.end);
                 }
-                leading = false;
-                self.redirect(redirect);
+                Item::Word(word) => self.word(word),
+                Item::Redirect(redirect) => self.redirect(redirect),
             }
-        } else {
-            self.redirects(&simple.redirects);
         }
     }
 
