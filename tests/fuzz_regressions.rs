@@ -153,3 +153,26 @@ fn nested_shell_code_parse_time_is_bounded_in_total() {
     eprintln!("{} bytes evaluated in {:?}", command.len(), start.elapsed());
     assert_eq!(evaluation.decision, Decision::NeedsPrompt);
 }
+
+// Crash input (parse target): b"{\xff\xff… <<A; c=at <<B\nat} }…${x:-$(d)}\n…A\n…B" — minimised
+// below. Render printed one list element per line, so `c=1` moved after the heredoc body and
+// behind the body's `$(d)` in the clause graph; it now stays on the line that opened the
+// heredoc, as written.
+#[test]
+fn render_keeps_commands_before_a_pending_heredoc_body() {
+    assert_round_trip("x <<A; c=1 <<B\n$(d)\nA\nb\nB\n");
+    assert_round_trip("cat <<A & echo $(y)\n$(d)\nA\n");
+    assert_round_trip("{ cat <<A; }; echo $(y)\n$(d)\nA\n");
+    assert_round_trip("while read l; do cat <<A; done; echo $(y)\n$(d)\nA\n");
+    assert_round_trip("if cat <<A; then echo $(y); fi\n$(d)\nA\n");
+    assert_round_trip("case x in a) cat <<A;; b) echo $(y);; esac\n$(d)\nA\n");
+    assert_round_trip("for x in a b; do cat <<A; echo $(y); done\n$(d)\nA\n");
+    assert_round_trip("for ((;;)); do cat <<A; done; echo $(y)\n$(d)\nA\n");
+    // A body on the next line stays where it was.
+    assert_round_trip("cat <<A\n$(d)\nA\necho $(y)\n");
+    assert_round_trip("{ cat <<A; echo $(y)\n$(d)\nA\n}\n");
+    assert_eq!(
+        render("x <<A; c=1\nbody\nA\n").unwrap(),
+        "x <<A; c=1\nbody\nA\n"
+    );
+}

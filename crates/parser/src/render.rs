@@ -28,6 +28,7 @@ pub fn render(input: &str) -> Option<String> {
         out: String::with_capacity(input.len().saturating_add(16)),
         heredocs: &script.heredocs,
         pending: Vec::new(),
+        end: None,
     };
     printer.list(&script.list);
     printer.flush();
@@ -50,6 +51,8 @@ struct Printer<'a> {
     out: String,
     heredocs: &'a [HeredocSlot],
     pending: Vec<usize>,
+    /// Where the compound command being printed ends in the source (`None` at the top).
+    end: Option<usize>,
 }
 
 impl Printer<'_> {
@@ -74,13 +77,40 @@ impl Printer<'_> {
         }
     }
 
+    /// Where the earliest pending heredoc body starts in the source.
+    fn pending_body_start(&self) -> Option<usize> {
+        self.pending
+            .iter()
+            .filter_map(|&slot| self.heredocs.get(slot))
+            .map(|h| h.body_span.start)
+            .min()
+    }
+
+    /// Ends a line, unless heredoc bodies are pending and the source had `next` (the start of
+    /// what is printed next) before them, on the same line: then `same_line` is printed
+    /// instead, so the clauses keep their source order around the bodies (in `cat <<A; c=1`,
+    /// `c=1` comes before the body's substitutions).
+    fn break_before(&mut self, next: Option<usize>, same_line: &str) {
+        match (next, self.pending_body_start()) {
+            (Some(next), Some(body)) if next < body => self.out.push_str(same_line),
+            _ => self.newline(),
+        }
+    }
+
     fn list(&mut self, list: &List) {
-        for item in &list.items {
+        let mut items = list.items.iter().peekable();
+        while let Some(item) = items.next() {
             self.and_or(&item.and_or);
+            let next = items
+                .peek()
+                .and_then(|next| command_start(&next.and_or.first.first))
+                .or(self.end);
             if item.sep == Sep::Background {
                 self.out.push_str(" &");
+                self.break_before(next, " ");
+            } else {
+                self.break_before(next, "; ");
             }
-            self.newline();
         }
     }
 
@@ -118,8 +148,10 @@ impl Printer<'_> {
     fn command(&mut self, command: &Command) {
         match command {
             Command::Simple(simple) => self.simple(simple),
-            Command::Compound(compound, redirects, _) => {
+            Command::Compound(compound, redirects, span) => {
+                let outer = self.end.replace(span.end);
                 self.compound(compound);
+                self.end = outer;
                 self.redirects(redirects);
             }
             Command::Function(function) => {
@@ -131,7 +163,9 @@ impl Printer<'_> {
                     self.out.push_str("()");
                 }
                 self.out.push(' ');
+                let outer = self.end.replace(function.span.end);
                 self.compound(&function.body);
+                self.end = outer;
                 self.redirects(&function.redirects);
             }
             Command::Coproc(coproc) => {
@@ -284,7 +318,7 @@ impl Printer<'_> {
                         self.word(word);
                     }
                 }
-                self.newline();
+                self.break_before(self.end, "; ");
                 self.do_group(body);
             }
             Compound::ArithFor { expr, body } => {
@@ -292,15 +326,20 @@ impl Printer<'_> {
                 self.out.push_str(&expr.word.raw);
                 self.note_subs(&expr.subs, expr.word.span.end);
                 self.out.push_str("))");
-                self.newline();
+                self.break_before(self.end, "; ");
                 self.do_group(body);
             }
             Compound::Case { word, arms } => {
                 self.out.push_str("case ");
                 self.word(word);
                 self.out.push_str(" in");
-                self.newline();
-                for arm in arms {
+                let first = arms
+                    .first()
+                    .and_then(|a| a.patterns.first())
+                    .map(|p| p.word.span.start)
+                    .or(self.end);
+                self.break_before(first, " ");
+                for (index, arm) in arms.iter().enumerate() {
                     self.out.push('(');
                     for (index, pattern) in arm.patterns.iter().enumerate() {
                         if index > 0 {
@@ -309,12 +348,23 @@ impl Printer<'_> {
                         self.word(pattern);
                     }
                     self.out.push(')');
-                    self.newline();
+                    let body = arm
+                        .body
+                        .as_ref()
+                        .and_then(|b| b.items.first())
+                        .and_then(|item| command_start(&item.and_or.first.first))
+                        .or(self.end);
+                    self.break_before(body, " ");
                     if let Some(body) = &arm.body {
                         self.list(body);
                     }
                     self.out.push_str(arm.end.unwrap_or(";;"));
-                    self.newline();
+                    let next = arms
+                        .get(index + 1)
+                        .and_then(|a| a.patterns.first())
+                        .map(|p| p.word.span.start)
+                        .or(self.end);
+                    self.break_before(next, " ");
                 }
                 self.out.push_str("esac");
             }
@@ -333,6 +383,16 @@ impl Printer<'_> {
                 self.out.push_str("))");
             }
         }
+    }
+}
+
+/// Where a command starts in the source.
+fn command_start(command: &Command) -> Option<usize> {
+    match command {
+        Command::Simple(simple) => Some(simple.span.start),
+        Command::Compound(_, _, span) => Some(span.start),
+        Command::Function(function) => Some(function.span.start),
+        Command::Coproc(coproc) => command_start(&coproc.body),
     }
 }
 
