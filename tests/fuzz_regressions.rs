@@ -79,6 +79,9 @@ fn render_keeps_redirects_before_words() {
 fn parse_time_is_bounded_under_exponential_backtracking() {
     let shapes: &[(&str, usize)] = &[
         ("${ e:-", 40),
+        ("$\"${", 30),
+        ("${$\"", 30),
+        ("$'${", 40),
         ("${|e:-", 40),
         ("${\te:-", 40),
         ("${\ne:-", 40),
@@ -175,4 +178,34 @@ fn render_keeps_commands_before_a_pending_heredoc_body() {
         render("x <<A; c=1\nbody\nA\n").unwrap(),
         "x <<A; c=1\nbody\nA\n"
     );
+}
+
+/// Every input the fuzzer ever stopped on (`tests/data/fuzz/parse/crash-*` and `timeout-*`,
+/// copied from `fuzz/artifacts/parse/`) and the slowest inputs of its corpus (`slow-*`: 300 ms
+/// and 24 ms, from `$"${` nesting and the `((` probe) parses without reaching the work limit, and a complete parse renders
+/// to text with the same clause graph — the checks of the `parse` fuzz target.
+#[test]
+fn recorded_parse_artifacts_pass_the_fuzz_checks() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fuzz/parse");
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    for path in names {
+        let bytes = std::fs::read(&path).unwrap();
+        let input = String::from_utf8_lossy(&bytes).into_owned();
+        let (out, elapsed) = timed_parse(input.clone());
+        eprintln!("{}: {elapsed:?}", path.display());
+        assert_ne!(
+            out.diagnostics.first().map(|d| d.kind),
+            Some(DiagnosticKind::Limit),
+            "{}",
+            path.display()
+        );
+        if out.complete {
+            assert_round_trip(&input);
+        }
+    }
 }

@@ -87,6 +87,14 @@ fn tilde_form(path: &str, home: &str) -> Option<String> {
 /// Normalises a `/`-separated path lexically. `absolute` paths never climb above `/`; relative
 /// ones keep leading `..`. The empty relative path is `.`.
 pub(crate) fn normalize(text: &str, absolute: bool) -> String {
+    if is_normal(text, absolute) {
+        return text.to_owned();
+    }
+    normalize_segments(text, absolute)
+}
+
+/// [`normalize`] the long way: segment by segment.
+fn normalize_segments(text: &str, absolute: bool) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for part in text.split('/') {
         match part {
@@ -109,6 +117,26 @@ pub(crate) fn normalize(text: &str, absolute: bool) -> String {
     } else {
         joined
     }
+}
+
+/// True when [`normalize`] would return `text` unchanged (the common case, checked without
+/// allocating): no empty, `.` or `..` segment, and for an absolute path a leading `/`.
+fn is_normal(text: &str, absolute: bool) -> bool {
+    let segments = if absolute {
+        if text == "/" {
+            return true;
+        }
+        match text.strip_prefix('/') {
+            Some(rest) => rest,
+            None => return false,
+        }
+    } else {
+        text
+    };
+    !segments.is_empty()
+        && segments
+            .split('/')
+            .all(|part| !matches!(part, "" | "." | ".."))
 }
 
 /// Resolves a path operand the way every matcher does: `~`, `~/…`, `$HOME` and `${HOME}` are
@@ -149,6 +177,35 @@ mod tests {
         assert_eq!(normalize("a/../../b", false), "../b");
         assert_eq!(normalize("./", false), ".");
         assert_eq!(normalize("/*/..", true), "/");
+    }
+
+    #[test]
+    fn the_fast_path_only_skips_paths_already_normal() {
+        // Every string of up to 7 characters over `a`, `/` and `.`, both ways.
+        let mut texts = vec![String::new()];
+        let mut frontier = vec![String::new()];
+        for _ in 0..7 {
+            let mut next = Vec::new();
+            for text in &frontier {
+                for c in ['a', '/', '.'] {
+                    next.push(format!("{text}{c}"));
+                }
+            }
+            texts.extend(next.iter().cloned());
+            frontier = next;
+        }
+        let mut fast = 0;
+        for text in &texts {
+            for absolute in [true, false] {
+                let slow = normalize_segments(text, absolute);
+                assert_eq!(normalize(text, absolute), slow, "{text:?} {absolute}");
+                if is_normal(text, absolute) {
+                    fast += 1;
+                    assert_eq!(slow, *text, "{text:?} {absolute}");
+                }
+            }
+        }
+        assert!(fast > 100, "{fast}");
     }
 
     #[test]

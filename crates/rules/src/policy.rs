@@ -1,5 +1,6 @@
 //! The compiled [`Policy`] and its matching API.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -406,7 +407,7 @@ impl Policy {
         }
         candidates.sort_unstable();
         candidates.dedup();
-        let facts = Facts::new(self, view);
+        let facts = Facts::default();
         candidates
             .into_iter()
             .filter(|i| match self.deny.get(*i).map(|r| &r.matcher) {
@@ -429,7 +430,7 @@ impl Policy {
         };
         let has = |spellings: &Vec<String>| {
             facts
-                .scan
+                .scan(view)
                 .flags
                 .iter()
                 .filter(|hit| hit.index >= start)
@@ -442,7 +443,7 @@ impl Policy {
             return false;
         }
         if let Some(globs) = &m.args_any
-            && !facts.operands.iter().any(|(index, forms)| {
+            && !facts.operands(view).iter().any(|(index, forms)| {
                 *index >= start
                     && (forms.iter().any(|form| globs.is_match(form))
                         || view
@@ -454,12 +455,15 @@ impl Policy {
             return false;
         }
         if let Some(globs) = &m.redirect_to
-            && !facts.redirects.iter().any(|target| globs.is_match(target))
+            && !facts
+                .redirects(view)
+                .iter()
+                .any(|target| globs.is_match(target))
         {
             return false;
         }
         if let Some(globs) = &m.env
-            && !facts.env.iter().any(|name| globs.is_match(name))
+            && !facts.env(self, view).iter().any(|name| globs.is_match(name))
         {
             return false;
         }
@@ -808,58 +812,73 @@ fn cooked(words: &[Word], index: usize) -> String {
         .unwrap_or_default()
 }
 
-/// What every deny matcher needs from a view, computed once.
+/// What the deny matchers need from a view, each part computed once and only when a
+/// candidate rule asks for it (most commands meet only rules that never look at path forms).
+#[derive(Default)]
 struct Facts {
     /// Flags and operands after the command word (no value flags: the strict reading).
-    scan: Scan,
+    scan: OnceCell<Scan>,
     /// Each operand's word index and path forms: `args_any` globs are matched against the
     /// forms and the cooked word.
-    operands: Vec<(usize, paths::PathForms)>,
+    operands: OnceCell<Vec<(usize, paths::PathForms)>>,
     /// What `redirect_to` globs are matched against: each write target's path forms and
     /// cooked text.
-    redirects: Vec<String>,
+    redirects: OnceCell<Vec<String>>,
     /// What `env` globs are matched against: assigned names, and the names an exporter
     /// builtin (`export A=1`) sets.
-    env: Vec<String>,
+    env: OnceCell<Vec<String>>,
 }
 
 impl Facts {
-    fn new(policy: &Policy, view: &CommandView<'_>) -> Self {
-        let scan = flags::scan(view.words, 1, &|_| false);
-        let operands = scan
-            .operands
-            .iter()
-            .filter_map(|index| {
-                let word = view.words.get(*index)?;
-                Some((*index, paths::forms(&word.cooked, view.cwd, view.home)))
-            })
-            .collect();
-        let mut redirects = Vec::new();
-        for target in view.redirects.iter().filter_map(Redirect::write_target) {
-            let forms = paths::forms(&target.cooked, view.cwd, view.home);
-            redirects.extend(forms.iter().map(str::to_owned));
-            redirects.push(target.cooked.clone());
-        }
-        let mut env: Vec<String> = view.assignments.iter().map(|a| a.name.clone()).collect();
-        let exporter = view
-            .words
-            .first()
-            .and_then(|w| policy.command_name(w))
-            .is_some_and(|(name, _)| EXPORTERS.contains(&name));
-        if exporter {
-            for word in view.words.iter().skip(1) {
-                let name = word
-                    .cooked
-                    .split_once('=')
-                    .map_or(word.cooked.as_str(), |(n, _)| n);
-                env.push(name.to_owned());
+    fn scan(&self, view: &CommandView<'_>) -> &Scan {
+        self.scan
+            .get_or_init(|| flags::scan(view.words, 1, &|_| false))
+    }
+
+    fn operands(&self, view: &CommandView<'_>) -> &[(usize, paths::PathForms)] {
+        self.operands.get_or_init(|| {
+            self.scan(view)
+                .operands
+                .iter()
+                .filter_map(|index| {
+                    let word = view.words.get(*index)?;
+                    Some((*index, paths::forms(&word.cooked, view.cwd, view.home)))
+                })
+                .collect()
+        })
+    }
+
+    fn redirects(&self, view: &CommandView<'_>) -> &[String] {
+        self.redirects.get_or_init(|| {
+            let mut redirects = Vec::new();
+            for target in view.redirects.iter().filter_map(Redirect::write_target) {
+                let forms = paths::forms(&target.cooked, view.cwd, view.home);
+                redirects.extend(forms.iter().map(str::to_owned));
+                redirects.push(target.cooked.clone());
             }
-        }
-        Self {
-            scan,
-            operands,
-            redirects,
-            env,
-        }
+            redirects
+        })
+    }
+
+    fn env(&self, policy: &Policy, view: &CommandView<'_>) -> &[String] {
+        self.env.get_or_init(|| {
+            let mut env: Vec<String> =
+                view.assignments.iter().map(|a| a.name.clone()).collect();
+            let exporter = view
+                .words
+                .first()
+                .and_then(|w| policy.command_name(w))
+                .is_some_and(|(name, _)| EXPORTERS.contains(&name));
+            if exporter {
+                for word in view.words.iter().skip(1) {
+                    let name = word
+                        .cooked
+                        .split_once('=')
+                        .map_or(word.cooked.as_str(), |(n, _)| n);
+                    env.push(name.to_owned());
+                }
+            }
+            env
+        })
     }
 }
