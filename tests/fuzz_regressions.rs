@@ -209,3 +209,14 @@ fn recorded_parse_artifacts_pass_the_fuzz_checks() {
         }
     }
 }
+
+// Crash input (parse target): b"select c{\nper???? <<}2\r\n}2\r\na\nb\n}\n…" — minimised below.
+// The delimiter `}2\r` keeps its carriage return (as in bash), but render printed the
+// terminator line without it, so the rendered heredoc never ended.
+#[test]
+fn render_keeps_a_carriage_return_that_ends_a_heredoc_terminator() {
+    assert_round_trip("cat <<E\r\nbody\nE\r\necho $(x)\n");
+    assert_round_trip("{ cat <<}2\r\n}2\r\na\n}\n");
+    let rendered = render("cat <<E\r\nbody\nE\r\n").unwrap();
+    assert_eq!(rendered, "cat <<E\r \nbody\nE\r\n");
+}

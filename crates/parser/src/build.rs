@@ -643,11 +643,12 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
             let local_end = text.as_span().end();
             let span = self.span(text.as_span());
             let body_raw = text.as_str().to_owned();
-            let terminator_raw = self
-                .text
-                .get(local_end..body_end)
-                .unwrap_or_default()
-                .trim_end_matches(['\n', '\r'])
+            // The terminator line without its newline; a carriage return before the newline
+            // belongs to the line (and so to a delimiter that ends in one).
+            let terminator = self.text.get(local_end..body_end).unwrap_or_default();
+            let terminator_raw = terminator
+                .strip_suffix('\n')
+                .unwrap_or(terminator)
                 .to_owned();
             let (quoted, strip) = match self.shared.heredocs.get(index) {
                 Some(slot) => (slot.quoted, slot.strip_tabs),
