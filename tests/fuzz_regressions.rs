@@ -12,7 +12,6 @@
 
 use std::time::{Duration, Instant};
 
-
 use shellgate_parser::{DiagnosticKind, ParseOptions, ParseOutput, parse, render};
 use shellgate_policy::{Decision, GateEvaluator, Policy, TrustState};
 
@@ -107,7 +106,10 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
     for &(opener, times) in shapes {
         let input = opener.repeat(times);
         let (out, elapsed) = timed_parse(input.clone());
-        eprintln!("{opener:?} x{times} ({} bytes) parsed in {elapsed:?}", input.len());
+        eprintln!(
+            "{opener:?} x{times} ({} bytes) parsed in {elapsed:?}",
+            input.len()
+        );
         assert!(!out.complete, "{opener:?}");
         let kind = out.diagnostics.first().map(|d| d.kind);
         assert!(

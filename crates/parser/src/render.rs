@@ -6,8 +6,8 @@
 //! original (spans aside), which the property tests check.
 
 use crate::ast::{
-    AAssignment, ARedirect, ATarget, AWord, AndOr, AndOrOp, Command, Compound, DoGroup, HeredocSlot, List,
-    PipeOp, Pipeline, Sep, SimpleCommand, Sub,
+    AAssignment, ARedirect, ATarget, AWord, AndOr, AndOrOp, Command, Compound, DoGroup,
+    HeredocSlot, List, PipeOp, Pipeline, Sep, SimpleCommand, Sub,
 };
 use crate::build;
 use crate::limits;
@@ -192,7 +192,12 @@ impl Printer<'_> {
                 .iter()
                 .map(|a| (a.assignment.span.start, Item::Assignment(a))),
         );
-        items.extend(simple.words.iter().map(|w| (w.word.span.start, Item::Word(w))));
+        items.extend(
+            simple
+                .words
+                .iter()
+                .map(|w| (w.word.span.start, Item::Word(w))),
+        );
         items.extend(
             simple
                 .redirects

@@ -463,7 +463,10 @@ impl Policy {
             return false;
         }
         if let Some(globs) = &m.env
-            && !facts.env(self, view).iter().any(|name| globs.is_match(name))
+            && !facts
+                .env(self, view)
+                .iter()
+                .any(|name| globs.is_match(name))
         {
             return false;
         }
@@ -862,8 +865,7 @@ impl Facts {
 
     fn env(&self, policy: &Policy, view: &CommandView<'_>) -> &[String] {
         self.env.get_or_init(|| {
-            let mut env: Vec<String> =
-                view.assignments.iter().map(|a| a.name.clone()).collect();
+            let mut env: Vec<String> = view.assignments.iter().map(|a| a.name.clone()).collect();
             let exporter = view
                 .words
                 .first()
