@@ -98,6 +98,7 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         ("[[ a =~ $(", 15),
         ("[[ a =~ ( $(", 12),
         ("[[ a =~ (<(", 12),
+        ("[[ a =~ (((((((((((((((((((((((((((((((", 1),
         ("echo <(", 40),
         ("cat <<<$(", 40),
         ("for x in $(", 30),
