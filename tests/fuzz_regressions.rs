@@ -81,6 +81,8 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         ("$\"${", 30),
         ("${$\"", 30),
         ("$'${", 40),
+        ("${\n}\"\"", 40),
+        ("${ a; }x", 40),
         ("${|e:-", 40),
         ("${\te:-", 40),
         ("${\ne:-", 40),
@@ -104,6 +106,9 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         ("for x in $(", 30),
         ("case $(", 30),
     ];
+    // These two repeat into valid text: `${` and a newline then `}` is an empty bash 5.3
+    // command substitution, and `${ a; }x` one followed by `x`.
+    let complete_ok = ["${\n}\"\"", "${ a; }x"];
     for &(opener, times) in shapes {
         let input = opener.repeat(times);
         let (out, elapsed) = timed_parse(input.clone());
@@ -111,13 +116,12 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
             "{opener:?} x{times} ({} bytes) parsed in {elapsed:?}",
             input.len()
         );
-        assert!(!out.complete, "{opener:?}");
         let kind = out.diagnostics.first().map(|d| d.kind);
         assert!(
             matches!(
                 kind,
                 Some(DiagnosticKind::Syntax | DiagnosticKind::Unterminated)
-            ),
+            ) || (out.complete && complete_ok.contains(&opener)),
             "{opener:?} x{times}: {kind:?} {:?}",
             out.reason()
         );
