@@ -1,0 +1,395 @@
+//! One file's validation context: the checks every table's fields go through (non-empty
+//! text, words, verbs, flag spellings, globs, regexes, decisions, roles, zones, ids, paths),
+//! each recording a located error instead of failing.
+
+use super::*;
+
+/// Errors of one file, with the file at hand.
+pub(super) struct FileCx<'a> {
+    pub(super) file: &'a SourceFile,
+    pub(super) layer: Layer,
+    /// The embedded default on the fast path: globs and regexes are neither compiled to check
+    /// them nor compiled now, but on first use.
+    pub(super) trusted: bool,
+    /// Whether the file's `match`/`not_match` examples are to be checked.
+    pub(super) keep_examples: bool,
+    pub(super) errors: Vec<PolicyError>,
+}
+
+impl FileCx<'_> {
+    pub(super) fn invalid(
+        &mut self,
+        span: Range<usize>,
+        message: String,
+        label: &str,
+        help: Option<String>,
+    ) {
+        self.errors.push(
+            self.file
+                .error(ErrorKind::Invalid, span, message, label, help),
+        );
+    }
+
+    /// A non-empty string (moved out of `text`), or an error.
+    pub(super) fn nonempty(&mut self, text: &mut Text, key: &str) -> Option<String> {
+        let value = text.get_ref().trim();
+        if value.is_empty() {
+            self.invalid(
+                text.span(),
+                format!("`{key}` is empty"),
+                "empty",
+                Some(format!("write a short sentence for `{key}`")),
+            );
+            None
+        } else {
+            Some(text.take())
+        }
+    }
+
+    /// A command prefix (moved out of `words`): non-empty words without whitespace.
+    pub(super) fn words(&mut self, words: &mut Spanned<Words>, key: &str) -> Option<Vec<String>> {
+        let list = &words.get_ref().0;
+        if list.is_empty() {
+            self.invalid(
+                words.span(),
+                format!("`{key}` is empty"),
+                "no words",
+                Some(format!(
+                    "name the command, such as `{key} = [\"git\", \"log\"]`"
+                )),
+            );
+            return None;
+        }
+        if let Some(bad) = list
+            .iter()
+            .find(|w| w.is_empty() || w.contains(char::is_whitespace))
+        {
+            self.invalid(
+                words.span(),
+                format!("`{bad}` in `{key}` is not one word"),
+                "not one word",
+                Some("give each word separately, such as `[\"git\", \"log\"]`".to_owned()),
+            );
+            return None;
+        }
+        Some(std::mem::take(&mut words.get_mut().0))
+    }
+
+    /// `verb` or `verbs` (exactly one of them) → the prefixes.
+    pub(super) fn verb_list(
+        &mut self,
+        verb: Option<&mut Spanned<Words>>,
+        verbs: Option<&mut Spanned<Vec<Spanned<Words>>>>,
+        header: Range<usize>,
+        table: &str,
+    ) -> Option<Vec<Vec<String>>> {
+        match (verb, verbs) {
+            (Some(v), None) => self.words(v, "verb").map(|w| vec![w]),
+            (None, Some(vs)) => {
+                if vs.get_ref().is_empty() {
+                    self.invalid(
+                        vs.span(),
+                        "`verbs` is empty".to_owned(),
+                        "no verbs",
+                        Some("list the commands, such as `verbs = [[\"bash\"], [\"sh\"]]`".into()),
+                    );
+                    return None;
+                }
+                let mut out = Vec::new();
+                for v in vs.get_mut() {
+                    out.push(self.words(v, "verbs")?);
+                }
+                Some(out)
+            }
+            (Some(_), Some(vs)) => {
+                self.invalid(
+                    vs.span(),
+                    "`verb` and `verbs` are both given".to_owned(),
+                    "second list",
+                    Some("keep one: `verb` for one command or `verbs` for several".into()),
+                );
+                None
+            }
+            (None, None) => {
+                self.errors.push(self.file.error(
+                    ErrorKind::Schema,
+                    header,
+                    "missing key `verb`",
+                    format!("this `{table}` entry"),
+                    Some("add `verb = [\"…\"]` (or `verbs = [[\"…\"], …]` for several)".into()),
+                ));
+                None
+            }
+        }
+    }
+
+    /// Flag spellings (`-x`, `--long`, `-single-dash-long`), moved out of `list`.
+    pub(super) fn spellings(&mut self, list: &mut [Text], key: &str) -> Option<Vec<String>> {
+        let mut out = Vec::with_capacity(list.len());
+        let mut ok = true;
+        for flag in list {
+            if let Some(problem) = spelling_problem(flag.get_ref()) {
+                self.invalid(
+                    flag.span(),
+                    format!("`{}` in `{key}` is not a flag", flag.get_ref()),
+                    "not a flag",
+                    Some(problem.to_owned()),
+                );
+                ok = false;
+            } else {
+                out.push(flag.take());
+            }
+        }
+        ok.then_some(out)
+    }
+
+    /// A glob (with `*` not crossing `/`; moved out of `text`), checked by compiling it
+    /// unless the file is trusted.
+    pub(super) fn glob(&mut self, text: &mut Text, key: &str) -> Option<String> {
+        if self.trusted {
+            return Some(text.take());
+        }
+        match GlobBuilder::new(text.get_ref())
+            .literal_separator(true)
+            .build()
+        {
+            Ok(_) => Some(text.take()),
+            Err(e) => {
+                self.invalid(
+                    text.span(),
+                    format!("invalid glob `{}` in `{key}`: {}", text.get_ref(), e.kind()),
+                    "invalid glob",
+                    Some(
+                        "globs use `*` (within one path segment), `**` (any depth), `?` and \
+                         `[…]`; write `[*]` for a literal `*`"
+                            .to_owned(),
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// A non-empty list of globs (`None` on error).
+    pub(super) fn glob_list(&mut self, list: &mut TextList, key: &str) -> Option<Vec<String>> {
+        if list.get_ref().is_empty() {
+            self.invalid(
+                list.span(),
+                format!("`{key}` is empty"),
+                "empty list",
+                Some(format!("list at least one glob or remove `{key}`")),
+            );
+            return None;
+        }
+        let count = list.get_ref().len();
+        let globs: Vec<String> = list
+            .get_mut()
+            .iter_mut()
+            .filter_map(|t| self.glob(t, key))
+            .collect();
+        (globs.len() == count).then_some(globs)
+    }
+
+    /// Checked globs as one matcher: compiled on first use when the file is trusted,
+    /// otherwise now (an error points at `span`).
+    pub(super) fn glob_matcher(
+        &mut self,
+        globs: Vec<String>,
+        span: Range<usize>,
+        key: &str,
+    ) -> Option<LazyGlobSet> {
+        if self.trusted {
+            return Some(LazyGlobSet::new(globs));
+        }
+        match LazyGlobSet::compiled(globs) {
+            Ok(set) => Some(set),
+            Err(e) => {
+                self.invalid(
+                    span,
+                    format!("the globs in `{key}` cannot be compiled together"),
+                    "these globs",
+                    Some(format!("{e}; split them over several entries")),
+                );
+                None
+            }
+        }
+    }
+
+    /// A set of regexes, compiled once; on failure each bad pattern is reported with the
+    /// author's text (a separate compile per pattern happens only then).
+    pub(super) fn regex_set(&mut self, patterns: &[&Text], key: &str) -> Option<RegexSet> {
+        match RegexSet::new(patterns.iter().map(|p| p.get_ref())) {
+            Ok(set) => Some(set),
+            Err(set_error) => {
+                let mut found = false;
+                for text in patterns {
+                    if let Err(e) = Regex::new(text.get_ref()) {
+                        found = true;
+                        self.invalid(
+                            text.span(),
+                            format!("invalid regex `{}` in `{key}`", text.get_ref()),
+                            "invalid regex",
+                            Some(e.to_string()),
+                        );
+                    }
+                }
+                if !found && let Some(first) = patterns.first() {
+                    self.invalid(
+                        first.span(),
+                        format!("the regexes in `{key}` are too large together"),
+                        "first regex",
+                        Some(set_error.to_string()),
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    /// A decision name.
+    pub(super) fn decision(&mut self, text: &Text, key: &str) -> Option<Decision> {
+        if let Ok(d) = text.get_ref().parse::<Decision>() {
+            return Some(d);
+        }
+        self.invalid(
+            text.span(),
+            format!("unknown decision `{}` in `{key}`", text.get_ref()),
+            "unknown decision",
+            Some(
+                did_you_mean(text.get_ref(), Decision::ALL.iter().map(|d| d.as_str()))
+                    .unwrap_or_else(|| {
+                        "a decision is `Approved`, `NeedsPrompt` or `HardDenied`".into()
+                    }),
+            ),
+        );
+        None
+    }
+
+    /// A role name.
+    pub(super) fn role(&mut self, text: &Text, key: &str) -> Option<Role> {
+        if let Some(r) = Role::from_name(text.get_ref()) {
+            return Some(r);
+        }
+        self.invalid(
+            text.span(),
+            format!("unknown role `{}` in `{key}`", text.get_ref()),
+            "unknown role",
+            Some(
+                did_you_mean(text.get_ref(), Role::ALL.iter().map(|r| r.as_str()))
+                    .unwrap_or_else(|| "a role is `read`, `write`, `exec` or `value`".into()),
+            ),
+        );
+        None
+    }
+
+    /// A zone template: known placeholders only, absolute after substitution.
+    pub(super) fn zone(&mut self, text: &Text) -> Option<ZoneTemplate> {
+        let value = text.get_ref();
+        let mut rest = value.as_str();
+        while let Some(open) = rest.find('{') {
+            let after = rest.get(open..).unwrap_or_default();
+            let Some(close) = after.find('}') else {
+                self.invalid(
+                    text.span(),
+                    format!("unclosed placeholder in zone `{value}`"),
+                    "no closing `}`",
+                    Some("placeholders are `{project}`, `{session}`, `{home}` and `{tmp}`".into()),
+                );
+                return None;
+            };
+            let placeholder = after.get(..=close).unwrap_or_default();
+            if !PLACEHOLDERS.contains(&placeholder) {
+                self.invalid(
+                    text.span(),
+                    format!("unknown placeholder `{placeholder}` in zone `{value}`"),
+                    "unknown placeholder",
+                    Some(did_you_mean(placeholder, PLACEHOLDERS).unwrap_or_else(|| {
+                        "placeholders are `{project}`, `{session}`, `{home}` and `{tmp}`".into()
+                    })),
+                );
+                return None;
+            }
+            rest = after.get(close + 1..).unwrap_or_default();
+        }
+        if !(value.starts_with('{') || value.starts_with('/') || value.starts_with('~')) {
+            self.invalid(
+                text.span(),
+                format!("zone `{value}` is not absolute"),
+                "relative zone",
+                Some(
+                    "start a zone with a placeholder such as `{project}`, with `/` or with `~`"
+                        .into(),
+                ),
+            );
+            return None;
+        }
+        Some(ZoneTemplate {
+            text: value.clone(),
+        })
+    }
+
+    /// An id: lowercase kebab-case.
+    pub(super) fn id(&mut self, text: &Text, what: &str) -> Option<String> {
+        let id = text.get_ref();
+        let kebab = !id.is_empty()
+            && id.split('-').all(|part| {
+                !part.is_empty()
+                    && part
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            });
+        if kebab {
+            Some(id.clone())
+        } else {
+            self.invalid(
+                text.span(),
+                format!("{what} id `{id}` is not kebab-case"),
+                "not kebab-case",
+                Some(
+                    "use lowercase letters, digits and single dashes, such as `rm-recursive-root`"
+                        .into(),
+                ),
+            );
+            None
+        }
+    }
+
+    /// An absolute path from a test.
+    pub(super) fn abs_path(&mut self, text: Option<&Text>, key: &str) -> Option<PathBuf> {
+        let text = text?;
+        if text.get_ref().starts_with('/') {
+            Some(PathBuf::from(paths::normalize(text.get_ref(), true)))
+        } else {
+            self.invalid(
+                text.span(),
+                format!("`{key}` `{}` is not an absolute path", text.get_ref()),
+                "relative path",
+                Some(format!(
+                    "give `{key}` as an absolute path such as `/home/u/proj`"
+                )),
+            );
+            None
+        }
+    }
+
+    /// Refuses a table the layer may not use; returns true when refused.
+    pub(super) fn forbid<T>(&mut self, entries: &[Spanned<T>], table: &str) -> bool {
+        if self.layer != Layer::Project {
+            return false;
+        }
+        if let Some(first) = entries.first() {
+            self.invalid(
+                first.span(),
+                format!("a project layer cannot add `{table}` entries"),
+                "not allowed in a project layer",
+                Some(
+                    "project policies may only add restrictions (`[[deny]]`, `[[protected]]`, \
+                     `[[interpreter]]`, `[[test]]`); put this in your user policy"
+                        .into(),
+                ),
+            );
+            return true;
+        }
+        false
+    }
+}
