@@ -14,10 +14,9 @@ use criterion::{Criterion, criterion_main};
 use shellgate_parser::{ParseOptions, parse};
 use shellgate_rules::{Examples, ExpandOptions, Policy};
 
-fn compile(c: &mut Criterion) {
-    c.bench_function("compile embedded default", |b| {
-        b.iter(|| black_box(Policy::embedded_default()));
-    });
+/// Parse and expansion options for a command run in `/home/u/proj` by a user whose home is
+/// `/home/u`.
+fn options() -> (ParseOptions, ExpandOptions) {
     let options = ParseOptions {
         cwd: Some(PathBuf::from("/home/u/proj")),
         home: Some(PathBuf::from("/home/u")),
@@ -27,6 +26,14 @@ fn compile(c: &mut Criterion) {
         home: options.home.clone(),
         max_depth: None,
     };
+    (options, expand)
+}
+
+fn compile(c: &mut Criterion) {
+    c.bench_function("compile embedded default", |b| {
+        b.iter(|| black_box(Policy::embedded_default()));
+    });
+    let (options, expand) = options();
     let command = "cat src/main.rs | grep -n fn > /tmp/out.txt && rm -rf target/debug";
     let parsed = parse(command, &options);
     c.bench_function("load and judge one command", |b| {
@@ -57,15 +64,7 @@ fn matching(c: &mut Criterion) {
     let Ok(policy) = Policy::embedded_default() else {
         return;
     };
-    let options = ParseOptions {
-        cwd: Some(PathBuf::from("/home/u/proj")),
-        home: Some(PathBuf::from("/home/u")),
-    };
-    let expand = ExpandOptions {
-        cwd: options.cwd.clone(),
-        home: options.home.clone(),
-        max_depth: None,
-    };
+    let (options, expand) = options();
     let command = "sudo -u root bash -c 'cd /tmp && rm -rf ../etc' | tee log.txt";
     let parsed = parse(command, &options);
     c.bench_function("expand and deny one command", |b| {
