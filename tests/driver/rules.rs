@@ -89,6 +89,7 @@ fn opaque(o: &Opaque) -> &'static str {
         Opaque::DynamicCode { .. } => "dynamic_code",
         Opaque::DepthLimit => "depth_limit",
         Opaque::NestedIncomplete => "nested_incomplete",
+        Opaque::UnknownOption { .. } => "unknown_option",
     }
 }
 

@@ -159,6 +159,66 @@ fn is_code_loading(name: &str) -> bool {
         || name.ends_with("_ASKPASS")
 }
 
+/// The literal `NAME=value` pairs an invocation sets: its assignment prefixes and the operands
+/// of `export`/`declare`-style builtins.
+fn assigned_values(inv: &Invocation) -> Vec<(&str, &str)> {
+    let mut out: Vec<(&str, &str)> = inv
+        .assignments
+        .iter()
+        .filter_map(|a| {
+            let value = a.value.as_ref()?;
+            value
+                .literal
+                .then_some((a.name.as_str(), value.cooked.as_str()))
+        })
+        .collect();
+    if inv
+        .words
+        .first()
+        .is_some_and(|w| SETTERS.contains(&w.cooked.as_str()))
+    {
+        out.extend(
+            inv.words
+                .iter()
+                .skip(1)
+                .filter(|w| w.literal)
+                .filter_map(|w| w.cooked.split_once('=')),
+        );
+    }
+    out
+}
+
+/// Why setting `name` to `value` sends data where it should not go: git traces that log
+/// named environment variables or write to a file, disabled trace redaction, and a GitHub CLI
+/// host other than github.com (which receives the token). `None` when it does not.
+fn exposing_assignment(name: &str, value: &str) -> Option<&'static str> {
+    let switch = |v: &str| {
+        v.is_empty()
+            || v.bytes().all(|b| b.is_ascii_digit())
+            || ["true", "false", "yes", "no", "on", "off"]
+                .iter()
+                .any(|w| v.eq_ignore_ascii_case(w))
+    };
+    let off = |v: &str| {
+        v == "0"
+            || ["false", "no", "off"]
+                .iter()
+                .any(|w| v.eq_ignore_ascii_case(w))
+    };
+    if name == "GIT_TRACE_REDACT" && off(value) {
+        return Some("makes git print credentials in its traces");
+    }
+    if name.starts_with("GIT_TRACE") && !switch(value) {
+        return Some(
+            "makes git write its trace to a file or log the named environment variables (which may hold secrets)",
+        );
+    }
+    if name == "GH_HOST" && !value.eq_ignore_ascii_case("github.com") {
+        return Some("sends the GitHub CLI's requests, with its token, to another host");
+    }
+    None
+}
+
 /// The gate: an immutable, shareable evaluator over one compiled [`Policy`].
 ///
 /// ```
@@ -496,6 +556,10 @@ impl<'a> Run<'a> {
             judged.reason(ReasonKind::Safe, None, format!("wrapper: {through}"));
             // The wrapper's own words (`nice -n $((x)) ls`) are expanded too.
             self.judge_evaluating_expansions(inv, &mut judged);
+            // Its redirections belong to it: `sh -c 'true' > /etc/hosts` writes `/etc/hosts`
+            // whatever the code does (code parsed again does not inherit them).
+            let ctx = self.match_context(inv);
+            self.judge_redirects(inv, &ctx, &mut judged);
             if let Some(opaque) = &inv.opaque {
                 // The code it runs is not (fully) visible: remote, or partly unparsed.
                 judged.saveable = false;
@@ -508,14 +572,35 @@ impl<'a> Run<'a> {
         judged
     }
 
-    /// Judges a plain or inner invocation.
-    fn judge_leaf(&self, inv: &Invocation, judged: &mut Judged) {
-        let ctx = MatchContext {
+    /// Where and how an invocation's words are matched.
+    fn match_context<'i>(&self, inv: &'i Invocation) -> MatchContext<'i>
+    where
+        'a: 'i,
+    {
+        MatchContext {
             cwd: inv.cwd.as_deref(),
             home: inv.home.as_deref(),
             symlinks: self.state.resolve_symlinks(),
             trusted_bin_dirs: self.policy().trusted_bin_dirs(),
-        };
+        }
+    }
+
+    /// Judges every redirection of an invocation: write targets as writes, read targets as
+    /// reads.
+    fn judge_redirects(&self, inv: &Invocation, ctx: &MatchContext<'_>, judged: &mut Judged) {
+        for redirect in &inv.redirects {
+            if let Some(target) = redirect.write_target() {
+                self.judge_redirect(target, Access::Write, ctx, judged);
+            }
+            if let Some(target) = redirect.read_target() {
+                self.judge_redirect(target, Access::Read, ctx, judged);
+            }
+        }
+    }
+
+    /// Judges a plain or inner invocation.
+    fn judge_leaf(&self, inv: &Invocation, judged: &mut Judged) {
+        let ctx = self.match_context(inv);
         self.judge_assignments(inv, judged);
         self.judge_evaluating_expansions(inv, judged);
         if let Some(keyword) = self.shell_keyword(inv) {
@@ -732,14 +817,7 @@ impl<'a> Run<'a> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
-        for redirect in &inv.redirects {
-            if let Some(target) = redirect.write_target() {
-                self.judge_redirect(target, Access::Write, ctx, judged);
-            }
-            if let Some(target) = redirect.read_target() {
-                self.judge_redirect(target, Access::Read, ctx, judged);
-            }
-        }
+        self.judge_redirects(inv, ctx, judged);
         let comparison = inv.words.iter().any(|w| {
             matches!(
                 w.cooked.as_str(),
@@ -848,6 +926,20 @@ impl<'a> Run<'a> {
                 .into_iter()
                 .filter_map(|v| v.split('[').next()),
         );
+        for (name, value) in assigned_values(inv) {
+            if let Some(why) = exposing_assignment(name, value) {
+                judged.saveable = false;
+                judged.ask(
+                    ReasonKind::Assignment,
+                    None,
+                    format!(
+                        "`{}={}` {why}",
+                        display::escape(name),
+                        display::escape(value)
+                    ),
+                );
+            }
+        }
         for name in names {
             if is_code_loading(name) {
                 judged.saveable = false;
@@ -949,14 +1041,7 @@ impl<'a> Run<'a> {
                 });
             }
         }
-        for redirect in &inv.redirects {
-            if let Some(target) = redirect.write_target() {
-                self.judge_redirect(target, Access::Write, ctx, judged);
-            }
-            if let Some(target) = redirect.read_target() {
-                self.judge_redirect(target, Access::Read, ctx, judged);
-            }
-        }
+        self.judge_redirects(inv, ctx, judged);
     }
 
     /// The working directory a command runs in is read (a listing, a search, a build), except
@@ -1472,6 +1557,14 @@ fn opaque_reason(opaque: &Opaque) -> (ReasonKind, String) {
         Opaque::NestedIncomplete => (
             ReasonKind::Incomplete,
             "its shell code did not parse completely".to_owned(),
+        ),
+        Opaque::UnknownOption { wrapper, option } => (
+            ReasonKind::Unsafe,
+            format!(
+                "`{}` is an option of `{}` that the policy does not know: what it changes cannot be judged",
+                display::escape(option),
+                display::escape(wrapper)
+            ),
         ),
     }
 }

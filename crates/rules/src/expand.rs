@@ -102,6 +102,14 @@ pub enum Opaque {
     DepthLimit,
     /// Nested shell code did not parse completely.
     NestedIncomplete,
+    /// A wrapper got an option its policy entry does not list: what the wrapper does with it
+    /// (which program it looks up, what it reads or writes) cannot be judged.
+    UnknownOption {
+        /// The wrapper's verb prefix, joined by spaces.
+        wrapper: String,
+        /// The option as written (cooked).
+        option: String,
+    },
 }
 
 /// How an invocation was reached from its parent.
@@ -636,6 +644,15 @@ impl Walker<'_> {
                 if trusted && found.transparent {
                     self.mark_wrapper(index, wrapper.privileged);
                 }
+                if let Some(option) = found.unknown {
+                    self.set_opaque(
+                        index,
+                        Opaque::UnknownOption {
+                            wrapper: wrapper.verb.join(" "),
+                            option,
+                        },
+                    );
+                }
                 let inner_words = words
                     .get(found.start..)
                     .map(<[Word]>::to_vec)
@@ -844,6 +861,8 @@ struct PrefixInner {
     cwd: Option<PathBuf>,
     /// False when a `judged_flags` option was given: the wrapper is judged by itself.
     transparent: bool,
+    /// The first option the wrapper's entry does not list (strict wrappers only).
+    unknown: Option<String>,
 }
 
 /// Whether `token` is one of `flags` (long options also by unambiguous prefix).
@@ -877,6 +896,21 @@ fn prefix_inner(
 ) -> Option<PrefixInner> {
     let mut i = start;
     let mut transparent = true;
+    let mut unknown: Option<String> = None;
+    // A non-privileged wrapper's options are an exact allow-list (a privileged one never
+    // passes silently anyway).
+    let strict = !wrapper.privileged;
+    let known = |name: &str| {
+        exactly(name, &wrapper.value_flags)
+            || exactly(name, &wrapper.cwd_flags)
+            || listed(name, &wrapper.query_flags)
+            || listed(name, &wrapper.judged_flags)
+            || listed(name, &wrapper.flags)
+            || (!name.starts_with("--")
+                && [&wrapper.query_flags, &wrapper.judged_flags, &wrapper.flags]
+                    .iter()
+                    .any(|list| exactly(name, list)))
+    };
     // Options: up to the first non-option (wrappers stop option parsing there).
     while let Some(word) = words.get(i) {
         let text = word.cooked.as_str();
@@ -900,6 +934,9 @@ fn prefix_inner(
             }
             if listed(name, &wrapper.judged_flags) {
                 transparent = false;
+            }
+            if strict && unknown.is_none() && !known(name) {
+                unknown = Some(text.to_owned());
             }
             let takes = exactly(name, &wrapper.value_flags) || exactly(name, &wrapper.cwd_flags);
             if takes && inline.is_none() {
@@ -939,6 +976,9 @@ fn prefix_inner(
             }
             if exactly(&name, &wrapper.judged_flags) {
                 transparent = false;
+            }
+            if strict && unknown.is_none() && !known(&name) {
+                unknown = Some(text.to_owned());
             }
             let is_cwd = exactly(&name, &wrapper.cwd_flags);
             if is_cwd || exactly(&name, &wrapper.value_flags) {
@@ -996,6 +1036,7 @@ fn prefix_inner(
         assignments,
         cwd,
         transparent,
+        unknown,
     })
 }
 

@@ -326,6 +326,11 @@ pub struct Wrapper {
     /// [`crate::InvocationKind::Plain`] and is judged by itself, and its inner command is still
     /// unwrapped and judged. List such an option in `value_flags` too when it takes a value.
     pub judged_flags: Vec<String>,
+    /// `prefix` mode: the options that take no value. A wrapper's options are an exact
+    /// allow-list: an option listed nowhere (`flags`, `value_flags`, `cwd_flags`,
+    /// `query_flags`, `judged_flags`) makes the invocation [`crate::Opaque::UnknownOption`],
+    /// so a person decides (unless the wrapper is privileged, which never passes anyway).
+    pub flags: Vec<String>,
     /// What it does, for explanations.
     pub why: Option<String>,
 }

@@ -152,6 +152,8 @@ pub(crate) struct RawWrapper {
     pub(crate) query_flags: Vec<Text>,
     #[serde(default)]
     pub(crate) judged_flags: Vec<Text>,
+    #[serde(default)]
+    pub(crate) flags: Vec<Text>,
     pub(crate) why: Option<Text>,
 }
 

@@ -165,6 +165,7 @@ impl Builder {
         let judged_flags = cx
             .spellings(&mut raw.judged_flags, "judged_flags")
             .unwrap_or_default();
+        let flags = cx.spellings(&mut raw.flags, "flags").unwrap_or_default();
         let positionals = count(cx, raw.positionals.as_ref(), "positionals");
         match mode {
             Some(WrapperMode::ExecOption)
@@ -214,6 +215,7 @@ impl Builder {
             cwd_flags,
             query_flags,
             judged_flags,
+            flags,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.wrappers);
