@@ -83,15 +83,15 @@ fn problem(evaluation: &Evaluation, expected: Decision, target: &Target) -> Opti
             return Some(format!("the prompt does not list `write {shown}`"));
         }
     }
-    if let (Decision::HardDenied, Some(rule)) = (target.expect, &target.rule) {
-        if !evaluation.hard_deny.iter().any(|h| &h.rule == rule) {
-            let rules: Vec<&str> = evaluation
-                .hard_deny
-                .iter()
-                .map(|h| h.rule.as_str())
-                .collect();
-            return Some(format!("refused by {rules:?}, not by `{rule}`"));
-        }
+    if let (Decision::HardDenied, Some(rule)) = (target.expect, &target.rule)
+        && !evaluation.hard_deny.iter().any(|h| &h.rule == rule)
+    {
+        let rules: Vec<&str> = evaluation
+            .hard_deny
+            .iter()
+            .map(|h| h.rule.as_str())
+            .collect();
+        return Some(format!("refused by {rules:?}, not by `{rule}`"));
     }
     None
 }
