@@ -1,0 +1,229 @@
+//! Variables an invocation sets, and expansions that evaluate data as code.
+
+use shellgate_rules::Invocation;
+
+use crate::display;
+use crate::evaluation::ReasonKind;
+
+use super::run::Run;
+use super::verdict::Judged;
+
+/// Variables that change which program runs or what it loads: setting one makes a command
+/// need a person (and it cannot be saved, since patterns do not cover assignments).
+pub(super) const CODE_LOADING_VARIABLES: &[&str] = &[
+    "PATH",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "BASH_ENV",
+    "ENV",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "PROMPT_COMMAND",
+    "IFS",
+    "PAGER",
+    "MANPAGER",
+    "EDITOR",
+    "VISUAL",
+    "BROWSER",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_ASKPASS",
+    "GIT_EXEC_PATH",
+    "GIT_PROXY_COMMAND",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    // Where configuration (which names programs: `core.fsmonitor`, `core.pager`) is read from:
+    // `HOME=. git status` reads a `.gitconfig` shipped in the checkout.
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CONFIG_DIRS",
+    "GIT_DIR",
+    "GIT_COMMON_DIR",
+    "GIT_WORK_TREE",
+    // The shell other programs start (`flock FILE -c CODE` runs `$SHELL -c CODE`).
+    "SHELL",
+    // Where `cd DIR` and `cd -` go: `CDPATH=~ cd .ssh` enters `~/.ssh`, not `./.ssh`.
+    "CDPATH",
+    "OLDPWD",
+    // Libraries and modules loaded by ordinary programs.
+    "GCONV_PATH",
+    "OPENSSL_CONF",
+    "OPENSSL_ENGINES",
+    "OPENSSL_MODULES",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+];
+
+/// Builtins whose `NAME=value` operands set variables.
+pub(super) const SETTERS: [&str; 5] = ["export", "declare", "typeset", "local", "readonly"];
+
+/// Whether a variable name changes how programs load or run.
+pub(super) fn is_code_loading(name: &str) -> bool {
+    CODE_LOADING_VARIABLES.contains(&name)
+        || name.starts_with("DYLD_")
+        || name.starts_with("LD_")
+        || name.starts_with("GIT_CONFIG_KEY_")
+        || name.starts_with("GIT_CONFIG_VALUE_")
+        || name.starts_with("PYTHON")
+        || name.starts_with("PERL")
+        || name.starts_with("RUBY")
+        || name.starts_with("NODE_")
+        || name.ends_with("_COMMAND")
+        // `KUBECONFIG`, `DOCKER_CONFIG`, `AWS_CONFIG_FILE`: a configuration file can name a
+        // program (a kubeconfig `exec` credential plugin runs on `kubectl get pods`).
+        || name.contains("CONFIG")
+        // `BAT_PAGER`, `SYSTEMD_PAGER`, `DELTA_PAGER`, `SVN_EDITOR`, `*_ASKPASS`: programs.
+        || name.ends_with("PAGER")
+        || name.ends_with("_EDITOR")
+        || name.ends_with("_ASKPASS")
+}
+
+/// The literal `NAME=value` pairs an invocation sets: its assignment prefixes and the operands
+/// of `export`/`declare`-style builtins.
+pub(super) fn assigned_values(inv: &Invocation) -> Vec<(&str, &str)> {
+    let mut out: Vec<(&str, &str)> = inv
+        .assignments
+        .iter()
+        .filter_map(|a| {
+            let value = a.value.as_ref()?;
+            value
+                .literal
+                .then_some((a.name.as_str(), value.cooked.as_str()))
+        })
+        .collect();
+    if inv
+        .words
+        .first()
+        .is_some_and(|w| SETTERS.contains(&w.cooked.as_str()))
+    {
+        out.extend(
+            inv.words
+                .iter()
+                .skip(1)
+                .filter(|w| w.literal)
+                .filter_map(|w| w.cooked.split_once('=')),
+        );
+    }
+    out
+}
+
+/// Why setting `name` to `value` sends data where it should not go: git traces that log
+/// named environment variables or write to a file, disabled trace redaction, and a GitHub CLI
+/// host other than github.com (which receives the token). `None` when it does not.
+pub(super) fn exposing_assignment(name: &str, value: &str) -> Option<&'static str> {
+    let switch = |v: &str| {
+        v.is_empty()
+            || v.bytes().all(|b| b.is_ascii_digit())
+            || ["true", "false", "yes", "no", "on", "off"]
+                .iter()
+                .any(|w| v.eq_ignore_ascii_case(w))
+    };
+    let off = |v: &str| {
+        v == "0"
+            || ["false", "no", "off"]
+                .iter()
+                .any(|w| v.eq_ignore_ascii_case(w))
+    };
+    if name == "GIT_TRACE_REDACT" && off(value) {
+        return Some("makes git print credentials in its traces");
+    }
+    if name.starts_with("GIT_TRACE") && !switch(value) {
+        return Some(
+            "makes git write its trace to a file or log the named environment variables (which may hold secrets)",
+        );
+    }
+    if name == "GH_HOST" && !value.eq_ignore_ascii_case("github.com") {
+        return Some("sends the GitHub CLI's requests, with its token, to another host");
+    }
+    None
+}
+
+impl<'a> Run<'a> {
+    /// Expansions that make bash evaluate a value as code (see [`shellgate_rules::evaluating_parts`]):
+    /// arithmetic over a variable (`$((x))`, `${a[i]}`, `${s:n}`, `a[i]=1`, whose value
+    /// `a[$(cmd)]` runs `cmd`), indirect expansion (`${!x}`) and prompt expansion (`${x@P}`) —
+    /// in a word, an assignment, a redirect target or an unquoted heredoc. Wherever they are,
+    /// the clause needs a person and cannot be saved.
+    pub(super) fn judge_evaluating_expansions(&self, inv: &Invocation, judged: &mut Judged) {
+        if let Some(why) =
+            shellgate_rules::evaluating_parts(&inv.words, &inv.assignments, &inv.redirects)
+        {
+            judged.saveable = false;
+            judged.ask(ReasonKind::Opaque, None, display::escape(&why));
+        }
+    }
+
+    /// Assignments (prefixes, or `export NAME=…`) that change how programs load or run.
+    pub(super) fn judge_assignments(&self, inv: &Invocation, judged: &mut Judged) {
+        let mut names: Vec<&str> = inv.assignments.iter().map(|a| a.name.as_str()).collect();
+        if inv
+            .words
+            .first()
+            .is_some_and(|w| SETTERS.contains(&w.cooked.as_str()))
+        {
+            names.extend(
+                inv.words
+                    .iter()
+                    .skip(1)
+                    .filter_map(|w| w.cooked.split_once('=').map(|(name, _)| name)),
+            );
+        }
+        // `{PATH}>/dev/null` stores a descriptor number in `PATH`.
+        names.extend(
+            shellgate_rules::descriptor_variables(&inv.words, &inv.redirects)
+                .into_iter()
+                .filter_map(|v| v.split('[').next()),
+        );
+        for (name, value) in assigned_values(inv) {
+            if let Some(why) = exposing_assignment(name, value) {
+                judged.saveable = false;
+                judged.ask(
+                    ReasonKind::Assignment,
+                    None,
+                    format!(
+                        "`{}={}` {why}",
+                        display::escape(name),
+                        display::escape(value)
+                    ),
+                );
+            }
+        }
+        for name in names {
+            if is_code_loading(name) {
+                judged.saveable = false;
+                judged.ask(
+                    ReasonKind::Assignment,
+                    None,
+                    format!(
+                        "setting `{}` changes which program runs or what it loads",
+                        display::escape(name)
+                    ),
+                );
+            }
+        }
+    }
+}

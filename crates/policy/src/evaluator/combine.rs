@@ -1,0 +1,191 @@
+//! Combining every verdict into the evaluation and its one prompt.
+
+use shellgate_parser::{RedirectTarget, Word};
+use shellgate_rules::{Access, Decision};
+
+use crate::display;
+use crate::evaluation::{
+    ClauseVerdict, Evaluation, Prompt, PromptClause, PromptPath, Reason, ReasonKind,
+};
+
+use super::clause_text::summarizable;
+use super::run::Run;
+use super::verdict::Untrusted;
+use crate::display::Replacement;
+
+impl<'a> Run<'a> {
+    /// Combines everything into the evaluation.
+    pub(super) fn finish(mut self) -> Evaluation {
+        let complete = self.parsed.complete && self.expansion.complete;
+        let needs_display = !complete
+            || !self.errors.is_empty()
+            || (self.hard_deny.is_empty()
+                && self
+                    .judged
+                    .iter()
+                    .any(|j| j.verdict.decision == Decision::NeedsPrompt));
+        let display = if needs_display {
+            self.render_display()
+        } else {
+            String::new()
+        };
+        let judged_all = std::mem::take(&mut self.judged);
+        let mut clauses: Vec<ClauseVerdict> = Vec::with_capacity(self.judged.len() + 1);
+        let mut paths: Vec<PromptPath> = Vec::new();
+        let mut prompt_clauses: Vec<PromptClause> = Vec::new();
+        let mut persistable = true;
+        let mut decision = Decision::Approved;
+        for judged in judged_all {
+            decision = decision.max(judged.verdict.decision);
+            for hit in judged.denied_by {
+                if !self.hard_deny.iter().any(|h| h.rule == hit.rule) {
+                    self.hard_deny.push(hit);
+                }
+            }
+            if judged.verdict.decision == Decision::NeedsPrompt {
+                for untrusted in judged.untrusted {
+                    if untrusted.zone.is_none() {
+                        persistable = false;
+                    }
+                    add_path(&mut paths, untrusted);
+                }
+                if judged.needs_person {
+                    if !judged.saveable || judged.verdict.proposal.is_none() {
+                        persistable = false;
+                    }
+                    let entry = PromptClause {
+                        text: judged.verdict.text.clone(),
+                        pattern: if judged.saveable {
+                            judged.verdict.proposal.clone()
+                        } else {
+                            None
+                        },
+                    };
+                    if !prompt_clauses.contains(&entry) {
+                        prompt_clauses.push(entry);
+                    }
+                }
+            }
+            clauses.push(judged.verdict);
+        }
+        if !complete {
+            let message = self
+                .parsed
+                .reason()
+                .map(str::to_owned)
+                .or_else(|| self.expansion.notes.first().cloned())
+                .unwrap_or_else(|| "the command did not parse completely".to_owned());
+            clauses.push(ClauseVerdict {
+                verb: Vec::new(),
+                argv: Vec::new(),
+                origin: "parse".to_owned(),
+                decision: Decision::NeedsPrompt,
+                reasons: vec![Reason::new(ReasonKind::Incomplete, None, message)],
+                text: display::escape(self.command),
+                clause: None,
+                proposal: None,
+            });
+            decision = decision.max(Decision::NeedsPrompt);
+            persistable = false;
+            let entry = PromptClause {
+                text: display.clone(),
+                pattern: None,
+            };
+            if !prompt_clauses.contains(&entry) {
+                prompt_clauses.push(entry);
+            }
+        }
+        for error in &self.errors {
+            clauses.push(ClauseVerdict {
+                verb: Vec::new(),
+                argv: Vec::new(),
+                origin: "internal".to_owned(),
+                decision: Decision::NeedsPrompt,
+                reasons: vec![Reason::new(ReasonKind::Internal, None, error.clone())],
+                text: display::escape(self.command),
+                clause: None,
+                proposal: None,
+            });
+            decision = decision.max(Decision::NeedsPrompt);
+            persistable = false;
+        }
+        if !self.errors.is_empty() && prompt_clauses.is_empty() {
+            prompt_clauses.push(PromptClause {
+                text: display.clone(),
+                pattern: None,
+            });
+        }
+        if !self.hard_deny.is_empty() {
+            decision = Decision::HardDenied;
+        }
+        let prompt = (decision == Decision::NeedsPrompt).then_some(Prompt {
+            paths,
+            clauses: prompt_clauses,
+            persistable,
+            display,
+        });
+        Evaluation {
+            decision,
+            clauses,
+            hard_deny: self.hard_deny,
+            prompt,
+            complete,
+            errors: self.errors,
+        }
+    }
+
+    /// The whole command on one line (see [`crate::display`]).
+    pub(super) fn render_display(&self) -> String {
+        let codes: Vec<&str> = self
+            .expansion
+            .sources
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect();
+        let mut replacements = Vec::new();
+        for clause in self.parsed.graph.clauses() {
+            let code_call = self.policy().interpreter(&clause.argv).is_some();
+            let mut words: Vec<&Word> = clause.argv.iter().collect();
+            words.extend(clause.assignments.iter().filter_map(|a| a.value.as_ref()));
+            words.extend(
+                clause
+                    .assignments
+                    .iter()
+                    .filter_map(|a| a.array.as_ref())
+                    .flatten(),
+            );
+            words.extend(clause.redirects.iter().filter_map(|r| match &r.target {
+                RedirectTarget::Word(w) => Some(w),
+                RedirectTarget::Heredoc(_) => None,
+            }));
+            for word in words {
+                if summarizable(word) && !code_call && !codes.contains(&word.cooked.as_str()) {
+                    replacements.push(Replacement {
+                        start: word.span.start,
+                        end: word.span.end,
+                        text: display::summarize(&word.cooked),
+                    });
+                }
+            }
+        }
+        display::render(self.command, replacements)
+    }
+}
+
+/// Adds an untrusted path to the prompt: once per path, a write covering a read.
+pub(super) fn add_path(paths: &mut Vec<PromptPath>, untrusted: Untrusted) {
+    if let Some(existing) = paths.iter_mut().find(|p| p.path == untrusted.shown) {
+        if untrusted.access == Access::Write {
+            existing.access = Access::Write;
+        }
+        if untrusted.zone.is_none() {
+            existing.zone = None;
+        }
+        return;
+    }
+    paths.push(PromptPath {
+        path: untrusted.shown,
+        access: untrusted.access,
+        zone: untrusted.zone,
+    });
+}

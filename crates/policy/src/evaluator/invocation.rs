@@ -1,0 +1,327 @@
+//! Judging one invocation: a wrapper through what it runs, a leaf by its executable, its code,
+//! the safe catalog and the approved patterns.
+
+use shellgate_parser::Word;
+use shellgate_rules::{Decision, Invocation, InvocationKind, Opaque, SafeVerdict};
+
+use crate::display;
+use crate::evaluation::{ClauseVerdict, ReasonKind};
+use crate::matching::{self, Executable, Token};
+use crate::proposal::{self, ProposalInput};
+
+use super::clause_text::clause_text;
+use super::path_effects::is_real_write;
+use super::run::Run;
+use super::verdict::Judged;
+
+impl<'a> Run<'a> {
+    /// The verdict on one invocation.
+    pub(super) fn judge(&self, inv: &Invocation) -> Judged {
+        let hint = shellgate_parser::verb_hint(
+            &inv.words
+                .iter()
+                .map(|w| w.cooked.as_str())
+                .collect::<Vec<_>>(),
+        );
+        let mut judged = Judged {
+            verdict: ClauseVerdict {
+                verb: hint,
+                argv: inv.words.iter().map(|w| w.cooked.clone()).collect(),
+                origin: self.origin(inv),
+                decision: Decision::Approved,
+                reasons: Vec::new(),
+                text: clause_text(inv, self.shows_code(inv)),
+                clause: Some(inv.clause_index),
+                proposal: None,
+            },
+            needs_person: false,
+            saveable: true,
+            untrusted: Vec::new(),
+            denied_by: Vec::new(),
+            writes_paths: false,
+            runs_code: None,
+        };
+        if let InvocationKind::Wrapper { privileged } = inv.kind {
+            let through = if privileged {
+                "runs its inner commands with other privileges; judged through them"
+            } else {
+                "judged through the commands it runs"
+            };
+            judged.reason(ReasonKind::Safe, None, format!("wrapper: {through}"));
+            // The wrapper's own words (`nice -n $((x)) ls`) are expanded too.
+            self.judge_evaluating_expansions(inv, &mut judged);
+            // Its redirections belong to it: `sh -c 'true' > /etc/hosts` writes `/etc/hosts`
+            // whatever the code does (code parsed again does not inherit them).
+            let ctx = self.match_context(inv);
+            self.judge_redirects(inv, &ctx, &mut judged);
+            if let Some(opaque) = &inv.opaque {
+                // The code it runs is not (fully) visible: remote, or partly unparsed.
+                judged.saveable = false;
+                let (kind, message) = opaque_reason(opaque);
+                judged.ask(kind, None, message);
+            }
+            return judged;
+        }
+        self.judge_leaf(inv, &mut judged);
+        judged
+    }
+
+    /// Judges a plain or inner invocation.
+    pub(super) fn judge_leaf(&self, inv: &Invocation, judged: &mut Judged) {
+        let ctx = self.match_context(inv);
+        self.judge_assignments(inv, judged);
+        self.judge_evaluating_expansions(inv, judged);
+        if let Some(keyword) = self.shell_keyword(inv) {
+            self.judge_keyword(keyword, inv, &ctx, judged);
+            return;
+        }
+        // The paths: operands by role, redirect targets, cd targets, appended arguments.
+        let safe = if inv.words.is_empty() {
+            SafeVerdict::NotCatalogued
+        } else {
+            self.policy().safe(&inv.view())
+        };
+        self.judge_paths(inv, &ctx, &safe, judged);
+        let Some(first) = inv.words.first() else {
+            // A bare assignment or redirection: nothing runs.
+            return;
+        };
+        let tokens: Vec<Token<'_>> = inv.words.iter().map(token).collect();
+        // The executable.
+        let executable = match tokens.first() {
+            Some(first_token) => matching::executable(first_token, &ctx),
+            None => Executable::Unknown,
+        };
+        if !first.literal {
+            judged.saveable = false;
+            judged.ask(
+                ReasonKind::Executable,
+                None,
+                format!(
+                    "the command name `{}` is not known until it runs",
+                    display::escape(&first.raw)
+                ),
+            );
+            return;
+        }
+        match &executable {
+            Executable::Name(name) if first.cooked.contains('/') => judged.reason(
+                ReasonKind::Executable,
+                None,
+                format!(
+                    "`{}` is `{name}` from a trusted bin directory",
+                    display::escape(&first.cooked)
+                ),
+            ),
+            Executable::Name(_) => {}
+            Executable::Path(path) => judged.reason(
+                ReasonKind::Executable,
+                None,
+                format!(
+                    "`{}` runs `{}`, which is not in a trusted bin directory",
+                    display::escape(&first.cooked),
+                    display::escape(&path.to_string_lossy())
+                ),
+            ),
+            Executable::Unknown => {
+                judged.saveable = false;
+                judged.ask(
+                    ReasonKind::Executable,
+                    None,
+                    format!(
+                        "where `{}` is cannot be known statically",
+                        display::escape(&first.cooked)
+                    ),
+                );
+                return;
+            }
+        }
+        // Code the gate cannot read.
+        let interpreter_call = match &inv.opaque {
+            None => false,
+            Some(Opaque::Interpreter { why }) => {
+                judged.reason(ReasonKind::Interpreter, None, why.clone());
+                true
+            }
+            Some(other) => {
+                judged.saveable = false;
+                let (kind, message) = opaque_reason(other);
+                judged.ask(kind, None, message);
+                return;
+            }
+        };
+        // An interpreter's arguments are code or select code: it is only ever saved, and
+        // matched, as the exact command.
+        let opaque_code = interpreter_call || judged.runs_code.is_some();
+        if let Some(code) = judged.runs_code.clone() {
+            judged.reason(
+                ReasonKind::Interpreter,
+                None,
+                format!("`{code}` is a program or code that runs"),
+            );
+        }
+        let interpreter_call = opaque_code || self.policy().interpreter(&inv.words).is_some();
+        // Privilege changes never pass silently.
+        if let Some(step) = self.privileged_step(inv) {
+            judged.saveable = false;
+            judged.ask(
+                ReasonKind::Privileged,
+                None,
+                format!("runs with other privileges through `{}`", step.join(" ")),
+            );
+            return;
+        }
+        // The verb. A read-only verb that writes a file (an output operand, an output option,
+        // a redirect) is not read-only.
+        let writes = judged.writes_paths || inv.redirects.iter().any(is_real_write);
+        if !opaque_code {
+            match safe {
+                SafeVerdict::Safe { why } if !writes => {
+                    judged.reason(ReasonKind::Safe, None, format!("safe: {why}"));
+                    return;
+                }
+                SafeVerdict::Pure if !writes => {
+                    judged.reason(
+                        ReasonKind::Pure,
+                        None,
+                        "a pure side-effect verb with no write redirect",
+                    );
+                    return;
+                }
+                SafeVerdict::Safe { .. } | SafeVerdict::Pure => judged.reason(
+                    ReasonKind::Unsafe,
+                    None,
+                    "a read-only verb that writes a file is not read-only",
+                ),
+                SafeVerdict::Unsafe { token, why } => judged.reason(
+                    ReasonKind::Unsafe,
+                    None,
+                    format!("`{}`: {why}", display::escape(&token)),
+                ),
+                SafeVerdict::NotCatalogued => {}
+            }
+        }
+        for approved in self.state.patterns() {
+            if matching::matches(&approved.pattern, &tokens, interpreter_call, &ctx) {
+                judged.reason(
+                    ReasonKind::Pattern,
+                    Some(approved.pattern.as_str().to_owned()),
+                    format!("approved pattern ({})", approved.source.as_str()),
+                );
+                return;
+            }
+        }
+        let proposal = if interpreter_call {
+            if self.code_visible(inv) {
+                proposal::propose_exact(&tokens, &executable)
+            } else {
+                None
+            }
+        } else {
+            let hint_words: Vec<&str> = match &executable {
+                Executable::Name(name) => std::iter::once(name.as_str())
+                    .chain(inv.words.iter().skip(1).map(|w| w.cooked.as_str()))
+                    .collect(),
+                Executable::Path(_) | Executable::Unknown => Vec::new(),
+            };
+            let hint = shellgate_parser::verb_hint(&hint_words);
+            proposal::propose(&ProposalInput {
+                words: &tokens,
+                hint: &hint,
+                executable: &executable,
+                never_heads: &self.gate.never_heads,
+            })
+        };
+        if proposal.is_none() {
+            judged.saveable = false;
+        }
+        let message = if interpreter_call {
+            match &proposal {
+                Some(p) => format!("runs code; it can only be saved as the exact command `{p}`"),
+                None => "runs code, and the exact command cannot be saved as a pattern".to_owned(),
+            }
+        } else {
+            match &proposal {
+                Some(p) => format!("not approved; proposed pattern `{p}`"),
+                None => "not approved, and no narrow pattern can be proposed".to_owned(),
+            }
+        };
+        let kind = if interpreter_call {
+            ReasonKind::Interpreter
+        } else {
+            ReasonKind::Verb
+        };
+        judged.ask(kind, None, message);
+        judged.verdict.proposal = proposal;
+    }
+
+    /// Whether an invocation's words hold code (an interpreter call, or a shell whose code was
+    /// parsed again): such words are shown in full, never summarised.
+    pub(super) fn shows_code(&self, inv: &Invocation) -> bool {
+        matches!(inv.kind, InvocationKind::Wrapper { .. })
+            || inv.opaque.is_some()
+            || self.policy().interpreter(&inv.words).is_some()
+    }
+
+    /// Whether an interpreter call's code is in its words (not read from standard input).
+    pub(super) fn code_visible(&self, inv: &Invocation) -> bool {
+        let Some(interpreter) = self.policy().interpreter(&inv.words) else {
+            return false;
+        };
+        inv.words.iter().skip(interpreter.verb.len()).any(|w| {
+            let text = w.cooked.as_str();
+            !text.starts_with('-')
+                || interpreter
+                    .code_flags
+                    .iter()
+                    .chain(&interpreter.script_flags)
+                    .any(|flag| {
+                        text == flag || (!flag.starts_with("--") && text.starts_with(flag.as_str()))
+                    })
+        })
+    }
+}
+
+/// The evidence for code the gate cannot read.
+pub(super) fn opaque_reason(opaque: &Opaque) -> (ReasonKind, String) {
+    match opaque {
+        Opaque::ScriptFile { path } => (
+            ReasonKind::Opaque,
+            format!(
+                "runs the script file `{}`, which the gate cannot read",
+                display::escape(path)
+            ),
+        ),
+        Opaque::Remote => (
+            ReasonKind::Opaque,
+            "runs code on another machine".to_owned(),
+        ),
+        Opaque::DynamicCode { why } => (ReasonKind::Opaque, why.clone()),
+        Opaque::Interpreter { why } => (ReasonKind::Interpreter, why.clone()),
+        Opaque::DepthLimit => (
+            ReasonKind::Incomplete,
+            "shell code is nested too deep to follow".to_owned(),
+        ),
+        Opaque::NestedIncomplete => (
+            ReasonKind::Incomplete,
+            "its shell code did not parse completely".to_owned(),
+        ),
+        Opaque::UnknownOption { wrapper, option } => (
+            ReasonKind::Unsafe,
+            format!(
+                "`{}` is an option of `{}` that the policy does not know: what it changes cannot be judged",
+                display::escape(option),
+                display::escape(wrapper)
+            ),
+        ),
+    }
+}
+
+/// A word as matching sees it.
+pub(super) fn token(word: &Word) -> Token<'_> {
+    Token {
+        text: &word.cooked,
+        literal: word.literal,
+        tilde: word.features.tilde,
+    }
+}

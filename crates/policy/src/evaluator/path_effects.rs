@@ -1,0 +1,553 @@
+//! The paths an invocation reads and writes, judged against protected paths and zones.
+
+use std::path::{Path, PathBuf};
+
+use shellgate_parser::{Redirect, Word};
+use shellgate_rules::{Access, Decision, Invocation, Protected, Role, SafeVerdict, ZonePath};
+
+use crate::display;
+use crate::evaluation::{DenyHit, ReasonKind};
+use crate::matching::MatchContext;
+use crate::paths;
+
+use super::run::Run;
+use super::verdict::{Judged, Untrusted};
+
+/// Most files a glob path is expanded to when symbolic links are resolved; more make the path
+/// untrusted.
+pub(super) const MAX_GLOB_MATCHES: usize = 256;
+
+impl<'a> Run<'a> {
+    /// Judges every redirection of an invocation: write targets as writes, read targets as
+    /// reads.
+    pub(super) fn judge_redirects(
+        &self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        for redirect in &inv.redirects {
+            if let Some(target) = redirect.write_target() {
+                self.judge_redirect(target, Access::Write, ctx, judged);
+            }
+            if let Some(target) = redirect.read_target() {
+                self.judge_redirect(target, Access::Read, ctx, judged);
+            }
+        }
+    }
+
+    /// Judges every path of an invocation.
+    pub(super) fn judge_paths(
+        &self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        safe: &SafeVerdict<'_>,
+        judged: &mut Judged,
+    ) {
+        let leaf = !inv.words.is_empty();
+        if leaf {
+            self.judge_cwd(inv, ctx, safe, judged);
+            let roles = self.policy().roles(&inv.view());
+            for role in &roles {
+                let Some(word) = inv.words.get(role.index) else {
+                    continue;
+                };
+                let access = match role.role {
+                    Role::ReadPath => Access::Read,
+                    Role::WritePath => {
+                        judged.writes_paths = true;
+                        Access::Write
+                    }
+                    // Code that runs: the command can only be approved exactly (see `judge_leaf`).
+                    Role::Exec => {
+                        if judged.runs_code.is_none() {
+                            judged.runs_code = Some(display::escape(&word.raw));
+                        }
+                        continue;
+                    }
+                    // A plain value is not a path.
+                    Role::Value => continue,
+                };
+                self.judge_path(word, &role.text, access, ctx, judged);
+            }
+            let verb = inv.words.first().map(|w| w.cooked.as_str());
+            if matches!(verb, Some("cd" | "pushd")) && inv.words.first().is_some_and(|w| w.literal)
+            {
+                let operands: Vec<(usize, &Word)> = inv
+                    .words
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .filter(|(_, w)| {
+                        !(w.literal && w.cooked.starts_with('-') && w.cooked.len() > 1)
+                    })
+                    .collect();
+                match operands.first() {
+                    // Already judged when the policy gives the target a role.
+                    Some((index, _)) if roles.iter().any(|r| r.index == *index) => {}
+                    Some((_, target)) => {
+                        self.judge_path(target, &target.cooked, Access::Read, ctx, judged)
+                    }
+                    None => {
+                        if let Some(home) = ctx.home {
+                            self.judge_resolved(
+                                home,
+                                &home.to_string_lossy(),
+                                Access::Read,
+                                judged,
+                            );
+                        }
+                    }
+                }
+            }
+            if inv.appended_args {
+                let access = match safe {
+                    SafeVerdict::Safe { .. } | SafeVerdict::Pure => Access::Read,
+                    SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => Access::Write,
+                };
+                judged.reason(
+                    ReasonKind::Path,
+                    None,
+                    format!(
+                        "receives {} arguments that are not known until it runs",
+                        access
+                    ),
+                );
+                judged.raise(Decision::NeedsPrompt);
+                judged.saveable = false;
+                judged.untrusted.push(Untrusted {
+                    shown: "(arguments appended at run time)".to_owned(),
+                    access,
+                    zone: None,
+                });
+            }
+        }
+        self.judge_redirects(inv, ctx, judged);
+    }
+
+    /// The working directory a command runs in is read (a listing, a search, a build), except
+    /// by pure side-effect verbs and by `cd`/`pushd`/`popd`. An unknown working directory is
+    /// untrusted unless every path may be read.
+    pub(super) fn judge_cwd(
+        &self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        safe: &SafeVerdict<'_>,
+        judged: &mut Judged,
+    ) {
+        let Some(first) = inv.words.first() else {
+            return;
+        };
+        if first.literal && matches!(first.cooked.as_str(), "cd" | "pushd" | "popd") {
+            return;
+        }
+        if matches!(safe, SafeVerdict::Pure) {
+            return;
+        }
+        match ctx.cwd {
+            Some(cwd) => {
+                let resolved =
+                    paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
+                self.judge_resolved(&resolved, &resolved.to_string_lossy(), Access::Read, judged);
+            }
+            None if self.state.read_all().is_some() => {}
+            None => self.dynamic_path("(the working directory)", Access::Read, judged),
+        }
+    }
+
+    /// Judges a redirect target, skipping the exempt devices.
+    pub(super) fn judge_redirect(
+        &self,
+        word: &Word,
+        access: Access,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let exempt: &[&str] = match access {
+            Access::Write => &paths::WRITE_EXEMPT,
+            Access::Read => &paths::READ_EXEMPT,
+        };
+        if word.literal && exempt.contains(&word.cooked.as_str()) {
+            return;
+        }
+        self.judge_path(word, &word.cooked, access, ctx, judged);
+    }
+
+    /// Judges one path operand; `text` is the path part of the word (the value of
+    /// `--opt=value`, `-ovalue` or `key=value`).
+    pub(super) fn judge_path(
+        &self,
+        word: &Word,
+        text: &str,
+        access: Access,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        if is_process_substitution(word) {
+            // `<(cmd)` / `>(cmd)`: a pipe to a command that is judged as a clause of its own.
+            return;
+        }
+        let tilde = word.literal
+            && text.starts_with('~')
+            && (word.features.tilde || is_assignment_value(word, text));
+        let expanded = if word.literal {
+            paths::expand(text, tilde, ctx.cwd, ctx.home)
+        } else if only_home_variable(word) {
+            paths::expand_home_variable(text, ctx.home).map(PathBuf::from)
+        } else if only_glob(word) {
+            self.judge_glob(word, text, access, ctx, judged);
+            return;
+        } else {
+            None
+        };
+        let Some(expanded) = expanded else {
+            self.dynamic_path(&word.raw, access, judged);
+            return;
+        };
+        let Some(lexical) = paths::normalize(&expanded) else {
+            self.dynamic_path(&word.raw, access, judged);
+            return;
+        };
+        let exempt: &[&str] = match access {
+            Access::Write => &paths::WRITE_EXEMPT,
+            Access::Read => &paths::READ_EXEMPT,
+        };
+        if lexical.to_str().is_some_and(|p| exempt.contains(&p)) {
+            // `tee /dev/null`, `cat /dev/stdin`: the device, not a file.
+            return;
+        }
+        let resolved = if ctx.symlinks {
+            paths::resolve_symlinks(&expanded)
+        } else {
+            Some(lexical.clone())
+        };
+        let Some(resolved) = resolved else {
+            self.dynamic_path(&word.raw, access, judged);
+            return;
+        };
+        if resolved != lexical {
+            judged.reason(
+                ReasonKind::Path,
+                None,
+                format!(
+                    "`{}` is a symbolic link to `{}`",
+                    display::escape(&lexical.to_string_lossy()),
+                    display::escape(&resolved.to_string_lossy())
+                ),
+            );
+        }
+        // The target decides; the path as written may be protected too (`keys/id_rsa`).
+        if self.protected(&resolved, access, judged)
+            || (resolved != lexical && self.protected(&lexical, access, judged))
+        {
+            return;
+        }
+        self.judge_zone(&resolved, &resolved.to_string_lossy(), access, judged);
+    }
+
+    /// Judges a glob path by its literal directory and, with symlink resolution, its matches.
+    pub(super) fn judge_glob(
+        &self,
+        word: &Word,
+        text: &str,
+        access: Access,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let Some(split) = paths::split_glob(text) else {
+            self.dynamic_path(&word.raw, access, judged);
+            return;
+        };
+        let tilde = word.features.tilde && split.prefix.starts_with('~');
+        let base_text = if split.prefix.is_empty() {
+            "."
+        } else {
+            split.prefix
+        };
+        let Some(base) = paths::expand(base_text, tilde, ctx.cwd, ctx.home) else {
+            self.dynamic_path(&word.raw, access, judged);
+            return;
+        };
+        let Some(lexical) = paths::normalize(&base) else {
+            self.dynamic_path(&word.raw, access, judged);
+            return;
+        };
+        // A protected path below the glob: check the glob as if it were a path too.
+        let mut whole = lexical.clone();
+        for component in &split.rest {
+            whole.push(component);
+        }
+        if self.protected(&whole, access, judged) {
+            return;
+        }
+        if !ctx.symlinks {
+            self.judge_resolved(&lexical, &lexical.to_string_lossy(), access, judged);
+            return;
+        }
+        let Some(resolved) = paths::resolve_symlinks(&base) else {
+            self.dynamic_path(&word.raw, access, judged);
+            return;
+        };
+        self.judge_resolved(&resolved, &resolved.to_string_lossy(), access, judged);
+        let mut matches = Vec::new();
+        if !expand_glob(&resolved, &split.rest, &mut matches) {
+            self.dynamic_path(&word.raw, access, judged);
+            return;
+        }
+        for found in matches {
+            if let Some(target) = paths::resolve_symlinks(&found) {
+                if target != found && self.protected(&found, access, judged) {
+                    continue;
+                }
+                self.judge_resolved(&target, &target.to_string_lossy(), access, judged);
+            }
+        }
+    }
+
+    /// A path that cannot be known statically: untrusted.
+    pub(super) fn dynamic_path(&self, raw: &str, access: Access, judged: &mut Judged) {
+        let shown = display::escape(raw);
+        judged.reason(
+            ReasonKind::Path,
+            None,
+            format!("{access} of `{shown}`, which is not known until it runs"),
+        );
+        judged.raise(Decision::NeedsPrompt);
+        judged.untrusted.push(Untrusted {
+            shown,
+            access,
+            zone: None,
+        });
+    }
+
+    /// The strictest protected entry covering `path`, remembered for the rest of the run (the
+    /// working directory is checked once per clause).
+    pub(super) fn protected_entry(&self, path: &Path) -> Option<&'a Protected> {
+        if let Ok(cache) = self.protected_cache.try_borrow()
+            && let Some((_, entry)) = cache.iter().find(|(p, _)| p == path)
+        {
+            return *entry;
+        }
+        let entry = self.gate.policy.protected(path, self.state.home());
+        if let Ok(mut cache) = self.protected_cache.try_borrow_mut() {
+            cache.push((path.to_path_buf(), entry));
+        }
+        entry
+    }
+
+    /// Checks the protected paths; returns true when the path's decision is forced.
+    pub(super) fn protected(&self, path: &Path, access: Access, judged: &mut Judged) -> bool {
+        let Some(entry) = self.protected_entry(path) else {
+            return false;
+        };
+        let forced = match access {
+            Access::Read => entry.read,
+            Access::Write => entry.write,
+        };
+        let shown = display::escape(&path.to_string_lossy());
+        match forced {
+            // Not forced: the zones decide.
+            Decision::Approved => false,
+            // Always asks, and no zone can lift it.
+            Decision::NeedsPrompt => {
+                judged.reason(
+                    ReasonKind::Protected,
+                    Some(entry.id.clone()),
+                    format!("{access} of `{shown}` always needs a person: {}", entry.why),
+                );
+                judged.raise(Decision::NeedsPrompt);
+                judged.untrusted.push(Untrusted {
+                    shown,
+                    access,
+                    zone: None,
+                });
+                true
+            }
+            // Never allowed.
+            Decision::HardDenied => {
+                judged.reason(
+                    ReasonKind::Protected,
+                    Some(entry.id.clone()),
+                    format!("{access} of `{shown}` is never allowed: {}", entry.why),
+                );
+                judged.raise(Decision::HardDenied);
+                judged.denied_by.push(DenyHit {
+                    rule: entry.id.clone(),
+                    category: "protected".to_owned(),
+                    reason: format!("{access} of `{shown}`: {}", entry.why),
+                });
+                true
+            }
+        }
+    }
+
+    /// Judges a resolved absolute path: protected paths, then zones.
+    pub(super) fn judge_resolved(
+        &self,
+        path: &Path,
+        shown: &str,
+        access: Access,
+        judged: &mut Judged,
+    ) {
+        if self.protected(path, access, judged) {
+            return;
+        }
+        self.judge_zone(path, shown, access, judged);
+    }
+
+    /// Judges a resolved absolute path against the zones.
+    pub(super) fn judge_zone(&self, path: &Path, shown: &str, access: Access, judged: &mut Judged) {
+        let shown = display::escape(shown);
+        if access == Access::Read
+            && let Some(source) = self.state.read_all()
+        {
+            judged.reason(
+                ReasonKind::Zone,
+                Some("all".to_owned()),
+                format!(
+                    "read of `{shown}`: every path may be read ({})",
+                    source.as_str()
+                ),
+            );
+            return;
+        }
+        if let Some(zone) = self.state.zone_for(path, access) {
+            judged.reason(
+                ReasonKind::Zone,
+                Some(zone.path().to_string_lossy().into_owned()),
+                format!(
+                    "{access} of `{shown}` is inside the {} zone `{}` ({})",
+                    zone.access(),
+                    display::escape(&zone.path().to_string_lossy()),
+                    zone.source().as_str()
+                ),
+            );
+            return;
+        }
+        judged.reason(
+            ReasonKind::Path,
+            None,
+            format!("{access} of `{shown}` is outside every {access} zone"),
+        );
+        judged.raise(Decision::NeedsPrompt);
+        let zone = path
+            .to_str()
+            .and_then(|text| ZonePath::new(text, None).ok())
+            .map(|_| path.to_path_buf());
+        judged.untrusted.push(Untrusted {
+            shown,
+            access,
+            zone,
+        });
+    }
+}
+
+/// Whether a word's only expansion is a leading `$HOME`/`${HOME}`.
+pub(super) fn only_home_variable(word: &Word) -> bool {
+    let f = &word.features;
+    f.parameter
+        && !f.command_substitution
+        && !f.process_substitution
+        && !f.arithmetic
+        && !f.glob
+        && !f.brace
+}
+
+/// Whether a word is exactly one process substitution (`<(…)` or `>(…)`).
+pub(super) fn is_process_substitution(word: &Word) -> bool {
+    let f = &word.features;
+    f.process_substitution
+        && !f.parameter
+        && !f.command_substitution
+        && !f.arithmetic
+        && !f.glob
+        && !f.brace
+        && (word.raw.starts_with("<(") || word.raw.starts_with(">("))
+        && closes_at_end(&word.raw)
+}
+
+/// Whether the parenthesis opened at byte 1 of `raw` closes at its last character (a rough
+/// balance count; anything unusual counts as not closing, so the word is judged as a path).
+pub(super) fn closes_at_end(raw: &str) -> bool {
+    let mut depth = 0_usize;
+    let last = raw.char_indices().last().map_or(0, |(i, _)| i);
+    for (i, c) in raw.char_indices().skip(1) {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i == last;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether a word's only expansion is a glob.
+pub(super) fn only_glob(word: &Word) -> bool {
+    let f = &word.features;
+    f.glob
+        && !f.parameter
+        && !f.command_substitution
+        && !f.process_substitution
+        && !f.arithmetic
+        && !f.brace
+}
+
+/// Whether `text` is the value of a `name=value` word whose value starts with an unquoted `~`
+/// (bash expands it, as in `dd of=~/x`).
+pub(super) fn is_assignment_value(word: &Word, text: &str) -> bool {
+    let Some((name, value)) = word.raw.split_once('=') else {
+        return false;
+    };
+    value.starts_with('~')
+        && word.cooked.ends_with(text)
+        && !name.is_empty()
+        && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+/// Whether a redirect writes to a real file (not an exempt device).
+pub(super) fn is_real_write(redirect: &Redirect) -> bool {
+    redirect
+        .write_target()
+        .is_some_and(|w| !(w.literal && paths::WRITE_EXEMPT.contains(&w.cooked.as_str())))
+}
+
+/// Expands glob components below `dir` on the file system (no dotfiles unless the component
+/// starts with `.`); returns false when there are more than [`MAX_GLOB_MATCHES`] candidates.
+pub(super) fn expand_glob(dir: &Path, components: &[&str], out: &mut Vec<PathBuf>) -> bool {
+    let Some((first, rest)) = components.split_first() else {
+        out.push(dir.to_path_buf());
+        return out.len() <= MAX_GLOB_MATCHES;
+    };
+    if first.is_empty() || *first == "." {
+        return expand_glob(dir, rest, out);
+    }
+    if !first.contains(['*', '?', '[']) {
+        let next = dir.join(first);
+        if std::fs::symlink_metadata(&next).is_err() {
+            return true;
+        }
+        return expand_glob(&next, rest, out);
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return true;
+    };
+    for entry in entries {
+        let Ok(entry) = entry else { continue };
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            return false;
+        };
+        if paths::fnmatch(first, name, true) && !expand_glob(&dir.join(name), rest, out) {
+            return false;
+        }
+        if out.len() > MAX_GLOB_MATCHES {
+            return false;
+        }
+    }
+    true
+}

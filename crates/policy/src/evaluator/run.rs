@@ -1,0 +1,175 @@
+//! One evaluation in progress: the state shared by the judging steps, and the walk over every
+//! invocation.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use shellgate_parser::ParseOutput;
+use shellgate_rules::{Decision, Expansion, Invocation, InvocationKind, Policy, Protected, Via};
+
+use crate::display;
+use crate::evaluation::{ClauseVerdict, DenyHit, Reason, ReasonKind};
+use crate::matching::MatchContext;
+
+use super::GateEvaluator;
+use super::assignments::is_code_loading;
+use super::verdict::Judged;
+use crate::trust::TrustState;
+
+/// One evaluation in progress.
+pub(super) struct Run<'a> {
+    pub(super) gate: &'a GateEvaluator,
+    pub(super) state: &'a TrustState,
+    pub(super) command: &'a str,
+    pub(super) parsed: &'a ParseOutput,
+    pub(super) expansion: &'a Expansion,
+    pub(super) judged: Vec<Judged>,
+    pub(super) hard_deny: Vec<DenyHit>,
+    pub(super) errors: Vec<String>,
+    pub(super) protected_cache: RefCell<Vec<(PathBuf, Option<&'a Protected>)>>,
+}
+
+impl<'a> Run<'a> {
+    pub(super) fn new(
+        gate: &'a GateEvaluator,
+        state: &'a TrustState,
+        command: &'a str,
+        parsed: &'a ParseOutput,
+        expansion: &'a Expansion,
+    ) -> Self {
+        Self {
+            gate,
+            state,
+            command,
+            parsed,
+            expansion,
+            judged: Vec::with_capacity(expansion.invocations.len()),
+            hard_deny: Vec::new(),
+            errors: Vec::new(),
+            protected_cache: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub(super) fn policy(&self) -> &'a Policy {
+        &self.gate.policy
+    }
+
+    /// Judges every invocation and applies the deny hits.
+    pub(super) fn judge_all(&mut self) {
+        for invocation in &self.expansion.invocations {
+            let judged = self.judge(invocation);
+            self.judged.push(judged);
+        }
+        // Words the shell expands outside any clause (`for v in ${!x}`, `case $((x)) in`).
+        if let Some(why) = shellgate_rules::unjudged_evaluation(self.command, &self.parsed.graph) {
+            let judged = self.text_verdict(ReasonKind::Opaque, &why);
+            self.judged.push(judged);
+        }
+        // Variables set by a loop or a `${NAME:=…}` default (`for PATH in /tmp/x; do ls; done`).
+        let texts = std::iter::once(self.command)
+            .chain(self.expansion.sources.iter().map(|s| s.text.as_str()));
+        let mut loading: Vec<&str> = texts
+            .flat_map(shellgate_rules::implicitly_assigned)
+            .filter(|name| is_code_loading(name))
+            .collect();
+        loading.sort_unstable();
+        loading.dedup();
+        if !loading.is_empty() {
+            let why = format!(
+                "a `for`/`select` loop or a `${{NAME:=…}}` default sets `{}`, which changes which program runs or what it loads",
+                loading.join("`, `")
+            );
+            let judged = self.text_verdict(ReasonKind::Assignment, &why);
+            self.judged.push(judged);
+        }
+        let hits = self.policy().deny_expansion(self.command, self.expansion);
+        for hit in hits {
+            let rule = hit.rule;
+            if !self.hard_deny.iter().any(|h| h.rule == rule.id) {
+                self.hard_deny.push(DenyHit {
+                    rule: rule.id.clone(),
+                    category: rule.category.as_str().to_owned(),
+                    reason: rule.reason.clone(),
+                });
+            }
+            if let Some(judged) = hit.invocation.and_then(|i| self.judged.get_mut(i)) {
+                judged.raise(Decision::HardDenied);
+                judged.verdict.reasons.insert(
+                    0,
+                    Reason::new(
+                        ReasonKind::HardDeny,
+                        Some(rule.id.clone()),
+                        rule.reason.clone(),
+                    ),
+                );
+            }
+        }
+    }
+
+    /// A verdict on the command text as a whole (not one clause): it needs a person and
+    /// cannot be saved.
+    pub(super) fn text_verdict(&self, kind: ReasonKind, why: &str) -> Judged {
+        Judged {
+            verdict: ClauseVerdict {
+                verb: Vec::new(),
+                argv: Vec::new(),
+                origin: "compound".to_owned(),
+                decision: Decision::NeedsPrompt,
+                reasons: vec![Reason::new(kind, None, display::escape(why))],
+                text: display::escape(self.command),
+                clause: None,
+                proposal: None,
+            },
+            needs_person: true,
+            saveable: false,
+            untrusted: Vec::new(),
+            denied_by: Vec::new(),
+            writes_paths: false,
+            runs_code: None,
+        }
+    }
+
+    /// Where and how an invocation's words are matched.
+    pub(super) fn match_context<'i>(&self, inv: &'i Invocation) -> MatchContext<'i>
+    where
+        'a: 'i,
+    {
+        MatchContext {
+            cwd: inv.cwd.as_deref(),
+            home: inv.home.as_deref(),
+            symlinks: self.state.resolve_symlinks(),
+            trusted_bin_dirs: self.policy().trusted_bin_dirs(),
+        }
+    }
+
+    /// The first privilege-changing wrapper an invocation was found through.
+    pub(super) fn privileged_step(&self, inv: &Invocation) -> Option<Vec<String>> {
+        inv.origin.iter().find_map(|step| {
+            let parent = self.expansion.invocations.get(step.invocation)?;
+            matches!(parent.kind, InvocationKind::Wrapper { privileged: true })
+                .then(|| step.verb.clone())
+        })
+    }
+
+    /// Where an invocation comes from, for evidence.
+    pub(super) fn origin(&self, inv: &Invocation) -> String {
+        let root = inv
+            .origin
+            .first()
+            .and_then(|step| self.expansion.invocations.get(step.invocation))
+            .map_or(inv.context, |outer| outer.context);
+        let mut text = root.as_str().to_owned();
+        for step in &inv.origin {
+            text.push_str(" > ");
+            text.push_str(&step.verb.join(" "));
+            match step.via {
+                Via::Wrapper => {}
+                Via::ExecOption => text.push_str(" -exec"),
+                Via::Shell => text.push_str(" code"),
+                Via::Remote => text.push_str(" remote"),
+                Via::Split => text.push_str(" -S"),
+            }
+        }
+        text
+    }
+}

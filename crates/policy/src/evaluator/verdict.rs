@@ -1,0 +1,61 @@
+//! The verdict on one invocation while it is being built.
+
+use std::path::PathBuf;
+
+use shellgate_rules::{Access, Decision};
+
+use crate::evaluation::{ClauseVerdict, DenyHit, Reason, ReasonKind};
+
+/// An untrusted path found while judging a clause.
+#[derive(Clone, Debug)]
+pub(super) struct Untrusted {
+    /// What the prompt shows.
+    pub(super) shown: String,
+    /// The access needed.
+    pub(super) access: Access,
+    /// The zone a person may trust for it.
+    pub(super) zone: Option<PathBuf>,
+}
+
+/// The verdict of one invocation while it is being built.
+pub(super) struct Judged {
+    pub(super) verdict: ClauseVerdict,
+    /// The clause itself needs a person (verb, executable, code, assignment), not only a path.
+    pub(super) needs_person: bool,
+    /// It can be saved (its proposal stands for it).
+    pub(super) saveable: bool,
+    pub(super) untrusted: Vec<Untrusted>,
+    /// Protected paths that deny it.
+    pub(super) denied_by: Vec<DenyHit>,
+    /// It writes a path through an operand or option (so it is not read-only).
+    pub(super) writes_paths: bool,
+    /// An argument is code or a program that runs (role `exec`), shown as written.
+    pub(super) runs_code: Option<String>,
+}
+
+impl Judged {
+    pub(super) fn raise(&mut self, decision: Decision) {
+        self.verdict.decision = self.verdict.decision.max(decision);
+    }
+
+    pub(super) fn reason(
+        &mut self,
+        kind: ReasonKind,
+        rule: Option<String>,
+        message: impl Into<String>,
+    ) {
+        self.verdict.reasons.push(Reason::new(kind, rule, message));
+    }
+
+    /// The clause needs a person (not only for a path).
+    pub(super) fn ask(
+        &mut self,
+        kind: ReasonKind,
+        rule: Option<String>,
+        message: impl Into<String>,
+    ) {
+        self.raise(Decision::NeedsPrompt);
+        self.needs_person = true;
+        self.reason(kind, rule, message);
+    }
+}
