@@ -134,6 +134,9 @@ pub enum ReasonKind {
     Opaque,
     /// Through a wrapper that changes privilege.
     Privileged,
+    /// The project's own code runs (a toolchain, a project script or program, repository
+    /// hooks): whether it runs in a run zone of the audience.
+    Code,
     /// The command (or nested shell code) did not parse completely.
     Incomplete,
     /// An internal error; the decision was raised.
@@ -159,6 +162,7 @@ impl ReasonKind {
             Self::Interpreter => "interpreter",
             Self::Opaque => "opaque",
             Self::Privileged => "privileged",
+            Self::Code => "code",
             Self::Incomplete => "incomplete",
             Self::Internal => "internal",
         }

@@ -57,7 +57,9 @@ mod combine;
 mod invocation;
 mod keyword;
 mod path_effects;
+mod project_code;
 mod run;
+mod runner;
 mod verdict;
 
 use run::Run;
@@ -167,6 +169,9 @@ impl GateEvaluator {
         );
         for (path, access) in zones {
             state.add_zone(path, access, GrantSource::Profile);
+        }
+        for path in audience.run.iter().filter_map(|t| t.resolve(&vars)) {
+            state.add_run_zone(path, GrantSource::Profile);
         }
         Ok(())
     }

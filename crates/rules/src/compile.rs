@@ -29,9 +29,10 @@ use crate::error::{ErrorKind, Location, PolicyError, SourceFile, did_you_mean};
 use crate::flags::spelling_problem;
 use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet, RawMatcher, RawRegex};
 use crate::model::{
-    Audience, Category, DenyMatcher, DenyRule, DisabledRule, Interpreter, Layer, PLACEHOLDERS,
-    PipelineMatcher, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings,
-    Shell, UnlessArg, UnlessFlag, VerbRoles, ViewMatcher, Wrapper, WrapperMode, ZoneTemplate,
+    Audience, Category, DenyMatcher, DenyRule, DisabledRule, EffectClass, Interpreter, Layer,
+    PLACEHOLDERS, PipelineMatcher, PolicySource, PolicyTest, Protected, ReadZones, Role, Runs,
+    SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, ViewMatcher, Wrapper,
+    WrapperMode, ZoneTemplate,
 };
 use crate::paths;
 use crate::pattern::VerbPattern;
@@ -346,10 +347,18 @@ impl Builder {
         for deny in &mut raw.deny {
             self.add_deny(cx, deny);
         }
-        if !cx.forbid(&raw.safe, "[[safe]]") {
-            let mut seen = HashMap::new();
-            for safe in &mut raw.safe {
-                self.add_safe(cx, safe, &mut seen);
+        for (table, class) in [
+            (&mut raw.safe, None),
+            (&mut raw.writer, Some(EffectClass::Writer)),
+            (&mut raw.repository, Some(EffectClass::Repository)),
+            (&mut raw.toolchain, Some(EffectClass::Toolchain)),
+        ] {
+            let name = class.map_or("safe", EffectClass::table);
+            if !cx.forbid(table, &format!("[[{name}]]")) {
+                let mut seen = HashMap::new();
+                for safe in table.iter_mut() {
+                    self.add_safe(cx, safe, &mut seen, class);
+                }
             }
         }
         if !cx.forbid(&raw.wrapper, "[[wrapper]]") {
@@ -453,6 +462,44 @@ impl Builder {
                 out.push(normal);
             }
             self.settings.trusted_bin_dirs = out;
+        }
+        if let Some(names) = &raw.disposable {
+            if cx.layer == Layer::Project {
+                cx.invalid(
+                    names.span(),
+                    "a project layer cannot add `disposable` directories".into(),
+                    "not allowed in a project layer",
+                    Some(
+                        "a recursive delete of a disposable directory runs silently; list it in \
+                         your user policy"
+                            .into(),
+                    ),
+                );
+            } else {
+                for name in names.get_ref() {
+                    let text = name.get_ref();
+                    if text.is_empty() || text.contains('/') || text == "." || text == ".." {
+                        cx.invalid(
+                            name.span(),
+                            format!("disposable directory `{text}` is not a directory name"),
+                            "not a name",
+                            Some("give a directory name such as `target` (no `/`)".into()),
+                        );
+                    } else if !self.settings.disposable.contains(text) {
+                        self.settings.disposable.push(text.clone());
+                    }
+                }
+            }
+        }
+        if let Some(globs) = &raw.release_names {
+            for glob in globs.get_ref() {
+                let mut text = glob.clone();
+                if let Some(glob) = cx.glob(&mut text, "release_names")
+                    && !self.settings.release_names.contains(&glob)
+                {
+                    self.settings.release_names.push(glob);
+                }
+            }
         }
     }
 

@@ -84,6 +84,13 @@ pub enum Opaque {
     Interpreter {
         /// Why (from the policy).
         why: String,
+        /// The script file it runs, when the code is a script operand (`python3 x.py`), not
+        /// inline code, a module, a program file flag or standard input.
+        script: Option<String>,
+        /// The code flag that selects the code (`-c`, `-m`), when that is what makes it opaque:
+        /// a catalog entry whose verb prefix names that flag (`python3 -m pytest`) knows what
+        /// runs.
+        flag: Option<String>,
     },
     /// A shell runs a script file.
     ScriptFile {
@@ -1297,6 +1304,8 @@ fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaqu
     let start = interpreter.verb.len();
     let opaque = || Opaque::Interpreter {
         why: interpreter.why.clone(),
+        script: None,
+        flag: None,
     };
     let takes = |name: &str| {
         exactly(name, &interpreter.code_flags)
@@ -1324,16 +1333,30 @@ fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaqu
     {
         return Some(opaque());
     }
-    let code_given = scan
+    let code_flag = scan
         .flags
         .iter()
-        .any(|f| exactly(&f.name, &interpreter.code_flags));
+        .find(|f| exactly(&f.name, &interpreter.code_flags))
+        .map(|f| f.name.clone());
+    let code_given = code_flag.is_some();
     if !interpreter.program_operand {
-        if code_given {
-            return Some(opaque());
+        if let Some(flag) = code_flag {
+            return Some(Opaque::Interpreter {
+                why: interpreter.why.clone(),
+                script: None,
+                flag: Some(flag),
+            });
         }
-        if !scan.operands.is_empty() {
-            return interpreter.script_operand.then(opaque);
+        if let Some(first) = scan.operands.first() {
+            let script = words
+                .get(*first)
+                .filter(|w| w.literal)
+                .map(|w| w.cooked.clone());
+            return interpreter.script_operand.then(|| Opaque::Interpreter {
+                why: interpreter.why.clone(),
+                script,
+                flag: None,
+            });
         }
         return interpreter.stdin.then(opaque);
     }

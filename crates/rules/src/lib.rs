@@ -75,9 +75,9 @@ pub use expand::{
     Pipeline, Via,
 };
 pub use model::{
-    ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, Interpreter, Layer,
-    PLACEHOLDERS, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings, Shell,
-    UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, ZoneTemplate, ZoneVars,
+    ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, EffectClass, Interpreter, Layer,
+    PLACEHOLDERS, PolicySource, PolicyTest, Protected, ReadZones, Role, Runs, SafeEntry, Settings,
+    Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, ZoneTemplate, ZoneVars,
 };
 pub use paths::resolve_path;
 pub use pattern::{Access, PatternError, VerbPattern, ZonePath};

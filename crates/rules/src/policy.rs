@@ -11,7 +11,7 @@ use crate::compile::{Builder, index_of};
 use crate::error::PolicyError;
 use crate::flags::{self, Scan, flag_is};
 use crate::lazy::{LazyClassifier, LazyGlobSet, RawMatcher};
-use crate::model::ArgRole;
+use crate::model::{ArgRole, EffectClass};
 use crate::model::{
     Audience, DenyMatcher, DenyRule, DisabledRule, Interpreter, Layer, PolicySource, PolicyTest,
     Protected, Role, SafeEntry, Settings, Shell, VerbRoles, ViewMatcher, Wrapper,
@@ -61,18 +61,25 @@ pub struct CommandView<'a> {
     pub home: Option<&'a Path>,
 }
 
-/// What the safe catalog says about one command.
+/// What the command catalog says about one command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SafeVerdict<'p> {
-    /// A catalogued read-only verb with no unsafe flag or argument.
-    Safe {
-        /// Why it is safe (from the catalog).
+    /// Admitted by a catalog entry: its effects are those of `class` plus the ones its argument
+    /// roles and redirections name, which the caller judges. When entries of several classes
+    /// admit it, the least demanding class is reported.
+    Admitted {
+        /// The verb prefix of the entry.
+        verb: &'p [String],
+        /// The effect class of the entry.
+        class: EffectClass,
+        /// Why the entry admits it (from the catalog).
         why: &'p str,
+        /// A `[[repository]]` entry whose command runs the repository's hooks.
+        hooks: bool,
+        /// The command also writes below its working directory.
+        writes_cwd: bool,
     },
-    /// A pure side-effect verb (`echo`, `true`): safe unless it writes through a redirect,
-    /// which the caller checks.
-    Pure,
-    /// A catalogued verb made unsafe by a flag or argument.
+    /// A catalogued verb made unsafe by a flag or argument (no entry admits it).
     Unsafe {
         /// The cooked word that made it unsafe.
         token: String,
@@ -168,6 +175,8 @@ pub struct Policy {
     pub(crate) protected_owner: Vec<usize>,
     pub(crate) tests: Vec<PolicyTest>,
     pub(crate) disabled: Vec<DisabledRule>,
+    /// `settings.release_names` as one set.
+    pub(crate) release_set: LazyGlobSet,
 }
 
 const _: () = {
@@ -258,7 +267,9 @@ impl Policy {
             .filter_map(|d| d.to_str())
             .map(str::to_owned)
             .collect();
+        let release_set = LazyGlobSet::new(parts.settings.release_names.clone());
         Self {
+            release_set,
             trusted,
             deny_index,
             deny_any_verb,
@@ -523,25 +534,55 @@ impl Policy {
 
     // ---- safe catalog -------------------------------------------------------------------
 
-    /// What the safe catalog says about `view`'s words (redirections are the caller's: a
-    /// [`SafeVerdict::Pure`] or [`SafeVerdict::Safe`] verb that writes through a redirect is
-    /// not read-only). Option-aware: unsafe flags are found in every spelling (bundled,
-    /// `--x=v`, unambiguous long prefixes), values of `value_flags` are skipped, and a dynamic
-    /// word before `--` makes a verb with unsafe flags unsafe. Only bare names and binaries in
-    /// trusted bin dirs are catalogued; entries with an `os` list apply on those systems only.
+    /// What the command catalog (`[[safe]]`, `[[writer]]`, `[[repository]]`, `[[toolchain]]`)
+    /// says about `view`'s words; redirections and argument roles are the caller's to judge.
+    /// Every entry whose verb prefix the words start with is tried, longest prefix first:
+    /// the least demanding class among the entries that admit the command wins, else the first
+    /// reason an entry gave for not admitting it. Option-aware: unsafe flags are found in every
+    /// spelling (bundled, `--x=v`, unambiguous long prefixes), values of `value_flags` are
+    /// skipped, and a dynamic word before `--` makes a verb with unsafe flags unsafe. Only bare
+    /// names and binaries in trusted bin dirs are catalogued; entries with an `os` list apply
+    /// on those systems only.
     #[must_use]
     pub fn safe(&self, view: &CommandView<'_>) -> SafeVerdict<'_> {
         let os = std::env::consts::OS;
-        let Some((_, entry)) = self.lookup_at(
-            &self.safe_index,
-            &self.safe,
-            |e| &e.verb,
-            view.words,
-            false,
-            &|e: &SafeEntry| e.os.is_empty() || e.os.iter().any(|o| o == os),
-        ) else {
+        let Some(first) = view.words.first() else {
             return SafeVerdict::NotCatalogued;
         };
+        let Some((name, _)) = self.command_name(first) else {
+            return SafeVerdict::NotCatalogued;
+        };
+        let mut best: Option<SafeVerdict<'_>> = None;
+        let mut refusal: Option<SafeVerdict<'_>> = None;
+        let entries = self
+            .safe_index
+            .candidates(name)
+            .filter_map(|i| self.safe.get(i))
+            .filter(|e| e.os.is_empty() || e.os.iter().any(|o| o == os))
+            .filter(|e| self.starts_with(view.words, &e.verb, false));
+        for entry in entries {
+            match Self::entry_verdict(entry, view) {
+                admitted @ SafeVerdict::Admitted { class, .. } => {
+                    let better = match &best {
+                        Some(SafeVerdict::Admitted { class: known, .. }) => class < *known,
+                        _ => true,
+                    };
+                    if better {
+                        best = Some(admitted);
+                    }
+                }
+                other => {
+                    if refusal.is_none() {
+                        refusal = Some(other);
+                    }
+                }
+            }
+        }
+        best.or(refusal).unwrap_or(SafeVerdict::NotCatalogued)
+    }
+
+    /// What one catalog entry (whose verb prefix the words start with) says.
+    fn entry_verdict<'p>(entry: &'p SafeEntry, view: &CommandView<'_>) -> SafeVerdict<'p> {
         let start = entry.verb.len();
         let scan = flags::scan(view.words, start, &|name| {
             entry.value_flags.iter().any(|v| v == name)
@@ -576,10 +617,12 @@ impl Policy {
                 }
             }
         }
-        if entry.pure {
-            SafeVerdict::Pure
-        } else {
-            SafeVerdict::Safe { why: &entry.why }
+        SafeVerdict::Admitted {
+            verb: &entry.verb,
+            class: entry.class,
+            why: &entry.why,
+            hooks: entry.hooks,
+            writes_cwd: entry.writes_cwd,
         }
     }
 
@@ -610,6 +653,7 @@ impl Policy {
                     index,
                     role: Role::WritePath,
                     text: w.cooked.clone(),
+                    recursive: false,
                 })
                 .collect();
         };
@@ -623,6 +667,19 @@ impl Policy {
         let scan = flags::scan(words, entry.verb.len(), &|name| {
             option_role(name).is_some() || entry.value_flags.iter().any(|v| v == name)
         });
+        let first_applies = entry.first.is_some()
+            && !scan.flags.iter().any(|hit| {
+                entry
+                    .first_unless
+                    .iter()
+                    .any(|spelling| flag_is(&hit.name, spelling))
+            });
+        let recursive = scan.flags.iter().any(|hit| {
+            entry
+                .recursive_flags
+                .iter()
+                .any(|spelling| flag_is(&hit.name, spelling))
+        });
         let mut out: Vec<ArgRole> = scan
             .values
             .iter()
@@ -630,6 +687,7 @@ impl Policy {
                 index: v.index,
                 role: option_role(&v.flag).unwrap_or(Role::Value),
                 text: v.text.clone(),
+                recursive: false,
             })
             .collect();
         let count = scan.operands.len();
@@ -649,11 +707,13 @@ impl Policy {
                     index: *index,
                     role,
                     text: value.to_owned(),
+                    recursive: recursive && role == Role::DeletePath,
                 });
                 continue;
             }
-            let role = match entry.last {
-                Some(last) if count >= 2 && n + 1 == count => Some(last),
+            let role = match (entry.first, entry.last) {
+                (Some(first), _) if n == 0 && first_applies => Some(first),
+                (_, Some(last)) if count >= 2 && n + 1 == count => Some(last),
                 _ => entry.operands,
             };
             if let Some(role) = role {
@@ -661,11 +721,54 @@ impl Policy {
                     index: *index,
                     role,
                     text: word.cooked.clone(),
+                    recursive: recursive && role == Role::DeletePath,
                 });
+            }
+        }
+        // A pathspec is a read when it looks like a path, else a value.
+        for role in &mut out {
+            if role.role == Role::Pathspec {
+                role.role = if self.classify(&role.text) == TokenClass::Path {
+                    Role::ReadPath
+                } else {
+                    Role::Value
+                };
             }
         }
         out.sort_by_key(|r| r.index);
         out
+    }
+
+    /// Whether a `[[verb]]` entry gives `view`'s arguments their roles (else [`Policy::roles`]
+    /// guesses: path-shaped operands are possible writes).
+    #[must_use]
+    pub fn knows_roles(&self, view: &CommandView<'_>) -> bool {
+        self.lookup(
+            &self.verb_index,
+            &self.verbs,
+            |e| &e.verb,
+            view.words,
+            true,
+            &|_| true,
+        )
+        .is_some()
+    }
+
+    /// The `settings.release_names` glob a program or script file name matches, if any.
+    #[must_use]
+    pub fn release_name(&self, file_name: &str) -> Option<&str> {
+        let mut found = Vec::new();
+        self.release_set.matches_into(file_name, &mut found);
+        found
+            .first()
+            .and_then(|i| self.settings.release_names.get(*i))
+            .map(String::as_str)
+    }
+
+    /// Names of directories holding disposable outputs (`settings.disposable`).
+    #[must_use]
+    pub fn disposable(&self) -> &[String] {
+        &self.settings.disposable
     }
 
     // ---- classifier, audiences, protected paths, settings --------------------------------
@@ -790,6 +893,19 @@ impl Policy {
     #[must_use]
     pub fn verb_roles(&self) -> &[VerbRoles] {
         &self.verbs
+    }
+
+    /// The wrapper entry for `words`, if the command is one (by command name, any directory).
+    #[must_use]
+    pub fn wrapper(&self, words: &[Word]) -> Option<&Wrapper> {
+        self.lookup(
+            &self.wrapper_index,
+            &self.wrappers,
+            |e| &e.verb,
+            words,
+            true,
+            &|_| true,
+        )
     }
 
     /// The interpreter entry for `words`, if the command is one (by command name, any

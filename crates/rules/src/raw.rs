@@ -34,6 +34,12 @@ pub(crate) struct RawFile {
     #[serde(default)]
     pub(crate) safe: Vec<Spanned<RawSafe>>,
     #[serde(default)]
+    pub(crate) writer: Vec<Spanned<RawSafe>>,
+    #[serde(default)]
+    pub(crate) repository: Vec<Spanned<RawSafe>>,
+    #[serde(default)]
+    pub(crate) toolchain: Vec<Spanned<RawSafe>>,
+    #[serde(default)]
     pub(crate) wrapper: Vec<Spanned<RawWrapper>>,
     #[serde(default)]
     pub(crate) shell: Vec<Spanned<RawShell>>,
@@ -58,6 +64,8 @@ pub(crate) struct RawFile {
 pub(crate) struct RawSettings {
     pub(crate) trusted_bin_dirs: Option<TextList>,
     pub(crate) max_shell_depth: Option<Spanned<i64>>,
+    pub(crate) disposable: Option<TextList>,
+    pub(crate) release_names: Option<TextList>,
 }
 
 /// `[[deny]]`.
@@ -99,6 +107,10 @@ pub(crate) struct RawSafe {
     pub(crate) os: Option<TextList>,
     #[serde(default)]
     pub(crate) pure: bool,
+    #[serde(default)]
+    pub(crate) hooks: bool,
+    #[serde(default)]
+    pub(crate) writes_cwd: bool,
     #[serde(default)]
     pub(crate) value_flags: Vec<Text>,
     #[serde(default)]
@@ -154,6 +166,11 @@ pub(crate) struct RawWrapper {
     pub(crate) judged_flags: Vec<Text>,
     #[serde(default)]
     pub(crate) flags: Vec<Text>,
+    pub(crate) runs: Option<Text>,
+    #[serde(default)]
+    pub(crate) local_flags: Vec<Text>,
+    #[serde(default)]
+    pub(crate) local_bins: Vec<Text>,
     pub(crate) why: Option<Text>,
 }
 
@@ -218,6 +235,9 @@ pub(crate) struct RawVerb {
     pub(crate) verb: Option<Spanned<Words>>,
     pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
     pub(crate) operands: Option<Text>,
+    pub(crate) first: Option<Text>,
+    #[serde(default)]
+    pub(crate) first_unless: Vec<Text>,
     pub(crate) last: Option<Text>,
     #[serde(default)]
     pub(crate) options: BTreeMap<Text, Text>,
@@ -225,6 +245,8 @@ pub(crate) struct RawVerb {
     pub(crate) assign: BTreeMap<Text, Text>,
     #[serde(default)]
     pub(crate) value_flags: Vec<Text>,
+    #[serde(default)]
+    pub(crate) recursive_flags: Vec<Text>,
 }
 
 /// `[classify]`.
@@ -242,6 +264,8 @@ pub(crate) struct RawClassify {
 pub(crate) struct RawAudience {
     pub(crate) read: Spanned<ReadZones>,
     pub(crate) write: Vec<Text>,
+    #[serde(default)]
+    pub(crate) run: Vec<Text>,
 }
 
 /// `[[protected]]`.

@@ -4,21 +4,41 @@
 use super::*;
 
 impl Builder {
+    /// Adds a catalog entry of `[[safe]]` (`class` `None`: read-only or, with `pure = true`,
+    /// pure) or of the table of `class`.
     pub(super) fn add_safe(
         &mut self,
         cx: &mut FileCx<'_>,
         safe: &mut Spanned<RawSafe>,
         seen: &mut HashMap<Vec<String>, Location>,
+        class: Option<EffectClass>,
     ) {
         let span = safe.span();
         let raw = safe.get_mut();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(
-            raw.verb.as_mut(),
-            raw.verbs.as_mut(),
-            span.clone(),
-            "[[safe]]",
-        );
+        let table = format!("[[{}]]", class.map_or("safe", EffectClass::table));
+        let verbs = cx.verb_list(raw.verb.as_mut(), raw.verbs.as_mut(), span.clone(), &table);
+        if raw.pure && class.is_some() {
+            cx.invalid(
+                span.clone(),
+                format!("`pure` belongs to `[[safe]]` entries, not to `{table}`"),
+                "not a `[[safe]]` entry",
+                Some("move the entry to `[[safe]]` or remove `pure`".into()),
+            );
+        }
+        if raw.hooks && class != Some(EffectClass::Repository) {
+            cx.invalid(
+                span.clone(),
+                format!("`hooks` belongs to `[[repository]]` entries, not to `{table}`"),
+                "not a `[[repository]]` entry",
+                Some("remove `hooks`: only version-control commands run hooks".into()),
+            );
+        }
+        let class = class.unwrap_or(if raw.pure {
+            EffectClass::Pure
+        } else {
+            EffectClass::ReadOnly
+        });
         let why = cx.nonempty(&mut raw.why, "why");
         let mut os = Vec::new();
         if let Some(list) = &raw.os {
@@ -85,7 +105,7 @@ impl Builder {
                 if let Some(previous) = seen.get(verb) {
                     cx.invalid(
                         span.clone(),
-                        format!("duplicate `[[safe]]` entry for `{}`", verb.join(" ")),
+                        format!("duplicate `{table}` entry for `{}`", verb.join(" ")),
                         "duplicate entry",
                         Some(format!(
                             "`{}` is already catalogued at {previous}; merge the two entries",
@@ -104,6 +124,9 @@ impl Builder {
         };
         let entry = SafeEntry {
             verb: Vec::new(),
+            class,
+            hooks: raw.hooks,
+            writes_cwd: raw.writes_cwd,
             why,
             os,
             pure: raw.pure,
@@ -166,6 +189,40 @@ impl Builder {
             .spellings(&mut raw.judged_flags, "judged_flags")
             .unwrap_or_default();
         let flags = cx.spellings(&mut raw.flags, "flags").unwrap_or_default();
+        let local_flags = cx
+            .spellings(&mut raw.local_flags, "local_flags")
+            .unwrap_or_default();
+        let runs = match &raw.runs {
+            None => None,
+            Some(text) => match text.get_ref().as_str() {
+                "project" => Some(Runs::Project),
+                "elsewhere" => Some(Runs::Elsewhere),
+                other => {
+                    cx.invalid(
+                        text.span(),
+                        format!("unknown value `{other}` for `runs`"),
+                        "unknown value",
+                        Some(
+                            did_you_mean(other, ["project", "elsewhere"])
+                                .unwrap_or_else(|| "`runs` is `project` or `elsewhere`".into()),
+                        ),
+                    );
+                    None
+                }
+            },
+        };
+        for bin in &raw.local_bins {
+            let text = bin.get_ref();
+            if text.is_empty() || text.starts_with('/') || text.split('/').any(|c| c == "..") {
+                cx.invalid(
+                    bin.span(),
+                    format!("`{text}` in `local_bins` is not a relative directory"),
+                    "not a relative directory",
+                    Some("give a directory below the project, such as `node_modules/.bin`".into()),
+                );
+            }
+        }
+        let local_bins: Vec<String> = raw.local_bins.iter().map(|b| b.get_ref().clone()).collect();
         let positionals = count(cx, raw.positionals.as_ref(), "positionals");
         match mode {
             Some(WrapperMode::ExecOption)
@@ -216,6 +273,9 @@ impl Builder {
             query_flags,
             judged_flags,
             flags,
+            runs,
+            local_flags,
+            local_bins,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.wrappers);
@@ -377,6 +437,10 @@ impl Builder {
             "[[verb]]",
         );
         let operands = raw.operands.as_ref().and_then(|r| cx.role(r, "operands"));
+        let first = raw.first.as_ref().and_then(|r| cx.role(r, "first"));
+        let first_unless = cx
+            .spellings(&mut raw.first_unless, "first_unless")
+            .unwrap_or_default();
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
@@ -409,6 +473,9 @@ impl Builder {
         let value_flags = cx
             .spellings(&mut raw.value_flags, "value_flags")
             .unwrap_or_default();
+        let recursive_flags = cx
+            .spellings(&mut raw.recursive_flags, "recursive_flags")
+            .unwrap_or_default();
         if cx.errors.len() > before {
             return;
         }
@@ -416,10 +483,13 @@ impl Builder {
         let entry = VerbRoles {
             verb: Vec::new(),
             operands,
+            first,
+            first_unless,
             last,
             options,
             assign,
             value_flags,
+            recursive_flags,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.verbs);
     }
