@@ -127,6 +127,11 @@ fn role(r: Role) -> &'static str {
         Role::Exec => "exec",
         Role::DeletePath => "delete",
         Role::Pathspec => "pathspec",
+        Role::Url => "url",
+        Role::Upload => "upload",
+        Role::Send => "send",
+        Role::Method => "method",
+        Role::Variable => "variable",
         Role::Value => "value",
     }
 }

@@ -134,6 +134,10 @@ pub enum ReasonKind {
     Opaque,
     /// Through a wrapper that changes privilege.
     Privileged,
+    /// What the command does on the network: the hosts it connects to, what it sends.
+    Network,
+    /// The command prints the environment or a secret-looking variable into the transcript.
+    Exposure,
     /// The project's own code runs (a toolchain, a project script or program, repository
     /// hooks): whether it runs in a run zone of the audience.
     Code,
@@ -163,6 +167,8 @@ impl ReasonKind {
             Self::Opaque => "opaque",
             Self::Privileged => "privileged",
             Self::Code => "code",
+            Self::Network => "network",
+            Self::Exposure => "exposure",
             Self::Incomplete => "incomplete",
             Self::Internal => "internal",
         }

@@ -56,6 +56,7 @@ mod clause_text;
 mod combine;
 mod invocation;
 mod keyword;
+mod network;
 mod path_effects;
 mod project_code;
 mod run;
@@ -111,7 +112,9 @@ impl GateEvaluator {
             add(&interpreter.verb);
         }
         for wrapper in policy.wrappers() {
-            if wrapper.mode == shellgate_rules::WrapperMode::Prefix {
+            // Package runners are heads that need a subcommand (`npx prettier *`), see
+            // `proposal::SUBCOMMAND_HEADS`.
+            if wrapper.mode == shellgate_rules::WrapperMode::Prefix && wrapper.runs.is_none() {
                 add(&wrapper.verb);
             }
         }

@@ -352,6 +352,7 @@ impl Builder {
             (&mut raw.writer, Some(EffectClass::Writer)),
             (&mut raw.repository, Some(EffectClass::Repository)),
             (&mut raw.toolchain, Some(EffectClass::Toolchain)),
+            (&mut raw.network, Some(EffectClass::Network)),
         ] {
             let name = class.map_or("safe", EffectClass::table);
             if !cx.forbid(table, &format!("[[{name}]]")) {
@@ -491,13 +492,20 @@ impl Builder {
                 }
             }
         }
-        if let Some(globs) = &raw.release_names {
-            for glob in globs.get_ref() {
+        for (key, list, out) in [
+            (
+                "release_names",
+                &raw.release_names,
+                &mut self.settings.release_names,
+            ),
+            ("secret_names", &raw.secret_names, &mut self.settings.secret_names),
+        ] {
+            for glob in list.iter().flat_map(|l| l.get_ref()) {
                 let mut text = glob.clone();
-                if let Some(glob) = cx.glob(&mut text, "release_names")
-                    && !self.settings.release_names.contains(&glob)
+                if let Some(glob) = cx.glob(&mut text, key)
+                    && !out.contains(&glob)
                 {
-                    self.settings.release_names.push(glob);
+                    out.push(glob);
                 }
             }
         }

@@ -549,23 +549,26 @@ impl Walker<'_> {
         let Some((_, trusted)) = words.first().and_then(|w| policy.command_name(w)) else {
             return;
         };
-        if let Some(interpreter) = policy.interpreter(words) {
-            if let Some(opaque) = interpreter_opaque(interpreter, words) {
-                self.set_opaque(index, opaque);
-            }
-            return;
-        }
-        let shell = policy.lookup(
-            &policy.shell_index,
-            &policy.shells,
+        let wrapper = policy.lookup(
+            &policy.wrapper_index,
+            &policy.wrappers,
             |e| &e.verb,
             words,
             true,
             &|_| true,
         );
-        let wrapper = policy.lookup(
-            &policy.wrapper_index,
-            &policy.wrappers,
+        if let Some(interpreter) = policy.interpreter(words) {
+            // A longer wrapper prefix wins (`bun x PKG` runs a package; `bun x.js` is code).
+            if wrapper.is_none_or(|w| w.verb.len() <= interpreter.verb.len()) {
+                if let Some(opaque) = interpreter_opaque(interpreter, words) {
+                    self.set_opaque(index, opaque);
+                }
+                return;
+            }
+        }
+        let shell = policy.lookup(
+            &policy.shell_index,
+            &policy.shells,
             |e| &e.verb,
             words,
             true,
@@ -794,7 +797,13 @@ impl Walker<'_> {
                 .get(after.saturating_sub(1))
                 .map(|w| w.span)
                 .unwrap_or_default();
-            let mut inner: Vec<Word> = split.into_iter().map(|s| synthetic_word(s, span)).collect();
+            // The split words are arguments of the same command again (`env -S 'A=1 cmd'` is
+            // `env A=1 cmd`: assignments, options and the command are read as env reads them).
+            let mut inner: Vec<Word> = words
+                .get(..shell.verb.len())
+                .unwrap_or_default()
+                .to_vec();
+            inner.extend(split.into_iter().map(|s| synthetic_word(s, span)));
             inner.extend(words.get(after..).unwrap_or_default().iter().cloned());
             self.inner(index, inner, Vec::new(), cwd, Via::Split, false, depth);
             return;

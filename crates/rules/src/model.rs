@@ -251,6 +251,9 @@ pub enum EffectClass {
     /// that directory must be in a write zone (with `hooks = true` it also runs the
     /// repository's hooks: the project's code).
     Repository,
+    /// `[[network]]`: reads from the URLs its roles name; a loopback host runs silently, any
+    /// other host needs a person (or a host grant), and sending a file never runs silently.
+    Network,
     /// `[[toolchain]]`: builds, tests, lints, formats or runs the project's own code, in and
     /// below its working directory, which must be in a run zone of the audience.
     Toolchain,
@@ -258,11 +261,12 @@ pub enum EffectClass {
 
 impl EffectClass {
     /// Every class, least demanding first.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Pure,
         Self::ReadOnly,
         Self::Writer,
         Self::Repository,
+        Self::Network,
         Self::Toolchain,
     ];
 
@@ -273,6 +277,7 @@ impl EffectClass {
             Self::Pure | Self::ReadOnly => "safe",
             Self::Writer => "writer",
             Self::Repository => "repository",
+            Self::Network => "network",
             Self::Toolchain => "toolchain",
         }
     }
@@ -285,6 +290,7 @@ impl EffectClass {
             Self::ReadOnly => "read-only",
             Self::Writer => "confined writer",
             Self::Repository => "local version control",
+            Self::Network => "network client",
             Self::Toolchain => "project toolchain",
         }
     }
@@ -303,6 +309,9 @@ pub struct SafeEntry {
     /// The command also writes below its working directory (`tar -x`, `patch`, `wget`), so
     /// that directory must be in a write zone.
     pub writes_cwd: bool,
+    /// Why the entry does not admit the command without an operand (`printenv` alone prints
+    /// every variable).
+    pub unless_bare: Option<String>,
     /// Why it is safe.
     pub why: String,
     /// Operating systems it applies to (empty: all). Names as in `std::env::consts::OS`, with
@@ -488,6 +497,17 @@ pub enum Role {
     DeletePath,
     /// Code or a program that is run.
     Exec,
+    /// A URL or host the command connects to (`curl URL`).
+    Url,
+    /// A file whose content is sent over the network (`curl -T FILE`).
+    Upload,
+    /// Data sent over the network; `@FILE`, `<FILE`, `NAME=@FILE` and `NAME=<FILE` name a file
+    /// whose content is sent (`curl -d @body.json`).
+    Send,
+    /// The request method (`curl -X DELETE`).
+    Method,
+    /// The name of an environment variable whose value the command prints (`printenv NAME`).
+    Variable,
     /// A revision, a name or a path (`git diff HEAD src/`): a read when the word is
     /// path-shaped (`[classify]` class `path`), else a value. [`crate::Policy::roles`] reports
     /// it as [`Role::ReadPath`] or [`Role::Value`].
@@ -498,11 +518,16 @@ pub enum Role {
 
 impl Role {
     /// Every role.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 11] = [
         Self::ReadPath,
         Self::WritePath,
         Self::DeletePath,
         Self::Exec,
+        Self::Url,
+        Self::Upload,
+        Self::Send,
+        Self::Method,
+        Self::Variable,
         Self::Pathspec,
         Self::Value,
     ];
@@ -515,6 +540,11 @@ impl Role {
             Self::WritePath => "write",
             Self::DeletePath => "delete",
             Self::Exec => "exec",
+            Self::Url => "url",
+            Self::Upload => "upload",
+            Self::Send => "send",
+            Self::Method => "method",
+            Self::Variable => "variable",
             Self::Pathspec => "pathspec",
             Self::Value => "value",
         }
@@ -694,6 +724,10 @@ pub struct Settings {
     /// `release-prod`) that deploys, publishes or releases: such code is not run silently
     /// even inside a run zone. Every layer may add globs.
     pub release_names: Vec<String>,
+    /// Globs over variable names whose values are secrets (`*TOKEN*`, `AWS_SECRET_*`):
+    /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
+    /// agent's transcript, so it needs a person. Every layer may add globs.
+    pub secret_names: Vec<String>,
 }
 
 impl Default for Settings {
@@ -706,6 +740,7 @@ impl Default for Settings {
             max_shell_depth: 8,
             disposable: Vec::new(),
             release_names: Vec::new(),
+            secret_names: Vec::new(),
         }
     }
 }

@@ -177,6 +177,8 @@ pub struct Policy {
     pub(crate) disabled: Vec<DisabledRule>,
     /// `settings.release_names` as one set.
     pub(crate) release_set: LazyGlobSet,
+    /// `settings.secret_names` as one set.
+    pub(crate) secret_set: LazyGlobSet,
 }
 
 const _: () = {
@@ -268,8 +270,10 @@ impl Policy {
             .map(str::to_owned)
             .collect();
         let release_set = LazyGlobSet::new(parts.settings.release_names.clone());
+        let secret_set = LazyGlobSet::new(parts.settings.secret_names.clone());
         Self {
             release_set,
+            secret_set,
             trusted,
             deny_index,
             deny_any_verb,
@@ -552,6 +556,21 @@ impl Policy {
         let Some((name, _)) = self.command_name(first) else {
             return SafeVerdict::NotCatalogued;
         };
+        // Flags that take a value: the entry's own, and those its argument roles know of.
+        let roles = self.lookup(
+            &self.verb_index,
+            &self.verbs,
+            |e| &e.verb,
+            view.words,
+            true,
+            &|_| true,
+        );
+        let role_takes = |name: &str| {
+            roles.is_some_and(|r| {
+                r.value_flags.iter().any(|v| v == name)
+                    || r.options.iter().any(|(o, _)| flag_is(name, o))
+            })
+        };
         let mut best: Option<SafeVerdict<'_>> = None;
         let mut refusal: Option<SafeVerdict<'_>> = None;
         let entries = self
@@ -561,7 +580,7 @@ impl Policy {
             .filter(|e| e.os.is_empty() || e.os.iter().any(|o| o == os))
             .filter(|e| self.starts_with(view.words, &e.verb, false));
         for entry in entries {
-            match Self::entry_verdict(entry, view) {
+            match Self::entry_verdict(entry, view, &role_takes) {
                 admitted @ SafeVerdict::Admitted { class, .. } => {
                     let better = match &best {
                         Some(SafeVerdict::Admitted { class: known, .. }) => class < *known,
@@ -582,11 +601,14 @@ impl Policy {
     }
 
     /// What one catalog entry (whose verb prefix the words start with) says.
-    fn entry_verdict<'p>(entry: &'p SafeEntry, view: &CommandView<'_>) -> SafeVerdict<'p> {
+    fn entry_verdict<'p>(
+        entry: &'p SafeEntry,
+        view: &CommandView<'_>,
+        role_takes: &dyn Fn(&str) -> bool,
+    ) -> SafeVerdict<'p> {
         let start = entry.verb.len();
-        let scan = flags::scan(view.words, start, &|name| {
-            entry.value_flags.iter().any(|v| v == name)
-        });
+        let takes = |name: &str| entry.value_flags.iter().any(|v| v == name) || role_takes(name);
+        let scan = flags::scan(view.words, start, &takes);
         for hit in &scan.flags {
             for unless in &entry.unless_flags {
                 if unless.flags.iter().any(|s| flag_is(&hit.name, s)) {
@@ -616,6 +638,14 @@ impl Policy {
                     };
                 }
             }
+        }
+        if let Some(why) = &entry.unless_bare
+            && view.words.len() <= start
+        {
+            return SafeVerdict::Unsafe {
+                token: entry.verb.join(" "),
+                why,
+            };
         }
         SafeVerdict::Admitted {
             verb: &entry.verb,
@@ -763,6 +793,13 @@ impl Policy {
             .first()
             .and_then(|i| self.settings.release_names.get(*i))
             .map(String::as_str)
+    }
+
+    /// Whether a variable name looks like it holds a secret (`settings.secret_names`).
+    #[must_use]
+    /// Names are compared in upper case (`github_token` is `GITHUB_TOKEN`).
+    pub fn is_secret_name(&self, name: &str) -> bool {
+        self.secret_set.is_match(&name.to_ascii_uppercase())
     }
 
     /// Names of directories holding disposable outputs (`settings.disposable`).

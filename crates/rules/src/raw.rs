@@ -40,6 +40,8 @@ pub(crate) struct RawFile {
     #[serde(default)]
     pub(crate) toolchain: Vec<Spanned<RawSafe>>,
     #[serde(default)]
+    pub(crate) network: Vec<Spanned<RawSafe>>,
+    #[serde(default)]
     pub(crate) wrapper: Vec<Spanned<RawWrapper>>,
     #[serde(default)]
     pub(crate) shell: Vec<Spanned<RawShell>>,
@@ -66,6 +68,7 @@ pub(crate) struct RawSettings {
     pub(crate) max_shell_depth: Option<Spanned<i64>>,
     pub(crate) disposable: Option<TextList>,
     pub(crate) release_names: Option<TextList>,
+    pub(crate) secret_names: Option<TextList>,
 }
 
 /// `[[deny]]`.
@@ -111,6 +114,7 @@ pub(crate) struct RawSafe {
     pub(crate) hooks: bool,
     #[serde(default)]
     pub(crate) writes_cwd: bool,
+    pub(crate) unless_bare: Option<Text>,
     #[serde(default)]
     pub(crate) value_flags: Vec<Text>,
     #[serde(default)]

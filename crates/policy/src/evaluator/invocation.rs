@@ -11,7 +11,7 @@ use crate::proposal::{self, ProposalInput};
 
 use super::clause_text::clause_text;
 use super::run::Run;
-use super::verdict::Judged;
+use super::verdict::{Judged, NetFacts};
 
 impl<'a> Run<'a> {
     /// The verdict on one invocation.
@@ -39,6 +39,7 @@ impl<'a> Run<'a> {
             denied_by: Vec::new(),
             writes_paths: false,
             runs_code: None,
+            net: NetFacts::default(),
         };
         if let InvocationKind::Wrapper { privileged } = inv.kind {
             let through = if privileged {
@@ -152,9 +153,16 @@ impl<'a> Run<'a> {
         let mut project_file: Option<(String, &str)> = None;
         let interpreter_call = match &inv.opaque {
             None => false,
-            Some(Opaque::Interpreter {
-                flag: Some(flag), ..
-            }) if entry_verb.contains(flag) => false,
+            // The catalog entry names the code flag or the "script" word (`python3 -m pytest`,
+            // `bun run build`): it knows what runs.
+            Some(Opaque::Interpreter { flag, script, .. })
+                if flag
+                    .iter()
+                    .chain(script)
+                    .any(|w| entry_verb.iter().skip(1).any(|v| v == w)) =>
+            {
+                false
+            }
             Some(Opaque::Interpreter { why, script, .. }) => {
                 match script
                     .as_deref()
@@ -228,12 +236,21 @@ impl<'a> Run<'a> {
                     ..
                 } => {
                     judged.reason(ReasonKind::Pure, None, "a pure side-effect verb");
+                    self.judge_exposure(inv, judged);
                     return;
                 }
                 SafeVerdict::Admitted {
                     class, why, hooks, ..
                 } => {
                     judged.reason(ReasonKind::Safe, None, format!("{}: {why}", class.as_str()));
+                    if class == EffectClass::ReadOnly {
+                        self.judge_exposure(inv, judged);
+                    }
+                    if class == EffectClass::Network {
+                        // What it asks for is its network effects (or its paths), not the verb.
+                        self.judge_network(judged);
+                        return;
+                    }
                     let runs_code = class == EffectClass::Toolchain || hooks;
                     if !runs_code || self.runs_in_run_zone(&ctx, judged) {
                         return;

@@ -12,6 +12,7 @@ use crate::evaluation::{DenyHit, ReasonKind};
 use crate::matching::MatchContext;
 use crate::paths;
 
+use super::network;
 use super::run::Run;
 use super::verdict::{Judged, Untrusted};
 
@@ -101,6 +102,58 @@ impl<'a> Run<'a> {
                     Role::Exec => {
                         if judged.runs_code.is_none() {
                             judged.runs_code = Some(display::escape(&word.raw));
+                        }
+                        continue;
+                    }
+                    Role::Url => {
+                        let host = word
+                            .literal
+                            .then(|| network::host_of(&role.text))
+                            .flatten();
+                        judged.net.hosts.push((host, display::escape(&word.raw)));
+                        continue;
+                    }
+                    Role::Method => {
+                        judged.net.method = Some(if word.literal {
+                            role.text.to_ascii_uppercase()
+                        } else {
+                            display::escape(&word.raw)
+                        });
+                        continue;
+                    }
+                    Role::Upload => {
+                        judged.net.uploads.push(display::escape(&role.text));
+                        Access::Read
+                    }
+                    Role::Send => {
+                        match network::sent_file(&role.text).filter(|_| word.literal) {
+                            Some(file) => {
+                                judged.net.uploads.push(display::escape(file));
+                                self.judge_path(
+                                    word,
+                                    file,
+                                    Access::Read,
+                                    Certainty::Certain,
+                                    ctx,
+                                    judged,
+                                );
+                            }
+                            None if word.literal => judged.net.sends = true,
+                            None => judged.net.uploads.push(display::escape(&word.raw)),
+                        }
+                        continue;
+                    }
+                    Role::Variable => {
+                        if self.policy().is_secret_name(&role.text) {
+                            judged.saveable = false;
+                            judged.ask(
+                                ReasonKind::Exposure,
+                                None,
+                                format!(
+                                    "prints `{}`, a variable that looks like it holds a secret (into the agent's transcript)",
+                                    display::escape(&role.text)
+                                ),
+                            );
                         }
                         continue;
                     }

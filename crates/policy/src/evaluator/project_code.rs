@@ -18,6 +18,11 @@ impl Run<'_> {
     /// The absolute path of a script or program named `text` (as written on the command line,
     /// relative to the invocation's working directory) when it lies inside a run zone.
     pub(super) fn project_code_file(&self, text: &str, ctx: &MatchContext<'_>) -> Option<String> {
+        // A file name, not a subcommand (`bun add`), a URL or an assignment-like word.
+        if !(text.contains('/') || text.contains('.')) || text.contains("://") || text.contains('=')
+        {
+            return None;
+        }
         let expanded = paths::expand(text, text.starts_with('~'), ctx.cwd, ctx.home)?;
         let lexical = paths::normalize(&expanded)?;
         let resolved = if ctx.symlinks {
@@ -26,6 +31,11 @@ impl Run<'_> {
             lexical
         };
         self.state.run_zone_for(&resolved)?;
+        // On a real file system the file must be there (a missing script runs nothing, and the
+        // word may be something else: a subcommand, an argument).
+        if ctx.symlinks && !resolved.is_file() {
+            return None;
+        }
         resolved.to_str().map(str::to_owned)
     }
 

@@ -13,7 +13,7 @@ use crate::matching::MatchContext;
 
 use super::GateEvaluator;
 use super::assignments::is_code_loading;
-use super::verdict::Judged;
+use super::verdict::{Judged, NetFacts};
 use crate::trust::TrustState;
 
 /// One evaluation in progress.
@@ -126,6 +126,7 @@ impl<'a> Run<'a> {
             denied_by: Vec::new(),
             writes_paths: false,
             runs_code: None,
+            net: NetFacts::default(),
         }
     }
 

@@ -127,6 +127,7 @@ impl Builder {
             class,
             hooks: raw.hooks,
             writes_cwd: raw.writes_cwd,
+            unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),
             why,
             os,
             pure: raw.pure,

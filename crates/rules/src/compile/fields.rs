@@ -276,7 +276,11 @@ impl FileCx<'_> {
             "unknown role",
             Some(
                 did_you_mean(text.get_ref(), Role::ALL.iter().map(|r| r.as_str())).unwrap_or_else(
-                    || "a role is `read`, `write`, `delete`, `exec`, `pathspec` or `value`".into(),
+                    || {
+                        "a role is `read`, `write`, `delete`, `exec`, `url`, `upload`, `send`, \
+                         `method`, `variable`, `pathspec` or `value`"
+                            .into()
+                    },
                 ),
             ),
         );
