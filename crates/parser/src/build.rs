@@ -16,7 +16,7 @@ use crate::ast::{
     SimpleCommand, Sub, SubKind,
 };
 use crate::clause::{Assignment, RedirectFd, RedirectOp, Span, Word, WordFeatures};
-use crate::cook;
+use crate::cook::WordAcc;
 use crate::error::{DiagnosticKind, ParseError};
 use crate::grammar::{BashParser, Rule};
 
@@ -97,27 +97,6 @@ struct Builder<'s, 'o, 't> {
 enum Quoting {
     Unquoted,
     Double,
-}
-
-/// The word being assembled.
-#[derive(Default)]
-struct WordAcc {
-    cooked: String,
-    features: WordFeatures,
-    subs: Vec<Sub>,
-    /// Unquoted shape for the brace-expansion check (quoted parts as `x`), only built when the
-    /// word contains a `{`.
-    shape: String,
-    track_shape: bool,
-    saw_brace: bool,
-}
-
-impl WordAcc {
-    fn push_shape_placeholder(&mut self) {
-        if self.track_shape {
-            self.shape.push('x');
-        }
-    }
 }
 
 impl<'s, 'o, 't> Builder<'s, 'o, 't> {
@@ -1092,29 +1071,14 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
     fn build_word(&mut self, pair: Pair<'_, Rule>) -> Res<AWord> {
         let span = self.span(pair.as_span());
         let raw = self.raw(&pair);
-        let mut acc = WordAcc {
-            track_shape: pair.as_str().contains('{'),
-            cooked: String::with_capacity(pair.as_str().len()),
-            ..WordAcc::default()
-        };
+        let text = pair.as_str();
+        let mut acc = WordAcc::new(text.contains('{'), text.len());
         let mut first = true;
         for part in pair.into_inner() {
             self.build_part(part, Quoting::Unquoted, first, &mut acc)?;
             first = false;
         }
-        if acc.saw_brace && cook::has_brace_expansion(&acc.shape) {
-            acc.features.brace = true;
-        }
-        Ok(AWord {
-            word: Word {
-                raw,
-                cooked: acc.cooked,
-                literal: !acc.features.is_dynamic(),
-                features: acc.features,
-                span,
-            },
-            subs: acc.subs,
-        })
+        Ok(acc.finish(raw, span))
     }
 
     fn build_part(
@@ -1124,38 +1088,20 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         first: bool,
         acc: &mut WordAcc,
     ) -> Res<()> {
-        let unquoted = quoting == Quoting::Unquoted;
         match part.as_rule() {
             Rule::text | Rule::dq_text | Rule::hc_text => {
-                let text = part.as_str();
-                acc.cooked.push_str(text);
-                if unquoted {
-                    if first && text.starts_with('~') {
-                        acc.features.tilde = true;
-                    }
-                    if cook::has_glob(text) {
-                        acc.features.glob = true;
-                    }
-                    if acc.track_shape {
-                        acc.saw_brace |= text.contains('{');
-                        acc.shape.push_str(text);
-                    }
-                }
+                acc.text(part.as_str(), quoting == Quoting::Unquoted, first);
             }
-            Rule::escape => {
-                cook::push_unquoted_escape(part.as_str(), &mut acc.cooked);
-                acc.push_shape_placeholder();
-            }
-            Rule::dq_escape => cook::push_dq_escape(part.as_str(), &mut acc.cooked),
-            Rule::hc_escape => cook::push_heredoc_escape(part.as_str(), &mut acc.cooked),
+            Rule::escape => acc.unquoted_escape(part.as_str()),
+            Rule::dq_escape => acc.dq_escape(part.as_str()),
+            Rule::hc_escape => acc.heredoc_escape(part.as_str()),
             Rule::sq => {
                 let text = part.as_str();
                 let inner = text
                     .strip_prefix('\'')
                     .and_then(|t| t.strip_suffix('\''))
                     .unwrap_or_default();
-                acc.cooked.push_str(inner);
-                acc.push_shape_placeholder();
+                acc.single_quoted(inner);
             }
             Rule::dollar_sq => {
                 let text = part.as_str();
@@ -1163,24 +1109,19 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
                     .strip_prefix("$'")
                     .and_then(|t| t.strip_suffix('\''))
                     .unwrap_or_default();
-                cook::push_ansi_c(inner, &mut acc.cooked);
-                acc.push_shape_placeholder();
+                acc.ansi_c(inner);
             }
             Rule::dq | Rule::dollar_dq => {
                 for inner in part.into_inner() {
                     self.build_part(inner, Quoting::Double, false, acc)?;
                 }
-                acc.push_shape_placeholder();
+                acc.placeholder();
             }
-            Rule::lone_dollar => {
-                acc.cooked.push('$');
-                acc.push_shape_placeholder();
-            }
+            Rule::lone_dollar => acc.lone_dollar(),
             _ => {
                 // Expansions: keep the source text, record features and nested lists.
                 let raw = self.raw(&part);
-                acc.cooked.push_str(&raw);
-                acc.push_shape_placeholder();
+                acc.expansion(&raw);
                 self.collect_subs(part, &mut acc.subs, &mut acc.features)?;
             }
         }

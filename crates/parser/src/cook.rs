@@ -1,8 +1,119 @@
-//! Word cooking helpers: ANSI-C decoding, escapes and the glob / brace / tilde checks.
+//! Word cooking: the accumulator a word's parts are appended to ([`WordAcc`]), ANSI-C decoding,
+//! escapes and the glob / brace / tilde checks.
 //!
-//! The grammar splits a word into parts; `build.rs` appends each part's cooked text with these
-//! helpers, so quote removal, backslash escapes, line continuations and `$'…'` decoding happen
-//! in one pass.
+//! A word is split into parts (by the grammar in `build.rs`, or by the fast scanner in
+//! `fast.rs`); each part is appended to a [`WordAcc`], so quote removal, backslash escapes, line
+//! continuations and `$'…'` decoding happen in one pass, and both parsers cook alike.
+
+use crate::ast::{AWord, Sub};
+use crate::clause::{Span, Word, WordFeatures};
+
+/// The word being assembled from its parts, in source order.
+#[derive(Default)]
+pub(crate) struct WordAcc {
+    pub cooked: String,
+    pub features: WordFeatures,
+    pub subs: Vec<Sub>,
+    /// Unquoted shape for the brace-expansion check (quoted parts as `x`), only built when the
+    /// word may contain a `{`.
+    shape: String,
+    track_shape: bool,
+    saw_brace: bool,
+}
+
+impl WordAcc {
+    /// An empty word. `track_shape` must be true when the word's text may contain a `{` (it
+    /// may always be true: without a `{` in an unquoted part the shape is never looked at).
+    pub fn new(track_shape: bool, capacity: usize) -> Self {
+        Self {
+            cooked: String::with_capacity(capacity),
+            track_shape,
+            ..Self::default()
+        }
+    }
+
+    /// A placeholder in the shape for a part that is not unquoted text.
+    pub fn placeholder(&mut self) {
+        if self.track_shape {
+            self.shape.push('x');
+        }
+    }
+
+    /// Plain text: unquoted (`first` when it is the word's first part: a leading `~` is a
+    /// tilde prefix), inside double quotes or in a heredoc body.
+    pub fn text(&mut self, text: &str, unquoted: bool, first: bool) {
+        self.cooked.push_str(text);
+        if unquoted {
+            if first && text.starts_with('~') {
+                self.features.tilde = true;
+            }
+            if has_glob(text) {
+                self.features.glob = true;
+            }
+            if self.track_shape {
+                self.saw_brace |= text.contains('{');
+                self.shape.push_str(text);
+            }
+        }
+    }
+
+    /// An unquoted `\c` (`raw` includes the backslash).
+    pub fn unquoted_escape(&mut self, raw: &str) {
+        push_unquoted_escape(raw, &mut self.cooked);
+        self.placeholder();
+    }
+
+    /// A `\c` inside double quotes.
+    pub fn dq_escape(&mut self, raw: &str) {
+        push_dq_escape(raw, &mut self.cooked);
+    }
+
+    /// A `\c` inside an unquoted heredoc body.
+    pub fn heredoc_escape(&mut self, raw: &str) {
+        push_heredoc_escape(raw, &mut self.cooked);
+    }
+
+    /// `'…'`, given the text between the quotes.
+    pub fn single_quoted(&mut self, inner: &str) {
+        self.cooked.push_str(inner);
+        self.placeholder();
+    }
+
+    /// `$'…'`, given the text between `$'` and `'`.
+    pub fn ansi_c(&mut self, inner: &str) {
+        push_ansi_c(inner, &mut self.cooked);
+        self.placeholder();
+    }
+
+    /// A `$` that starts no expansion.
+    pub fn lone_dollar(&mut self) {
+        self.cooked.push('$');
+        self.placeholder();
+    }
+
+    /// An expansion, kept as its source text (the caller records its features and lists).
+    pub fn expansion(&mut self, raw: &str) {
+        self.cooked.push_str(raw);
+        self.placeholder();
+    }
+
+    /// The finished word.
+    pub fn finish(mut self, raw: String, span: Span) -> AWord {
+        if self.saw_brace && has_brace_expansion(&self.shape) {
+            self.features.brace = true;
+        }
+        AWord {
+            word: Word {
+                raw,
+                cooked: self.cooked,
+                literal: !self.features.is_dynamic(),
+                features: self.features,
+                span,
+            },
+            subs: self.subs,
+        }
+    }
+}
 
 /// Appends the cooked form of an unquoted `\c` escape (`raw` includes the backslash).
 pub(crate) fn push_unquoted_escape(raw: &str, out: &mut String) {
