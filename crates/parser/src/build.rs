@@ -16,7 +16,7 @@ use crate::ast::{
     SimpleCommand, Sub, SubKind,
 };
 use crate::clause::{Assignment, RedirectFd, RedirectOp, Span, Word, WordFeatures};
-use crate::cook::WordAcc;
+use crate::cook::{self, WordAcc};
 use crate::error::{DiagnosticKind, ParseError};
 use crate::grammar::{BashParser, Rule};
 
@@ -63,8 +63,23 @@ pub(crate) struct Shared<'o> {
     max_depth: usize,
 }
 
+/// Which parsers [`build_script`] may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Engine {
+    /// The fast scanner when it takes the input, else the grammar.
+    Fast,
+    /// The grammar alone (the reference for differential tests).
+    Grammar,
+}
+
 /// Parses `original` and builds the typed tree.
-pub(crate) fn build_script(original: &str, max_depth: usize) -> Res<Script> {
+pub(crate) fn build_script(original: &str, max_depth: usize, engine: Engine) -> Res<Script> {
+    if engine == Engine::Fast
+        && max_depth > crate::fast::MAX_FAST_DEPTH
+        && let Some(script) = crate::fast::script(original)
+    {
+        return Ok(script);
+    }
     let mut shared = Shared {
         original,
         heredocs: Vec::new(),
@@ -409,45 +424,9 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         Ok(cmd)
     }
 
-    /// An assignment used as an argument (`declare -a x=(a b)`): one word whose cooked text is
-    /// `name=value` or `name=(elements)`.
+    /// An assignment used as an argument (`declare -a x=(a b)`).
     fn build_assignment_word(&mut self, pair: Pair<'_, Rule>) -> Res<AWord> {
-        let assignment = self.build_assignment(pair)?;
-        let a = &assignment.assignment;
-        let mut features = WordFeatures::default();
-        let mut cooked = a.name.clone();
-        if let Some(index) = &a.index {
-            cooked.push('[');
-            cooked.push_str(index);
-            cooked.push(']');
-        }
-        cooked.push_str(if a.append { "+=" } else { "=" });
-        if let Some(value) = &a.value {
-            cooked.push_str(&value.cooked);
-            merge_features(&mut features, value.features);
-        }
-        if let Some(items) = &a.array {
-            cooked.push('(');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    cooked.push(' ');
-                }
-                cooked.push_str(&item.cooked);
-                merge_features(&mut features, item.features);
-            }
-            cooked.push(')');
-        }
-        features.tilde = false;
-        Ok(AWord {
-            word: Word {
-                raw: assignment.raw,
-                cooked,
-                literal: !features.is_dynamic(),
-                features,
-                span: a.span,
-            },
-            subs: assignment.subs,
-        })
+        Ok(cook::assignment_word(self.build_assignment(pair)?))
     }
 
     fn build_assignment(&mut self, pair: Pair<'_, Rule>) -> Res<AAssignment> {
@@ -1283,15 +1262,6 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
     }
 }
 
-fn merge_features(into: &mut WordFeatures, from: WordFeatures) {
-    into.parameter |= from.parameter;
-    into.command_substitution |= from.command_substitution;
-    into.process_substitution |= from.process_substitution;
-    into.arithmetic |= from.arithmetic;
-    into.glob |= from.glob;
-    into.brace |= from.brace;
-}
-
 /// Extends a compound command's span over its trailing redirections.
 fn compound_span(span: Span, redirects: &[ARedirect]) -> Span {
     match redirects.last() {
@@ -1341,7 +1311,12 @@ mod tests {
             Rule::program,
             "echo $(( $(cat <<EOF) ) | x)\nbody\nEOF\n"
         ));
-        let script = build_script("echo $(( $(cat <<EOF) ) | x)\nbody\nEOF\n", 64).unwrap();
+        let script = build_script(
+            "echo $(( $(cat <<EOF) ) | x)\nbody\nEOF\n",
+            64,
+            Engine::Grammar,
+        )
+        .unwrap();
         assert_eq!(script.heredocs.len(), 1);
         assert_eq!(script.heredocs[0].body, "body\n");
     }

@@ -5,7 +5,7 @@
 //! `fast.rs`); each part is appended to a [`WordAcc`], so quote removal, backslash escapes, line
 //! continuations and `$'…'` decoding happen in one pass, and both parsers cook alike.
 
-use crate::ast::{AWord, Sub};
+use crate::ast::{AAssignment, AWord, Sub};
 use crate::clause::{Span, Word, WordFeatures};
 
 /// The word being assembled from its parts, in source order.
@@ -113,6 +113,55 @@ impl WordAcc {
             subs: self.subs,
         }
     }
+}
+
+/// An assignment used as an argument (`declare -a x=(a b)`, `export a=b`): one word whose
+/// cooked text is `name=value` or `name=(elements)`, with the features of the value.
+pub(crate) fn assignment_word(assignment: AAssignment) -> AWord {
+    let a = &assignment.assignment;
+    let mut features = WordFeatures::default();
+    let mut cooked = a.name.clone();
+    if let Some(index) = &a.index {
+        cooked.push('[');
+        cooked.push_str(index);
+        cooked.push(']');
+    }
+    cooked.push_str(if a.append { "+=" } else { "=" });
+    if let Some(value) = &a.value {
+        cooked.push_str(&value.cooked);
+        merge_features(&mut features, value.features);
+    }
+    if let Some(items) = &a.array {
+        cooked.push('(');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                cooked.push(' ');
+            }
+            cooked.push_str(&item.cooked);
+            merge_features(&mut features, item.features);
+        }
+        cooked.push(')');
+    }
+    features.tilde = false;
+    AWord {
+        word: Word {
+            raw: assignment.raw,
+            cooked,
+            literal: !features.is_dynamic(),
+            features,
+            span: a.span,
+        },
+        subs: assignment.subs,
+    }
+}
+
+fn merge_features(into: &mut WordFeatures, from: WordFeatures) {
+    into.parameter |= from.parameter;
+    into.command_substitution |= from.command_substitution;
+    into.process_substitution |= from.process_substitution;
+    into.arithmetic |= from.arithmetic;
+    into.glob |= from.glob;
+    into.brace |= from.brace;
 }
 
 /// Appends the cooked form of an unquoted `\c` escape (`raw` includes the backslash).
