@@ -8,7 +8,8 @@
 //! issue 12: for each corpus and parser the mean time per command (the median of several
 //! passes over the corpus, the parsers taking turns), the p50 and p99 of the per-command time
 //! (each command timed alone, the median of several runs), and the ratio to brush-parser.
-//! `cargo bench --bench parse -- --test` runs every function once and skips the summary.
+//! `cargo bench --bench parse -- --test` runs every function once and skips the summary;
+//! `PARSE_SUMMARY_ONLY=1 cargo bench --bench parse` prints the summary alone.
 
 #![allow(
     clippy::unwrap_used,
@@ -176,7 +177,9 @@ fn benches() {
     let corpora = corpora();
     let mut parsers = Parsers::new();
     let mut c = Criterion::default().configure_from_args();
-    bench(&mut c, &corpora, &mut parsers);
+    if std::env::var_os("PARSE_SUMMARY_ONLY").is_none() {
+        bench(&mut c, &corpora, &mut parsers);
+    }
     let test_mode = std::env::args().any(|a| a == "--test" || a == "--list");
     if !test_mode {
         summary(&corpora, &mut parsers);

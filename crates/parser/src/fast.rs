@@ -7,11 +7,12 @@
 //!   optional descriptor number (`<`, `>`, `>>`, `>|`, `<>`, `>&`, `<&`, `&>`, `&>>`), in any
 //!   order, and the arguments of declaration builtins (`export a=b`);
 //! * words made of plain text, `'…'`, `$'…'`, `"…"`, `$"…"`, `\c`, `$name`, `$1`, `$@`…,
-//!   `${…}` without nested quotes or expansions, and `$( … )` holding such a list;
+//!   `${…}` without nested quotes or expansions, and `$( … )`, `<( … )`, `>( … )` and
+//!   backquotes (not nested in one another) holding such a list;
 //!
 //! and it declines everything else, at the first sign of it: reserved words and `{`, `}` in
-//! command position, `time` and `!` prefixes, `(` and `)` outside `$( … )`, `$((`, `$[`,
-//! `${ cmd; }`, backquotes, process substitutions, extended globs, heredocs and here-strings,
+//! command position, `time` and `!` prefixes, `(` and `)` outside substitutions, `$((`, `$[`,
+//! `${ cmd; }`, backquotes inside backquotes, extended globs, heredocs and here-strings,
 //! comments, line continuations, carriage returns, indexed and array assignments, `{var}>`
 //! descriptors, a `\` at the end of the input, nesting deeper than [`MAX_FAST_DEPTH`] and inputs
 //! longer than [`MAX_FAST_BYTES`]. It also declines every input that is not valid bash: errors
@@ -46,14 +47,7 @@ pub(crate) fn script(input: &str) -> Fast<Script> {
     if input.len() > MAX_FAST_BYTES || input.contains('\r') {
         return None;
     }
-    let mut scanner = Scanner {
-        src: input,
-        bytes: input.as_bytes(),
-        pos: 0,
-        depth: 0,
-        braces: input.contains('{'),
-    };
-    let list = scanner.body(None)?;
+    let list = Scanner::new(input, input, None, 0).body(None)?;
     Some(Script {
         list,
         heredocs: Vec::new(),
@@ -96,16 +90,54 @@ const fn is_delim_end(b: u8) -> bool {
 }
 
 struct Scanner<'a> {
+    /// The text being scanned: the input, or the unescaped body of a backquote substitution.
     src: &'a str,
     bytes: &'a [u8],
+    /// The whole input: raw text is taken from it.
+    original: &'a str,
+    /// For a backquote body, where each byte of `src` comes from in `original` (one entry more
+    /// than `src` has bytes); `None` when `src` is `original`.
+    map: Option<&'a [usize]>,
     pos: usize,
-    /// `$( … )` nesting.
+    /// Nesting of substitutions, as the tree builder counts it.
     depth: usize,
-    /// The input contains a `{` (words must then track their shape for brace expansion).
+    /// The text contains a `{` (words must then track their shape for brace expansion).
     braces: bool,
 }
 
 impl<'a> Scanner<'a> {
+    fn new(src: &'a str, original: &'a str, map: Option<&'a [usize]>, depth: usize) -> Self {
+        Self {
+            src,
+            bytes: src.as_bytes(),
+            original,
+            map,
+            pos: 0,
+            depth,
+            braces: src.contains('{'),
+        }
+    }
+
+    /// Where offset `at` of `src` is in the input (the tree builder's `OffsetMap::at`).
+    fn offset(&self, at: usize) -> usize {
+        match self.map {
+            None => at,
+            Some(table) => table.get(at).or_else(|| table.last()).copied().unwrap_or(0),
+        }
+    }
+
+    /// The span of `src[start..end]` in the input.
+    fn span(&self, start: usize, end: usize) -> Span {
+        Span::new(self.offset(start), self.offset(end))
+    }
+
+    /// The raw text of `src[start..end]`: as written in the input (the tree builder's `raw`).
+    fn raw(&self, start: usize, end: usize) -> Fast<&'a str> {
+        let span = self.span(start, end);
+        self.original
+            .get(span.start..span.end)
+            .or_else(|| self.src.get(start..end))
+    }
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -322,7 +354,7 @@ impl<'a> Scanner<'a> {
             }
         }
         self.pos = end;
-        cmd.span = Span::new(start, end);
+        cmd.span = self.span(start, end);
         Some(cmd)
     }
 
@@ -363,7 +395,7 @@ impl<'a> Scanner<'a> {
         self.pos += if append { 2 } else { 1 };
         let value = match self.peek() {
             Some(b'(') => return None,
-            Some(b) if word::starts_word(b) => Some(self.word()?),
+            Some(_) if self.at_word() => Some(self.word()?),
             _ => None,
         };
         // `&word_end` (after a value the word already ended at one).
@@ -375,8 +407,8 @@ impl<'a> Scanner<'a> {
             ) => {}
             _ => return None,
         }
-        let span = Span::new(start, self.pos);
-        let raw = self.slice(start, self.pos)?.to_owned();
+        let span = self.span(start, self.pos);
+        let raw = self.raw(start, self.pos)?.to_owned();
         let (value, subs) = match value {
             Some(word) => (Some(word.word), word.subs),
             None => (None, Vec::new()),
@@ -397,7 +429,7 @@ impl<'a> Scanner<'a> {
 
     /// `&redirect_start ~ redirect` for file redirections: `Some(None)` when no redirection
     /// starts here (the text is a word), `None` (decline) for heredocs, here-strings, `{var}`
-    /// descriptors, a process substitution after the operator and a missing target.
+    /// descriptors and a missing target.
     fn redirect(&mut self) -> Fast<Option<ARedirect>> {
         let start = self.pos;
         let mut at = start;
@@ -440,7 +472,9 @@ impl<'a> Scanner<'a> {
             [b'>', b'>', ..] => (RedirectOp::Append, 2),
             [b'>', b'|', ..] => (RedirectOp::Clobber, 2),
             [b'>', b'&', ..] => (RedirectOp::DupOut, 2),
-            [b'>', b'(', ..] | [b'<', b'<' | b'(', ..] => return None,
+            // A process substitution: a word (after a descriptor number too: `2>(x)`).
+            [b'>' | b'<', b'(', ..] => return Some(None),
+            [b'<', b'<', ..] => return None,
             [b'>', ..] => (RedirectOp::Write, 1),
             [b'<', b'>', ..] => (RedirectOp::ReadWrite, 2),
             [b'<', b'&', ..] => (RedirectOp::DupIn, 2),
@@ -449,18 +483,16 @@ impl<'a> Scanner<'a> {
         };
         self.pos = at + len;
         self.gap()?;
-        match self.peek() {
-            Some(b) if word::starts_word(b) => {}
-            _ => return None,
+        if !self.at_word() {
+            return None;
         }
         let target = self.word()?;
-        let span = Span::new(start, self.pos);
         Some(Some(ARedirect {
             op,
             fd,
             target: ATarget::Word(target),
-            raw: self.slice(start, self.pos)?.to_owned(),
-            span,
+            raw: self.raw(start, self.pos)?.to_owned(),
+            span: self.span(start, self.pos),
         }))
     }
 }

@@ -3,7 +3,6 @@
 
 use super::{Fast, MAX_FAST_DEPTH, Scanner};
 use crate::ast::{AAssignment, AWord, Sub, SubKind};
-use crate::clause::Span;
 use crate::cook::{self, WordAcc};
 
 /// True for the bytes of the grammar's `text` class (`!`, `*`, `?`, `@` and `+` are text
@@ -38,12 +37,6 @@ const fn is_extglob_char(b: u8) -> bool {
     matches!(b, b'!' | b'*' | b'?' | b'@' | b'+')
 }
 
-/// True when a word can start with `b` (`<` and `>` only start process substitutions, which
-/// the scanner declines).
-pub(super) const fn starts_word(b: u8) -> bool {
-    is_text(b) || matches!(b, b'$' | b'\'' | b'"' | b'`' | b'\\')
-}
-
 /// How a part is cooked (the grammar's `dollar` outside double quotes, `dollar_dq_ctx` inside).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Quoting {
@@ -57,6 +50,16 @@ pub(super) fn assignment_word(assignment: AAssignment) -> AWord {
 }
 
 impl Scanner<'_> {
+    /// True when a word part can start here.
+    pub(super) fn at_word(&self) -> bool {
+        match self.peek() {
+            Some(b'$' | b'\'' | b'"' | b'`' | b'\\') => true,
+            Some(b'<' | b'>') => self.peek_at(1) == Some(b'('),
+            Some(b) => is_text(b),
+            None => false,
+        }
+    }
+
     /// `word = word_part ~ (!word_end ~ word_part)* ~ &word_end`.
     pub(super) fn word(&mut self) -> Fast<AWord> {
         let start = self.pos;
@@ -74,8 +77,10 @@ impl Scanner<'_> {
                     let raw = self.escape()?;
                     acc.unquoted_escape(raw);
                 }
-                b'`' => return None,
-                b'<' | b'>' if self.peek_at(1) == Some(b'(') => return None,
+                b'`' => self.backquoted(&mut acc)?,
+                b'<' | b'>' if self.peek_at(1) == Some(b'(') => {
+                    self.process_substitution(&mut acc)?;
+                }
                 _ if is_text(b) => {
                     let end = self.text_end();
                     if end == self.pos {
@@ -92,8 +97,8 @@ impl Scanner<'_> {
         if self.pos == start {
             return None;
         }
-        let raw = self.slice(start, self.pos)?.to_owned();
-        Some(acc.finish(raw, Span::new(start, self.pos)))
+        let raw = self.raw(start, self.pos)?.to_owned();
+        Some(acc.finish(raw, self.span(start, self.pos)))
     }
 
     /// Where the `text` run starting here ends.
@@ -140,7 +145,7 @@ impl Scanner<'_> {
                     acc.dq_escape(raw);
                 }
                 b'$' => self.dollar(acc, Quoting::Double)?,
-                b'`' => return None,
+                b'`' => self.backquoted(acc)?,
                 _ => {
                     let rest = self.bytes.get(self.pos..)?;
                     let len = rest
@@ -202,7 +207,7 @@ impl Scanner<'_> {
 
     /// `param_simple`, ending at `end`.
     fn parameter(&mut self, acc: &mut WordAcc, end: usize) -> Fast<()> {
-        acc.expansion(self.slice(self.pos, end)?);
+        acc.expansion(self.raw(self.pos, end)?);
         acc.features.parameter = true;
         self.pos = end;
         Some(())
@@ -228,7 +233,7 @@ impl Scanner<'_> {
             return None;
         }
         let end = inner + len + 1;
-        acc.expansion(self.slice(start, end)?);
+        acc.expansion(self.raw(start, end)?);
         acc.features.parameter = true;
         self.pos = end;
         Some(())
@@ -236,16 +241,83 @@ impl Scanner<'_> {
 
     /// `comsub`: `$( sub_list )`.
     fn command_substitution(&mut self, acc: &mut WordAcc) -> Fast<()> {
+        self.substitution(acc, SubKind::Command)
+    }
+
+    /// `procsub`: `<( sub_list )` or `>( sub_list )`.
+    fn process_substitution(&mut self, acc: &mut WordAcc) -> Fast<()> {
+        self.substitution(acc, SubKind::Process)
+    }
+
+    /// A two-byte opener (`$(`, `<(`, `>(`), a `sub_list` and `)`.
+    fn substitution(&mut self, acc: &mut WordAcc, kind: SubKind) -> Fast<()> {
         let start = self.pos;
-        if self.depth >= MAX_FAST_DEPTH {
-            return None;
-        }
-        self.depth += 1;
+        self.enter()?;
         self.pos = start + 2;
         let list = self.body(Some(b')'))?;
         self.depth -= 1;
         self.pos += 1;
-        acc.expansion(self.slice(start, self.pos)?);
+        acc.expansion(self.raw(start, self.pos)?);
+        match kind {
+            SubKind::Command => acc.features.command_substitution = true,
+            SubKind::Process => acc.features.process_substitution = true,
+        }
+        acc.subs.push(Sub { kind, list });
+        Some(())
+    }
+
+    /// One more level of substitution nesting.
+    fn enter(&mut self) -> Fast<()> {
+        if self.depth >= MAX_FAST_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        Some(())
+    }
+
+    /// `backtick`: `` `…` ``. The body is unescaped (`\$`, `` \` `` and `\\` lose their
+    /// backslash) and scanned as a program whose spans map back to the input, as the tree
+    /// builder's `build_backtick` does. Backquotes inside backquotes decline.
+    fn backquoted(&mut self, acc: &mut WordAcc) -> Fast<()> {
+        if self.map.is_some() {
+            return None;
+        }
+        let start = self.pos;
+        let body_start = start + 1;
+        // `backtick_text`: anything but `\` and `` ` ``, or `\` and any character.
+        let mut at = body_start;
+        loop {
+            match self.bytes.get(at)? {
+                b'`' => break,
+                b'\\' => at += 2,
+                _ => at += 1,
+            }
+        }
+        let body = self.slice(body_start, at)?;
+        let mut text = String::with_capacity(body.len());
+        let mut table = Vec::with_capacity(body.len() + 1);
+        let mut chars = body.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let mut ch = c;
+            let mut from = i;
+            if c == '\\'
+                && let Some(&(j, next)) = chars.peek()
+                && matches!(next, '$' | '`' | '\\')
+            {
+                chars.next();
+                ch = next;
+                from = j;
+            }
+            let source = self.offset(body_start + from);
+            table.extend(std::iter::repeat_n(source, ch.len_utf8()));
+            text.push(ch);
+        }
+        table.push(self.offset(at));
+        self.enter()?;
+        let list = Scanner::new(&text, self.original, Some(&table), self.depth).body(None)?;
+        self.depth -= 1;
+        self.pos = at + 1;
+        acc.expansion(self.raw(start, self.pos)?);
         acc.features.command_substitution = true;
         acc.subs.push(Sub {
             kind: SubKind::Command,
