@@ -115,6 +115,28 @@ impl WordAcc {
     }
 }
 
+/// A word made of one unquoted text part `text`, written `raw` in the input: exactly what
+/// [`WordAcc::new`], one [`WordAcc::text`] (unquoted, first) and [`WordAcc::finish`] give,
+/// without the accumulator.
+pub(crate) fn plain_word(raw: &str, text: &str, span: Span) -> AWord {
+    let features = WordFeatures {
+        tilde: text.starts_with('~'),
+        glob: has_glob(text),
+        brace: text.contains('{') && has_brace_expansion(text),
+        ..WordFeatures::default()
+    };
+    AWord {
+        word: Word {
+            raw: raw.to_owned(),
+            cooked: text.to_owned(),
+            literal: !features.is_dynamic(),
+            features,
+            span,
+        },
+        subs: Vec::new(),
+    }
+}
+
 /// An assignment used as an argument (`declare -a x=(a b)`, `export a=b`): one word whose
 /// cooked text is `name=value` or `name=(elements)`, with the features of the value.
 pub(crate) fn assignment_word(assignment: AAssignment) -> AWord {
@@ -313,14 +335,16 @@ fn take_hex(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, max: usize) ->
 
 /// True when unquoted text contains a glob character (`*`, `?`, or a `[` closed later).
 pub(crate) fn has_glob(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    if bytes.iter().any(|&b| b == b'*' || b == b'?') {
-        return true;
+    let mut open = false;
+    for &b in text.as_bytes() {
+        match b {
+            b'*' | b'?' => return true,
+            b'[' => open = true,
+            b']' if open => return true,
+            _ => {}
+        }
     }
-    match bytes.iter().position(|&b| b == b'[') {
-        Some(open) => bytes.iter().skip(open + 1).any(|&b| b == b']'),
-        None => false,
-    }
+    false
 }
 
 /// True when a word's unquoted shape (quoted parts replaced by `x`) contains a brace
@@ -375,10 +399,28 @@ mod tests {
         assert!(has_glob("a[0-9]"));
         assert!(!has_glob("["));
         assert!(!has_glob("plain"));
+        assert!(!has_glob("]["));
+        assert!(has_glob("][]"));
         assert!(has_brace_expansion("{a,b}"));
         assert!(has_brace_expansion("x{1..3}"));
         assert!(!has_brace_expansion("{}"));
         assert!(!has_brace_expansion("{abc}"));
+    }
+
+    #[test]
+    fn a_plain_word_is_what_the_accumulator_gives() {
+        for text in [
+            "a", "~", "~/x", "a~", "*.rs", "f[0-9]", "{a,b}", "x{1..3}", "{}", "{a}",
+        ] {
+            for track_shape in [true, false] {
+                let span = Span::new(3, 3 + text.len());
+                let mut acc = WordAcc::new(track_shape || text.contains('{'), 0);
+                acc.text(text, true, true);
+                let slow = acc.finish(text.to_owned(), span);
+                let fast = plain_word(text, text, span);
+                assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text}");
+            }
+        }
     }
 
     #[test]

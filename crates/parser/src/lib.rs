@@ -137,7 +137,7 @@ pub mod differential {
 }
 
 fn parse_with(input: &str, options: &ParseOptions, engine: Engine) -> ParseOutput {
-    let base = options.cwd.as_deref().map(cwd::normalize);
+    let base = options.cwd.as_deref().map(normalized_base);
     let home = options.home.as_deref();
     if input.len() > limits::MAX_INPUT_BYTES {
         return fallback(
@@ -179,7 +179,7 @@ fn parse_with(input: &str, options: &ParseOptions, engine: Engine) -> ParseOutpu
             let lowered = lower::lower(
                 script.list,
                 script.heredocs,
-                base.as_deref(),
+                base,
                 home,
                 limits::MAX_CLAUSES,
             );
@@ -213,6 +213,30 @@ fn parse_with(input: &str, options: &ParseOptions, engine: Engine) -> ParseOutpu
     }
 }
 
+thread_local! {
+    /// The last base directory [`normalized_base`] normalised, and the result.
+    static LAST_BASE: std::cell::RefCell<Option<(PathBuf, PathBuf)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`cwd::normalize`] of the base directory, remembered per thread: callers parse many
+/// commands in the same directory.
+fn normalized_base(dir: &std::path::Path) -> PathBuf {
+    LAST_BASE.with(|cell| {
+        let Ok(mut last) = cell.try_borrow_mut() else {
+            return cwd::normalize(dir);
+        };
+        if let Some((from, to)) = last.as_ref()
+            && from.as_os_str() == dir.as_os_str()
+        {
+            return to.clone();
+        }
+        let to = cwd::normalize(dir);
+        *last = Some((dir.to_path_buf(), to.clone()));
+        to
+    })
+}
+
 /// How many earlier cut points [`recover_prefix`] tries.
 const RECOVERY_ATTEMPTS: usize = 8;
 
@@ -241,7 +265,7 @@ fn recover_prefix(
         let lowered = lower::lower(
             script.list,
             script.heredocs,
-            base,
+            base.map(std::path::Path::to_path_buf),
             home,
             limits::MAX_CLAUSES,
         );

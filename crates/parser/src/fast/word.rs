@@ -37,6 +37,39 @@ const fn is_extglob_char(b: u8) -> bool {
     matches!(b, b'!' | b'*' | b'?' | b'@' | b'+')
 }
 
+/// What a byte is in a text run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// Ends the run.
+    Stop,
+    /// Text.
+    Text,
+    /// Text unless a `(` follows ([`is_extglob_char`]).
+    Glob,
+}
+
+/// [`Class`] of every byte, for [`Scanner::text_end`].
+const CLASSES: [Class; 256] = {
+    let mut table = [Class::Stop; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if is_extglob_char(byte) {
+            table[b] = Class::Glob;
+        } else if is_text(byte) {
+            table[b] = Class::Text;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// True when a word part other than text can start with `b` (`<` and `>` only before `(`, and
+/// `!*?@+` only before `(`: checked by the caller with the next byte, so this errs on "yes").
+const fn continues_word(b: u8) -> bool {
+    is_text(b) || matches!(b, b'$' | b'\'' | b'"' | b'`' | b'\\' | b'<' | b'>')
+}
+
 /// How a part is cooked (the grammar's `dollar` outside double quotes, `dollar_dq_ctx` inside).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Quoting {
@@ -63,6 +96,18 @@ impl Scanner<'_> {
     /// `word = word_part ~ (!word_end ~ word_part)* ~ &word_end`.
     pub(super) fn word(&mut self) -> Fast<AWord> {
         let start = self.pos;
+        // The common case: one text part, the whole word.
+        if self.peek().is_some_and(is_text) {
+            let end = self.text_end();
+            if end > start && !self.bytes.get(end).is_some_and(|&b| continues_word(b)) {
+                self.pos = end;
+                return Some(cook::plain_word(
+                    self.raw(start, end)?,
+                    self.slice(start, end)?,
+                    self.span(start, end),
+                ));
+            }
+        }
         let mut acc = WordAcc::new(self.braces, 0);
         let mut first = true;
         while let Some(b) = self.peek() {
@@ -105,8 +150,10 @@ impl Scanner<'_> {
     fn text_end(&self) -> usize {
         let mut at = self.pos;
         while let Some(&b) = self.bytes.get(at) {
-            if !is_text(b) || (is_extglob_char(b) && self.bytes.get(at + 1) == Some(&b'(')) {
-                break;
+            match CLASSES.get(usize::from(b)) {
+                Some(Class::Text) => {}
+                Some(Class::Glob) if self.bytes.get(at + 1) != Some(&b'(') => {}
+                _ => break,
             }
             at += 1;
         }
