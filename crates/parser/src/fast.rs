@@ -2,7 +2,10 @@
 //! typed tree as the grammar (`build.rs`), or declines and leaves the input to the grammar.
 //!
 //! `bash.pest` stays the definition of the language. The scanner takes only inputs made of
-//! * lists joined by `;`, `&`, newlines, `&&`, `||`, `|` and `|&`;
+//! * lists joined by `;`, `&`, newlines, `&&`, `||`, `|` and `|&`, with `time [-p]` and `!`
+//!   prefixes, comments and line continuations;
+//! * subshells, groups, `if`, `while`, `until` and `for name [in words]` (with `do … done`
+//!   or `{ …; }`), and the redirections after them;
 //! * simple commands: assignment prefixes (`a=b`, `a+=b`), words, and redirections with an
 //!   optional descriptor number (`<`, `>`, `>>`, `>|`, `<>`, `>&`, `<&`, `&>`, `&>>`), in any
 //!   order, and the arguments of declaration builtins (`export a=b`);
@@ -10,10 +13,10 @@
 //!   `${…}` without nested quotes or expansions, and `$( … )`, `<( … )`, `>( … )` and
 //!   backquotes (not nested in one another) holding such a list;
 //!
-//! and it declines everything else, at the first sign of it: reserved words and `{`, `}` in
-//! command position, `time` and `!` prefixes, `(` and `)` outside substitutions, `$((`, `$[`,
+//! and it declines everything else, at the first sign of it: `case`, `select`, `[[`, `((`,
+//! functions and `coproc`, a `time` or `!` alone, `(` after a simple command, `$((`, `$[`,
 //! `${ cmd; }`, backquotes inside backquotes, extended globs, heredocs and here-strings,
-//! comments, line continuations, carriage returns, indexed and array assignments, `{var}>`
+//! carriage returns, indexed and array assignments, `{var}>`
 //! descriptors, a `\` at the end of the input, nesting deeper than [`MAX_FAST_DEPTH`] and inputs
 //! longer than [`MAX_FAST_BYTES`]. It also declines every input that is not valid bash: errors
 //! and their diagnostics are the grammar's.
@@ -23,6 +26,7 @@
 //! `fast_path` fuzz target over arbitrary input. Each decision below names the grammar rule it
 //! follows.
 
+mod compound;
 mod word;
 
 use crate::ast::{
@@ -160,49 +164,64 @@ impl<'a> Scanner<'a> {
         rest.get(..len).unwrap_or_default()
     }
 
-    /// `gap`: blanks. Declines on a comment or a line continuation.
-    fn gap(&mut self) -> Fast<()> {
-        while matches!(self.peek(), Some(b' ' | b'\t')) {
-            self.pos += 1;
+    /// `gap`: blanks, line continuations and a comment (up to the end of the line).
+    fn gap(&mut self) {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t') => self.pos += 1,
+                Some(b'\\') if self.peek_at(1) == Some(b'\n') => self.pos += 2,
+                _ => break,
+            }
         }
-        match self.peek() {
-            Some(b'#') => None,
-            Some(b'\\') if self.peek_at(1) == Some(b'\n') => None,
-            _ => Some(()),
+        if self.peek() == Some(b'#') {
+            let rest = self.bytes.get(self.pos..).unwrap_or_default();
+            self.pos += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
         }
     }
 
-    /// `linebreak`: blanks and newlines.
-    fn linebreak(&mut self) -> Fast<()> {
+    /// `linebreak`: gaps and newlines.
+    fn linebreak(&mut self) {
         loop {
-            self.gap()?;
+            self.gap();
             if self.peek() != Some(b'\n') {
-                return Some(());
+                return;
             }
             self.pos += 1;
+        }
+    }
+
+    /// True where no further and-or list can start: the end of the input, `)`, or a reserved
+    /// word that closes a compound command (where the grammar's `list` ends).
+    fn at_list_end(&self) -> bool {
+        match self.peek() {
+            None | Some(b')') => true,
+            Some(_) => matches!(
+                self.token(),
+                b"}" | b"fi" | b"then" | b"do" | b"done" | b"else" | b"elif" | b"esac"
+            ),
         }
     }
 
     /// `program` (`closer` is `None`: the end of the input) or the `sub_list` of `$( … )`
     /// (`closer` is `)`, left for the caller): `linebreak ~ list? ~ linebreak`.
     fn body(&mut self, closer: Option<u8>) -> Fast<List> {
-        self.linebreak()?;
-        let list = if self.peek() == closer {
+        self.linebreak();
+        let list = if self.at_list_end() {
             List::default()
         } else {
-            self.list(closer)?
+            self.list()?
         };
-        self.linebreak()?;
+        self.linebreak();
         (self.peek() == closer).then_some(list)
     }
 
     /// `list`: and-or lists joined by `list_sep`, with an optional final separator.
-    fn list(&mut self, closer: Option<u8>) -> Fast<List> {
+    fn list(&mut self) -> Fast<List> {
         let mut items = Vec::new();
         loop {
             let and_or = self.and_or()?;
             let before = self.pos;
-            self.gap()?;
+            self.gap();
             // `op_semi` is `;` not before `;` or `&`; `op_amp` is `&` not before `&` or `>`.
             let sep = match (self.peek(), self.peek_at(1)) {
                 (Some(b';'), next) if !matches!(next, Some(b';' | b'&')) => Sep::Seq,
@@ -218,11 +237,11 @@ impl<'a> Scanner<'a> {
                 }
             };
             self.pos += 1;
-            self.linebreak()?;
+            self.linebreak();
             items.push(ListItem { and_or, sep });
             // After a separator, anything but the end starts the next and-or list (or is an
             // error, which the grammar reports).
-            if self.peek() == closer {
+            if self.at_list_end() {
                 return Some(List { items });
             }
         }
@@ -234,7 +253,7 @@ impl<'a> Scanner<'a> {
         let mut rest = Vec::new();
         loop {
             let before = self.pos;
-            self.gap()?;
+            self.gap();
             let op = match (self.peek(), self.peek_at(1)) {
                 (Some(b'&'), Some(b'&')) => AndOrOp::And,
                 (Some(b'|'), Some(b'|')) => AndOrOp::Or,
@@ -244,46 +263,91 @@ impl<'a> Scanner<'a> {
                 }
             };
             self.pos += 2;
-            self.linebreak()?;
+            self.linebreak();
             rest.push((op, self.pipeline()?));
         }
     }
 
-    /// `pipeline` without a `time` or `!` prefix: commands joined by `|` and `|&`.
+    /// `pipeline`: `time [-p]` and `!` prefixes, then commands joined by `|` and `|&`.
     fn pipeline(&mut self) -> Fast<Pipeline> {
-        self.gap()?;
-        if matches!(self.token(), b"time" | b"!") {
-            return None;
+        let (mut bang, mut time, mut time_posix) = (false, false, false);
+        loop {
+            let before = self.pos;
+            self.gap();
+            match self.token() {
+                b"time" => {
+                    self.pos += 4;
+                    time = true;
+                    let after = self.pos;
+                    self.gap();
+                    if self.token() == b"-p" {
+                        self.pos += 2;
+                        time_posix = true;
+                    } else {
+                        self.pos = after;
+                    }
+                }
+                b"!" => {
+                    self.pos += 1;
+                    bang = !bang;
+                }
+                _ => {
+                    self.pos = before;
+                    break;
+                }
+            }
+        }
+        if bang || time {
+            // A prefix before `pipeline_end` is a command word (`time;`): the grammar's.
+            let before = self.pos;
+            self.gap();
+            let end = matches!(
+                self.peek(),
+                None | Some(b';' | b'&' | b'|' | b'\n' | b')' | b'`')
+            );
+            self.pos = before;
+            if end {
+                return None;
+            }
         }
         let first = self.command()?;
         let mut rest = Vec::new();
         loop {
             let before = self.pos;
-            self.gap()?;
+            self.gap();
             let (op, len) = match (self.peek(), self.peek_at(1)) {
                 (Some(b'|'), Some(b'&')) => (PipeOp::PipeBoth, 2),
                 (Some(b'|'), next) if next != Some(b'|') => (PipeOp::Pipe, 1),
                 _ => {
                     self.pos = before;
                     return Some(Pipeline {
-                        bang: false,
-                        time: false,
-                        time_posix: false,
+                        bang,
+                        time,
+                        time_posix,
                         first,
                         rest,
                     });
                 }
             };
             self.pos += len;
-            self.linebreak()?;
+            self.linebreak();
             rest.push((op, self.command()?));
         }
     }
 
-    /// `command`, when it is a simple command.
+    /// `command`: a simple command, or a subshell, group, `if`, `while`, `until` or `for`
+    /// and its redirections.
     fn command(&mut self) -> Fast<Command> {
-        self.gap()?;
-        Some(Command::Simple(self.simple_command()?))
+        let start = self.pos;
+        self.gap();
+        match (self.peek(), self.token()) {
+            (Some(b'('), _) => self.compound(start, Self::subshell),
+            (_, b"{") => self.compound(start, Self::group),
+            (_, b"if") => self.compound(start, Self::if_command),
+            (_, b"while" | b"until") => self.compound(start, Self::while_command),
+            (_, b"for") => self.compound(start, Self::for_command),
+            _ => Some(Command::Simple(self.simple_command()?)),
+        }
     }
 
     /// True where a simple command ends (after blanks); declines on `(`, which makes it a
@@ -306,7 +370,7 @@ impl<'a> Scanner<'a> {
         // Prefix items: `&redirect_start ~ redirect | &assignment_start ~ assignment`.
         loop {
             if !cmd.assignments.is_empty() || !cmd.redirects.is_empty() {
-                self.gap()?;
+                self.gap();
             }
             if self.at_command_end()? {
                 break;
@@ -337,7 +401,7 @@ impl<'a> Scanner<'a> {
             // builtins `decl_suffix`, where an assignment is an argument.
             loop {
                 let before = self.pos;
-                self.gap()?;
+                self.gap();
                 if self.at_command_end()? {
                     self.pos = before;
                     break;
@@ -482,7 +546,7 @@ impl<'a> Scanner<'a> {
             _ => return None,
         };
         self.pos = at + len;
-        self.gap()?;
+        self.gap();
         if !self.at_word() {
             return None;
         }

@@ -318,7 +318,7 @@ impl Scanner<'_> {
     }
 
     /// One more level of substitution nesting.
-    fn enter(&mut self) -> Fast<()> {
+    pub(super) fn enter(&mut self) -> Fast<()> {
         if self.depth >= MAX_FAST_DEPTH {
             return None;
         }
