@@ -13,10 +13,11 @@ cargo build --release -p shellgate-parser --example scaling >&2
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 SCALING_RUNS=1 valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
-  --dump-after='shellgate_parser::parse_with' \
+  --dump-before='shellgate_parser::parse_with' --dump-after='shellgate_parser::parse_with' \
   target/release/examples/scaling "$@" >"$out/table" 2>"$out/log"
-# One dump per parse, in order; the first one holds the program's start and a warm-up parse.
-mapfile -t counts < <(for f in $(ls "$out" | grep -E '^cg\.[0-9]+$' | sort -t. -k2 -n | tail -n +2); do
+# Dumps alternate: before a parse (what ran since the last one: the start, dropping the last
+# result, making the next input) and after it (the parse alone). The first parse is a warm-up.
+mapfile -t counts < <(for f in $(ls "$out" | grep -E '^cg\.[0-9]+$' | sort -t. -k2 -n | awk 'NR % 2 == 0' | tail -n +2); do
   sed -n 's/^summary: //p' "$out/$f"
 done)
 i=0

@@ -1223,29 +1223,10 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
     /// parses it as a program.
     fn build_backtick(&mut self, pair: &Pair<'_, Rule>) -> Res<List> {
         let offset = self.offset(pair);
-        let text = pair.as_str();
         let local_start = pair.as_span().start();
-        let mut out = String::with_capacity(text.len());
-        let mut table = Vec::with_capacity(text.len().saturating_add(1));
-        let mut iter = text.char_indices().peekable();
-        while let Some((i, c)) = iter.next() {
-            let mut ch = c;
-            let mut at = i;
-            if c == '\\'
-                && let Some(&(j, next)) = iter.peek()
-                && (matches!(next, '$' | '`' | '\\') || (self.in_dq && next == '"'))
-            {
-                iter.next();
-                ch = next;
-                at = j;
-            }
-            let source = self.map.at(local_start.saturating_add(at));
-            for _ in 0..ch.len_utf8() {
-                table.push(source);
-            }
-            out.push(ch);
-        }
-        table.push(self.map.at(local_start.saturating_add(text.len())));
+        let (out, table) = cook::unescape_backquoted(pair.as_str(), self.in_dq, |at| {
+            self.map.at(local_start.saturating_add(at))
+        });
         self.enter(offset)?;
         let result = {
             let mut child = Builder::new(

@@ -186,6 +186,35 @@ fn merge_features(into: &mut WordFeatures, from: WordFeatures) {
     into.brace |= from.brace;
 }
 
+/// Unescapes the body of a backquote substitution as bash does (`\$`, `` \` ``, `\\`, and `\"`
+/// when `dquote`): the text, and for each of its bytes, plus one past its end, the input offset
+/// that `source` gives for the body offset the byte came from.
+pub(crate) fn unescape_backquoted(
+    body: &str,
+    dquote: bool,
+    source: impl Fn(usize) -> usize,
+) -> (String, Vec<usize>) {
+    let mut text = String::with_capacity(body.len());
+    let mut table = Vec::with_capacity(body.len().saturating_add(1));
+    let mut chars = body.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let mut ch = c;
+        let mut from = i;
+        if c == '\\'
+            && let Some(&(j, next)) = chars.peek()
+            && (matches!(next, '$' | '`' | '\\') || (dquote && next == '"'))
+        {
+            chars.next();
+            ch = next;
+            from = j;
+        }
+        table.extend(std::iter::repeat_n(source(from), ch.len_utf8()));
+        text.push(ch);
+    }
+    table.push(source(body.len()));
+    (text, table)
+}
+
 /// Appends the cooked form of an unquoted `\c` escape (`raw` includes the backslash).
 pub(crate) fn push_unquoted_escape(raw: &str, out: &mut String) {
     let rest = raw.strip_prefix('\\').unwrap_or(raw);

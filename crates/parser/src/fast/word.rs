@@ -345,25 +345,8 @@ impl Scanner<'_> {
             }
         }
         let body = self.slice(body_start, at)?;
-        let mut text = String::with_capacity(body.len());
-        let mut table = Vec::with_capacity(body.len() + 1);
-        let mut chars = body.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            let mut ch = c;
-            let mut from = i;
-            if c == '\\'
-                && let Some(&(j, next)) = chars.peek()
-                && matches!(next, '$' | '`' | '\\')
-            {
-                chars.next();
-                ch = next;
-                from = j;
-            }
-            let source = self.offset(body_start + from);
-            table.extend(std::iter::repeat_n(source, ch.len_utf8()));
-            text.push(ch);
-        }
-        table.push(self.offset(at));
+        let (text, table) =
+            cook::unescape_backquoted(body, false, |from| self.offset(body_start + from));
         self.enter()?;
         let list = Scanner::new(&text, self.original, Some(&table), self.depth).body(None)?;
         self.depth -= 1;
