@@ -3,9 +3,9 @@
 #
 #   scripts/fuzz.sh TARGET [RUNS] [-- EXTRA_LIBFUZZER_FLAGS...]
 #
-# TARGET is parse, evaluate, policy_load or store_load; RUNS (default 1000000) is libFuzzer's
-# -runs (executions; -1 runs until stopped). cargo-fuzz needs nightly features: on a stable
-# toolchain this script sets RUSTC_BOOTSTRAP=1. Environment:
+# TARGET is parse, fast_path, evaluate, policy_load or store_load; RUNS (default 1000000) is
+# libFuzzer's -runs (executions; -1 runs until stopped). cargo-fuzz needs nightly features: on a
+# stable toolchain this script sets RUSTC_BOOTSTRAP=1. Environment:
 #   FUZZ_SANITIZER  address | none (default none: shellgate forbids unsafe code, and without
 #                   ASan a run is several times faster; use address to check dependencies)
 #   FUZZ_MAX_LEN    -max_len (default 4096; 8192 for policy_load)
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  echo "usage: scripts/fuzz.sh parse|evaluate|policy_load|store_load [RUNS] [-- FLAGS...]" >&2
+  echo "usage: scripts/fuzz.sh parse|fast_path|evaluate|policy_load|store_load [RUNS] [-- FLAGS...]" >&2
   exit 2
 }
 
@@ -39,7 +39,7 @@ if [[ $# -gt 0 ]]; then
 fi
 
 case "$target" in
-  parse | evaluate)
+  parse | fast_path | evaluate)
     dict=fuzz/shell.dict
     seeds=(fuzz/seeds/multiline)
     max_len=4096
@@ -68,7 +68,8 @@ corpus="fuzz/corpus/$target"
 artifacts="fuzz/artifacts/$target"
 mkdir -p "$corpus" "$artifacts"
 # One seed file per line of fuzz/seeds/commands.txt (single-line commands).
-if [[ "$target" == parse || "$target" == evaluate ]] && [[ -z "$(ls -A "$corpus")" ]]; then
+if [[ "$target" == parse || "$target" == fast_path || "$target" == evaluate ]] &&
+  [[ -z "$(ls -A "$corpus")" ]]; then
   n=0
   while IFS= read -r line; do
     printf '%s' "$line" >"$corpus/seed-$(printf '%04d' "$n")"

@@ -1,5 +1,6 @@
-//! Times `parse` over the tldr and NL2Bash lines (a quick check; the real bench is
-//! `cargo bench --bench parse` in the root package).
+//! Times `parse` over the tldr and NL2Bash lines (a quick check, and the program to profile;
+//! the real bench is `cargo bench --bench parse` in the root package). `PASSES` (default 3)
+//! sets the number of passes, `CORPUS=tldr` or `CORPUS=nl2bash` keeps one corpus.
 
 use std::time::Instant;
 
@@ -8,7 +9,11 @@ use shellgate_parser::{ParseOptions, parse};
 fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/corpus");
     let mut lines = Vec::new();
+    let only = std::env::var("CORPUS").unwrap_or_default();
     for name in ["tldr-commands.txt", "nl2bash-commands.txt"] {
+        if !name.starts_with(only.as_str()) {
+            continue;
+        }
         let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap_or_default();
         lines.extend(text.lines().map(str::to_owned));
     }

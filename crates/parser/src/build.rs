@@ -16,7 +16,7 @@ use crate::ast::{
     SimpleCommand, Sub, SubKind,
 };
 use crate::clause::{Assignment, RedirectFd, RedirectOp, Span, Word, WordFeatures};
-use crate::cook;
+use crate::cook::{self, WordAcc};
 use crate::error::{DiagnosticKind, ParseError};
 use crate::grammar::{BashParser, Rule};
 
@@ -63,8 +63,23 @@ pub(crate) struct Shared<'o> {
     max_depth: usize,
 }
 
+/// Which parsers [`build_script`] may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Engine {
+    /// The fast scanner when it takes the input, else the grammar.
+    Fast,
+    /// The grammar alone (the reference for differential tests).
+    Grammar,
+}
+
 /// Parses `original` and builds the typed tree.
-pub(crate) fn build_script(original: &str, max_depth: usize) -> Res<Script> {
+pub(crate) fn build_script(original: &str, max_depth: usize, engine: Engine) -> Res<Script> {
+    if engine == Engine::Fast
+        && max_depth > crate::fast::MAX_FAST_DEPTH
+        && let Some(script) = crate::fast::script(original)
+    {
+        return Ok(script);
+    }
     let mut shared = Shared {
         original,
         heredocs: Vec::new(),
@@ -97,27 +112,6 @@ struct Builder<'s, 'o, 't> {
 enum Quoting {
     Unquoted,
     Double,
-}
-
-/// The word being assembled.
-#[derive(Default)]
-struct WordAcc {
-    cooked: String,
-    features: WordFeatures,
-    subs: Vec<Sub>,
-    /// Unquoted shape for the brace-expansion check (quoted parts as `x`), only built when the
-    /// word contains a `{`.
-    shape: String,
-    track_shape: bool,
-    saw_brace: bool,
-}
-
-impl WordAcc {
-    fn push_shape_placeholder(&mut self) {
-        if self.track_shape {
-            self.shape.push('x');
-        }
-    }
 }
 
 impl<'s, 'o, 't> Builder<'s, 'o, 't> {
@@ -430,45 +424,9 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         Ok(cmd)
     }
 
-    /// An assignment used as an argument (`declare -a x=(a b)`): one word whose cooked text is
-    /// `name=value` or `name=(elements)`.
+    /// An assignment used as an argument (`declare -a x=(a b)`).
     fn build_assignment_word(&mut self, pair: Pair<'_, Rule>) -> Res<AWord> {
-        let assignment = self.build_assignment(pair)?;
-        let a = &assignment.assignment;
-        let mut features = WordFeatures::default();
-        let mut cooked = a.name.clone();
-        if let Some(index) = &a.index {
-            cooked.push('[');
-            cooked.push_str(index);
-            cooked.push(']');
-        }
-        cooked.push_str(if a.append { "+=" } else { "=" });
-        if let Some(value) = &a.value {
-            cooked.push_str(&value.cooked);
-            merge_features(&mut features, value.features);
-        }
-        if let Some(items) = &a.array {
-            cooked.push('(');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    cooked.push(' ');
-                }
-                cooked.push_str(&item.cooked);
-                merge_features(&mut features, item.features);
-            }
-            cooked.push(')');
-        }
-        features.tilde = false;
-        Ok(AWord {
-            word: Word {
-                raw: assignment.raw,
-                cooked,
-                literal: !features.is_dynamic(),
-                features,
-                span: a.span,
-            },
-            subs: assignment.subs,
-        })
+        Ok(cook::assignment_word(self.build_assignment(pair)?))
     }
 
     fn build_assignment(&mut self, pair: Pair<'_, Rule>) -> Res<AAssignment> {
@@ -1092,29 +1050,14 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
     fn build_word(&mut self, pair: Pair<'_, Rule>) -> Res<AWord> {
         let span = self.span(pair.as_span());
         let raw = self.raw(&pair);
-        let mut acc = WordAcc {
-            track_shape: pair.as_str().contains('{'),
-            cooked: String::with_capacity(pair.as_str().len()),
-            ..WordAcc::default()
-        };
+        let text = pair.as_str();
+        let mut acc = WordAcc::new(text.contains('{'), text.len());
         let mut first = true;
         for part in pair.into_inner() {
             self.build_part(part, Quoting::Unquoted, first, &mut acc)?;
             first = false;
         }
-        if acc.saw_brace && cook::has_brace_expansion(&acc.shape) {
-            acc.features.brace = true;
-        }
-        Ok(AWord {
-            word: Word {
-                raw,
-                cooked: acc.cooked,
-                literal: !acc.features.is_dynamic(),
-                features: acc.features,
-                span,
-            },
-            subs: acc.subs,
-        })
+        Ok(acc.finish(raw, span))
     }
 
     fn build_part(
@@ -1124,38 +1067,20 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         first: bool,
         acc: &mut WordAcc,
     ) -> Res<()> {
-        let unquoted = quoting == Quoting::Unquoted;
         match part.as_rule() {
             Rule::text | Rule::dq_text | Rule::hc_text => {
-                let text = part.as_str();
-                acc.cooked.push_str(text);
-                if unquoted {
-                    if first && text.starts_with('~') {
-                        acc.features.tilde = true;
-                    }
-                    if cook::has_glob(text) {
-                        acc.features.glob = true;
-                    }
-                    if acc.track_shape {
-                        acc.saw_brace |= text.contains('{');
-                        acc.shape.push_str(text);
-                    }
-                }
+                acc.text(part.as_str(), quoting == Quoting::Unquoted, first);
             }
-            Rule::escape => {
-                cook::push_unquoted_escape(part.as_str(), &mut acc.cooked);
-                acc.push_shape_placeholder();
-            }
-            Rule::dq_escape => cook::push_dq_escape(part.as_str(), &mut acc.cooked),
-            Rule::hc_escape => cook::push_heredoc_escape(part.as_str(), &mut acc.cooked),
+            Rule::escape => acc.unquoted_escape(part.as_str()),
+            Rule::dq_escape => acc.dq_escape(part.as_str()),
+            Rule::hc_escape => acc.heredoc_escape(part.as_str()),
             Rule::sq => {
                 let text = part.as_str();
                 let inner = text
                     .strip_prefix('\'')
                     .and_then(|t| t.strip_suffix('\''))
                     .unwrap_or_default();
-                acc.cooked.push_str(inner);
-                acc.push_shape_placeholder();
+                acc.single_quoted(inner);
             }
             Rule::dollar_sq => {
                 let text = part.as_str();
@@ -1163,24 +1088,19 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
                     .strip_prefix("$'")
                     .and_then(|t| t.strip_suffix('\''))
                     .unwrap_or_default();
-                cook::push_ansi_c(inner, &mut acc.cooked);
-                acc.push_shape_placeholder();
+                acc.ansi_c(inner);
             }
             Rule::dq | Rule::dollar_dq => {
                 for inner in part.into_inner() {
                     self.build_part(inner, Quoting::Double, false, acc)?;
                 }
-                acc.push_shape_placeholder();
+                acc.placeholder();
             }
-            Rule::lone_dollar => {
-                acc.cooked.push('$');
-                acc.push_shape_placeholder();
-            }
+            Rule::lone_dollar => acc.lone_dollar(),
             _ => {
                 // Expansions: keep the source text, record features and nested lists.
                 let raw = self.raw(&part);
-                acc.cooked.push_str(&raw);
-                acc.push_shape_placeholder();
+                acc.expansion(&raw);
                 self.collect_subs(part, &mut acc.subs, &mut acc.features)?;
             }
         }
@@ -1303,29 +1223,10 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
     /// parses it as a program.
     fn build_backtick(&mut self, pair: &Pair<'_, Rule>) -> Res<List> {
         let offset = self.offset(pair);
-        let text = pair.as_str();
         let local_start = pair.as_span().start();
-        let mut out = String::with_capacity(text.len());
-        let mut table = Vec::with_capacity(text.len().saturating_add(1));
-        let mut iter = text.char_indices().peekable();
-        while let Some((i, c)) = iter.next() {
-            let mut ch = c;
-            let mut at = i;
-            if c == '\\'
-                && let Some(&(j, next)) = iter.peek()
-                && (matches!(next, '$' | '`' | '\\') || (self.in_dq && next == '"'))
-            {
-                iter.next();
-                ch = next;
-                at = j;
-            }
-            let source = self.map.at(local_start.saturating_add(at));
-            for _ in 0..ch.len_utf8() {
-                table.push(source);
-            }
-            out.push(ch);
-        }
-        table.push(self.map.at(local_start.saturating_add(text.len())));
+        let (out, table) = cook::unescape_backquoted(pair.as_str(), self.in_dq, |at| {
+            self.map.at(local_start.saturating_add(at))
+        });
         self.enter(offset)?;
         let result = {
             let mut child = Builder::new(
@@ -1340,15 +1241,6 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         self.leave();
         result
     }
-}
-
-fn merge_features(into: &mut WordFeatures, from: WordFeatures) {
-    into.parameter |= from.parameter;
-    into.command_substitution |= from.command_substitution;
-    into.process_substitution |= from.process_substitution;
-    into.arithmetic |= from.arithmetic;
-    into.glob |= from.glob;
-    into.brace |= from.brace;
 }
 
 /// Extends a compound command's span over its trailing redirections.
@@ -1400,7 +1292,12 @@ mod tests {
             Rule::program,
             "echo $(( $(cat <<EOF) ) | x)\nbody\nEOF\n"
         ));
-        let script = build_script("echo $(( $(cat <<EOF) ) | x)\nbody\nEOF\n", 64).unwrap();
+        let script = build_script(
+            "echo $(( $(cat <<EOF) ) | x)\nbody\nEOF\n",
+            64,
+            Engine::Grammar,
+        )
+        .unwrap();
         assert_eq!(script.heredocs.len(), 1);
         assert_eq!(script.heredocs[0].body, "body\n");
     }

@@ -1,8 +1,219 @@
-//! Word cooking helpers: ANSI-C decoding, escapes and the glob / brace / tilde checks.
+//! Word cooking: the accumulator a word's parts are appended to ([`WordAcc`]), ANSI-C decoding,
+//! escapes and the glob / brace / tilde checks.
 //!
-//! The grammar splits a word into parts; `build.rs` appends each part's cooked text with these
-//! helpers, so quote removal, backslash escapes, line continuations and `$'…'` decoding happen
-//! in one pass.
+//! A word is split into parts (by the grammar in `build.rs`, or by the fast scanner in
+//! `fast.rs`); each part is appended to a [`WordAcc`], so quote removal, backslash escapes, line
+//! continuations and `$'…'` decoding happen in one pass, and both parsers cook alike.
+
+use crate::ast::{AAssignment, AWord, Sub};
+use crate::clause::{Span, Word, WordFeatures};
+
+/// The word being assembled from its parts, in source order.
+#[derive(Default)]
+pub(crate) struct WordAcc {
+    pub cooked: String,
+    pub features: WordFeatures,
+    pub subs: Vec<Sub>,
+    /// Unquoted shape for the brace-expansion check (quoted parts as `x`), only built when the
+    /// word may contain a `{`.
+    shape: String,
+    track_shape: bool,
+    saw_brace: bool,
+}
+
+impl WordAcc {
+    /// An empty word. `track_shape` must be true when the word's text may contain a `{` (it
+    /// may always be true: without a `{` in an unquoted part the shape is never looked at).
+    pub fn new(track_shape: bool, capacity: usize) -> Self {
+        Self {
+            cooked: String::with_capacity(capacity),
+            track_shape,
+            ..Self::default()
+        }
+    }
+
+    /// A placeholder in the shape for a part that is not unquoted text.
+    pub fn placeholder(&mut self) {
+        if self.track_shape {
+            self.shape.push('x');
+        }
+    }
+
+    /// Plain text: unquoted (`first` when it is the word's first part: a leading `~` is a
+    /// tilde prefix), inside double quotes or in a heredoc body.
+    pub fn text(&mut self, text: &str, unquoted: bool, first: bool) {
+        self.cooked.push_str(text);
+        if unquoted {
+            if first && text.starts_with('~') {
+                self.features.tilde = true;
+            }
+            if has_glob(text) {
+                self.features.glob = true;
+            }
+            if self.track_shape {
+                self.saw_brace |= text.contains('{');
+                self.shape.push_str(text);
+            }
+        }
+    }
+
+    /// An unquoted `\c` (`raw` includes the backslash).
+    pub fn unquoted_escape(&mut self, raw: &str) {
+        push_unquoted_escape(raw, &mut self.cooked);
+        self.placeholder();
+    }
+
+    /// A `\c` inside double quotes.
+    pub fn dq_escape(&mut self, raw: &str) {
+        push_dq_escape(raw, &mut self.cooked);
+    }
+
+    /// A `\c` inside an unquoted heredoc body.
+    pub fn heredoc_escape(&mut self, raw: &str) {
+        push_heredoc_escape(raw, &mut self.cooked);
+    }
+
+    /// `'…'`, given the text between the quotes.
+    pub fn single_quoted(&mut self, inner: &str) {
+        self.cooked.push_str(inner);
+        self.placeholder();
+    }
+
+    /// `$'…'`, given the text between `$'` and `'`.
+    pub fn ansi_c(&mut self, inner: &str) {
+        push_ansi_c(inner, &mut self.cooked);
+        self.placeholder();
+    }
+
+    /// A `$` that starts no expansion.
+    pub fn lone_dollar(&mut self) {
+        self.cooked.push('$');
+        self.placeholder();
+    }
+
+    /// An expansion, kept as its source text (the caller records its features and lists).
+    pub fn expansion(&mut self, raw: &str) {
+        self.cooked.push_str(raw);
+        self.placeholder();
+    }
+
+    /// The finished word.
+    pub fn finish(mut self, raw: String, span: Span) -> AWord {
+        if self.saw_brace && has_brace_expansion(&self.shape) {
+            self.features.brace = true;
+        }
+        AWord {
+            word: Word {
+                raw,
+                cooked: self.cooked,
+                literal: !self.features.is_dynamic(),
+                features: self.features,
+                span,
+            },
+            subs: self.subs,
+        }
+    }
+}
+
+/// A word made of one unquoted text part `text`, written `raw` in the input: exactly what
+/// [`WordAcc::new`], one [`WordAcc::text`] (unquoted, first) and [`WordAcc::finish`] give,
+/// without the accumulator.
+pub(crate) fn plain_word(raw: &str, text: &str, span: Span) -> AWord {
+    let features = WordFeatures {
+        tilde: text.starts_with('~'),
+        glob: has_glob(text),
+        brace: text.contains('{') && has_brace_expansion(text),
+        ..WordFeatures::default()
+    };
+    AWord {
+        word: Word {
+            raw: raw.to_owned(),
+            cooked: text.to_owned(),
+            literal: !features.is_dynamic(),
+            features,
+            span,
+        },
+        subs: Vec::new(),
+    }
+}
+
+/// An assignment used as an argument (`declare -a x=(a b)`, `export a=b`): one word whose
+/// cooked text is `name=value` or `name=(elements)`, with the features of the value.
+pub(crate) fn assignment_word(assignment: AAssignment) -> AWord {
+    let a = &assignment.assignment;
+    let mut features = WordFeatures::default();
+    let mut cooked = a.name.clone();
+    if let Some(index) = &a.index {
+        cooked.push('[');
+        cooked.push_str(index);
+        cooked.push(']');
+    }
+    cooked.push_str(if a.append { "+=" } else { "=" });
+    if let Some(value) = &a.value {
+        cooked.push_str(&value.cooked);
+        merge_features(&mut features, value.features);
+    }
+    if let Some(items) = &a.array {
+        cooked.push('(');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                cooked.push(' ');
+            }
+            cooked.push_str(&item.cooked);
+            merge_features(&mut features, item.features);
+        }
+        cooked.push(')');
+    }
+    features.tilde = false;
+    AWord {
+        word: Word {
+            raw: assignment.raw,
+            cooked,
+            literal: !features.is_dynamic(),
+            features,
+            span: a.span,
+        },
+        subs: assignment.subs,
+    }
+}
+
+fn merge_features(into: &mut WordFeatures, from: WordFeatures) {
+    into.parameter |= from.parameter;
+    into.command_substitution |= from.command_substitution;
+    into.process_substitution |= from.process_substitution;
+    into.arithmetic |= from.arithmetic;
+    into.glob |= from.glob;
+    into.brace |= from.brace;
+}
+
+/// Unescapes the body of a backquote substitution as bash does (`\$`, `` \` ``, `\\`, and `\"`
+/// when `dquote`): the text, and for each of its bytes, plus one past its end, the input offset
+/// that `source` gives for the body offset the byte came from.
+pub(crate) fn unescape_backquoted(
+    body: &str,
+    dquote: bool,
+    source: impl Fn(usize) -> usize,
+) -> (String, Vec<usize>) {
+    let mut text = String::with_capacity(body.len());
+    let mut table = Vec::with_capacity(body.len().saturating_add(1));
+    let mut chars = body.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let mut ch = c;
+        let mut from = i;
+        if c == '\\'
+            && let Some(&(j, next)) = chars.peek()
+            && (matches!(next, '$' | '`' | '\\') || (dquote && next == '"'))
+        {
+            chars.next();
+            ch = next;
+            from = j;
+        }
+        table.extend(std::iter::repeat_n(source(from), ch.len_utf8()));
+        text.push(ch);
+    }
+    table.push(source(body.len()));
+    (text, table)
+}
 
 /// Appends the cooked form of an unquoted `\c` escape (`raw` includes the backslash).
 pub(crate) fn push_unquoted_escape(raw: &str, out: &mut String) {
@@ -153,14 +364,16 @@ fn take_hex(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, max: usize) ->
 
 /// True when unquoted text contains a glob character (`*`, `?`, or a `[` closed later).
 pub(crate) fn has_glob(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    if bytes.iter().any(|&b| b == b'*' || b == b'?') {
-        return true;
+    let mut open = false;
+    for &b in text.as_bytes() {
+        match b {
+            b'*' | b'?' => return true,
+            b'[' => open = true,
+            b']' if open => return true,
+            _ => {}
+        }
     }
-    match bytes.iter().position(|&b| b == b'[') {
-        Some(open) => bytes.iter().skip(open + 1).any(|&b| b == b']'),
-        None => false,
-    }
+    false
 }
 
 /// True when a word's unquoted shape (quoted parts replaced by `x`) contains a brace
@@ -215,10 +428,28 @@ mod tests {
         assert!(has_glob("a[0-9]"));
         assert!(!has_glob("["));
         assert!(!has_glob("plain"));
+        assert!(!has_glob("]["));
+        assert!(has_glob("][]"));
         assert!(has_brace_expansion("{a,b}"));
         assert!(has_brace_expansion("x{1..3}"));
         assert!(!has_brace_expansion("{}"));
         assert!(!has_brace_expansion("{abc}"));
+    }
+
+    #[test]
+    fn a_plain_word_is_what_the_accumulator_gives() {
+        for text in [
+            "a", "~", "~/x", "a~", "*.rs", "f[0-9]", "{a,b}", "x{1..3}", "{}", "{a}",
+        ] {
+            for track_shape in [true, false] {
+                let span = Span::new(3, 3 + text.len());
+                let mut acc = WordAcc::new(track_shape || text.contains('{'), 0);
+                acc.text(text, true, true);
+                let slow = acc.finish(text.to_owned(), span);
+                let fast = plain_word(text, text, span);
+                assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text}");
+            }
+        }
     }
 
     #[test]

@@ -54,6 +54,7 @@ mod cook;
 mod cwd;
 mod diagnose;
 mod error;
+mod fast;
 mod grammar;
 mod graph;
 pub mod limits;
@@ -64,6 +65,8 @@ mod verb;
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+
+use build::Engine;
 
 pub use clause::*;
 pub use error::{Diagnostic, DiagnosticKind};
@@ -104,7 +107,37 @@ impl ParseOutput {
 /// Parses a bash command line into its clause graph. Never panics; see the crate docs.
 #[must_use]
 pub fn parse(input: &str, options: &ParseOptions) -> ParseOutput {
-    let base = options.cwd.as_deref().map(cwd::normalize);
+    parse_with(input, options, Engine::Fast)
+}
+
+/// Differential testing of the fast scanner against the grammar. Not part of the stable API:
+/// for the crate's tests and fuzz targets.
+#[doc(hidden)]
+pub mod differential {
+    use crate::build::Engine;
+    use crate::{ParseOptions, ParseOutput};
+
+    /// [`crate::parse`] with the grammar alone (the fast scanner never runs).
+    #[must_use]
+    pub fn parse_grammar(input: &str, options: &ParseOptions) -> ParseOutput {
+        crate::parse_with(input, options, Engine::Grammar)
+    }
+
+    /// [`crate::render`] with the grammar alone.
+    #[must_use]
+    pub fn render_grammar(input: &str) -> Option<String> {
+        crate::render::render_with(input, Engine::Grammar)
+    }
+
+    /// True when the fast scanner takes `input` (the grammar does not run for it).
+    #[must_use]
+    pub fn fast_accepts(input: &str) -> bool {
+        crate::fast::script(input).is_some()
+    }
+}
+
+fn parse_with(input: &str, options: &ParseOptions, engine: Engine) -> ParseOutput {
+    let base = options.cwd.as_deref().map(normalized_base);
     let home = options.home.as_deref();
     if input.len() > limits::MAX_INPUT_BYTES {
         return fallback(
@@ -141,12 +174,12 @@ pub fn parse(input: &str, options: &ParseOptions) -> ParseOutput {
         );
     }
     pest::set_call_limit(NonZeroUsize::new(limits::CALL_LIMIT));
-    match build::build_script(input, limits::MAX_DEPTH) {
+    match build::build_script(input, limits::MAX_DEPTH, engine) {
         Ok(script) => {
             let lowered = lower::lower(
                 script.list,
                 script.heredocs,
-                base.as_deref(),
+                base,
                 home,
                 limits::MAX_CLAUSES,
             );
@@ -175,9 +208,33 @@ pub fn parse(input: &str, options: &ParseOptions) -> ParseOutput {
             {
                 diagnostic = open;
             }
-            recover_prefix(input, diagnostic, base.as_deref(), home)
+            recover_prefix(input, diagnostic, base.as_deref(), home, engine)
         }
     }
+}
+
+thread_local! {
+    /// The last base directory [`normalized_base`] normalised, and the result.
+    static LAST_BASE: std::cell::RefCell<Option<(PathBuf, PathBuf)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`cwd::normalize`] of the base directory, remembered per thread: callers parse many
+/// commands in the same directory.
+fn normalized_base(dir: &std::path::Path) -> PathBuf {
+    LAST_BASE.with(|cell| {
+        let Ok(mut last) = cell.try_borrow_mut() else {
+            return cwd::normalize(dir);
+        };
+        if let Some((from, to)) = last.as_ref()
+            && from.as_os_str() == dir.as_os_str()
+        {
+            return to.clone();
+        }
+        let to = cwd::normalize(dir);
+        *last = Some((dir.to_path_buf(), to.clone()));
+        to
+    })
 }
 
 /// How many earlier cut points [`recover_prefix`] tries.
@@ -190,6 +247,7 @@ fn recover_prefix(
     diagnostic: Diagnostic,
     base: Option<&std::path::Path>,
     home: Option<&std::path::Path>,
+    engine: Engine,
 ) -> ParseOutput {
     let limit = diagnostic.offset.min(input.len());
     let cuts = input
@@ -201,13 +259,13 @@ fn recover_prefix(
         let Some(prefix) = input.get(..cut) else {
             continue;
         };
-        let Ok(script) = build::build_script(prefix, limits::MAX_DEPTH) else {
+        let Ok(script) = build::build_script(prefix, limits::MAX_DEPTH, engine) else {
             continue;
         };
         let lowered = lower::lower(
             script.list,
             script.heredocs,
-            base,
+            base.map(std::path::Path::to_path_buf),
             home,
             limits::MAX_CLAUSES,
         );

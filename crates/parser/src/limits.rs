@@ -51,6 +51,20 @@ const fn is_delimiter(b: u8) -> bool {
 /// Returns the offset where the estimated nesting depth first exceeds `max`, if it does.
 pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
     let bytes = input.as_bytes();
+    // The estimate grows by one per opening byte (a quote, a backquote, a bracket) and per
+    // block keyword (at least two letters and a delimiter, or the end): when even all of them
+    // together stay within `max`, the scan below cannot exceed it.
+    let keywords = bytes.len().div_ceil(3);
+    if bytes.len().saturating_add(keywords) <= max {
+        return None;
+    }
+    let openers = bytes
+        .iter()
+        .filter(|&&b| matches!(b, b'"' | b'`' | b'(' | b'{' | b'['))
+        .count();
+    if openers.saturating_add(keywords) <= max {
+        return None;
+    }
     let mut stack: Vec<Mode> = Vec::new();
     let mut keywords: usize = 0;
     let mut word_start = true;

@@ -40,7 +40,7 @@ pub(crate) struct Lowered {
 pub(crate) fn lower(
     list: List,
     heredocs: Vec<HeredocSlot>,
-    cwd: Option<&Path>,
+    cwd: Option<PathBuf>,
     home: Option<&Path>,
     max_clauses: usize,
 ) -> Lowered {
@@ -52,7 +52,7 @@ pub(crate) fn lower(
         max_clauses,
         truncated: false,
     };
-    let mut state = cwd.map(Path::to_path_buf);
+    let mut state = cwd;
     let frame = Frame {
         ctx: Context::Top,
         depth: 0,

@@ -16,6 +16,11 @@ use crate::limits;
 /// a limit).
 #[must_use]
 pub fn render(input: &str) -> Option<String> {
+    render_with(input, build::Engine::Fast)
+}
+
+/// [`render`] with the parsers `engine` allows.
+pub(crate) fn render_with(input: &str, engine: build::Engine) -> Option<String> {
     if input.len() > limits::MAX_INPUT_BYTES
         || input.contains('\0')
         || limits::nesting_exceeds(input, limits::MAX_DEPTH).is_some()
@@ -23,7 +28,7 @@ pub fn render(input: &str) -> Option<String> {
         return None;
     }
     pest::set_call_limit(std::num::NonZeroUsize::new(limits::CALL_LIMIT));
-    let script = build::build_script(input, limits::MAX_DEPTH).ok()?;
+    let script = build::build_script(input, limits::MAX_DEPTH, engine).ok()?;
     let mut printer = Printer {
         out: String::with_capacity(input.len().saturating_add(16)),
         heredocs: &script.heredocs,
