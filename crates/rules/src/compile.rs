@@ -498,7 +498,11 @@ impl Builder {
                 &raw.release_names,
                 &mut self.settings.release_names,
             ),
-            ("secret_names", &raw.secret_names, &mut self.settings.secret_names),
+            (
+                "secret_names",
+                &raw.secret_names,
+                &mut self.settings.secret_names,
+            ),
         ] {
             for glob in list.iter().flat_map(|l| l.get_ref()) {
                 let mut text = glob.clone();

@@ -133,6 +133,8 @@ pub enum Via {
     Remote,
     /// A string split into words (`env -S`).
     Split,
+    /// Literal brace expansion (`{rm,-rf,~/.ssh}` is `rm -rf ~/.ssh`).
+    Braces,
 }
 
 /// One step of an invocation's origin.
@@ -546,6 +548,16 @@ impl Walker<'_> {
             return;
         }
         let words = &inv.words;
+        // Literal brace expansions are expanded first: `{rm,-rf,/}` runs `rm -rf /`.
+        if words.iter().any(|w| w.features.brace)
+            && let Some(expanded) = brace_expanded(words)
+        {
+            let cwd = inv.cwd.clone();
+            // The clause is judged through its expansion, like a wrapper through its command.
+            self.mark_wrapper(index, false);
+            self.inner(index, expanded, Vec::new(), cwd, Via::Braces, false, depth);
+            return;
+        }
         let Some((_, trusted)) = words.first().and_then(|w| policy.command_name(w)) else {
             return;
         };
@@ -799,10 +811,7 @@ impl Walker<'_> {
                 .unwrap_or_default();
             // The split words are arguments of the same command again (`env -S 'A=1 cmd'` is
             // `env A=1 cmd`: assignments, options and the command are read as env reads them).
-            let mut inner: Vec<Word> = words
-                .get(..shell.verb.len())
-                .unwrap_or_default()
-                .to_vec();
+            let mut inner: Vec<Word> = words.get(..shell.verb.len()).unwrap_or_default().to_vec();
             inner.extend(split.into_iter().map(|s| synthetic_word(s, span)));
             inner.extend(words.get(after..).unwrap_or_default().iter().cloned());
             self.inner(index, inner, Vec::new(), cwd, Via::Split, false, depth);
@@ -821,6 +830,14 @@ impl Walker<'_> {
             (None, None)
         } else {
             (cwd, home)
+        };
+        // `bash -c 'rm -rf "$1"' _ /`: the arguments after the code are `$0 $1 …`; when they are
+        // literal they are bound before the code is judged, so `rm -rf "/"` meets the deny rules.
+        let code = if !shell.code_flags.is_empty() && !shell.code_operand {
+            let args = words.get(after..).unwrap_or_default();
+            crate::positional::bind(&code, args).unwrap_or(code)
+        } else {
+            code
         };
         let options = ParseOptions {
             cwd: code_cwd,
@@ -1415,6 +1432,38 @@ fn synthetic_word(text: String, span: shellgate_parser::Span) -> Word {
         features: WordFeatures::default(),
         span,
     }
+}
+
+/// The words with every literal brace expansion expanded (`None` when one cannot be expanded
+/// statically, or a word has other expansions too).
+fn brace_expanded(words: &[Word]) -> Option<Vec<Word>> {
+    let mut out = Vec::with_capacity(words.len());
+    for word in words {
+        if !word.features.brace {
+            out.push(word.clone());
+            continue;
+        }
+        let f = &word.features;
+        if f.parameter || f.command_substitution || f.process_substitution || f.arithmetic {
+            return None;
+        }
+        for text in crate::braces::expand(&word.raw)? {
+            let tilde = text.starts_with('~');
+            let glob = text.contains(['*', '?', '[']);
+            out.push(Word {
+                raw: text.clone(),
+                cooked: text,
+                literal: !glob,
+                features: WordFeatures {
+                    tilde,
+                    glob,
+                    ..WordFeatures::default()
+                },
+                span: word.span,
+            });
+        }
+    }
+    Some(out)
 }
 
 /// Splits an `env -S` string into words (quotes and backslashes as env does); `None` when it

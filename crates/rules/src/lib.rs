@@ -42,6 +42,7 @@
 //! command unwrapped from `sudo` or `bash -c`; [`Policy::expand`] is the one traversal that
 //! finds every command a parsed command line runs.
 
+mod braces;
 mod classify;
 mod compile;
 mod decision;
@@ -56,6 +57,7 @@ mod lazy;
 mod model;
 mod paths;
 mod policy;
+mod positional;
 mod raw;
 #[cfg(test)]
 mod testing;

@@ -309,6 +309,9 @@ pub struct SafeEntry {
     /// The command also writes below its working directory (`tar -x`, `patch`, `wget`), so
     /// that directory must be in a write zone.
     pub writes_cwd: bool,
+    /// A declaration builtin (`export`, `local`): its `NAME=value` operands are assignments,
+    /// never split into words, so an expansion in one cannot become an option.
+    pub declares: bool,
     /// Why the entry does not admit the command without an operand (`printenv` alone prints
     /// every variable).
     pub unless_bare: Option<String>,

@@ -620,7 +620,14 @@ impl Policy {
             }
         }
         let option_aware = !entry.unless_flags.is_empty() || !entry.unless_args.is_empty();
-        if option_aware && let Some(index) = scan.dynamic.first() {
+        let can_be_option = |index: &&usize| {
+            !(entry.declares
+                && view
+                    .words
+                    .get(**index)
+                    .is_some_and(|w| assignment_shaped(&w.raw)))
+        };
+        if option_aware && let Some(index) = scan.dynamic.iter().find(can_be_option) {
             return SafeVerdict::Unsafe {
                 token: cooked(view.words, *index),
                 why: DYNAMIC_WHY,
@@ -958,6 +965,15 @@ impl Policy {
             &|_| true,
         )
     }
+}
+
+/// Whether a word as written starts with `NAME=` (a shell variable name and `=`).
+fn assignment_shaped(raw: &str) -> bool {
+    raw.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+    })
 }
 
 /// The cooked text of word `index`.

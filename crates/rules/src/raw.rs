@@ -116,6 +116,8 @@ pub(crate) struct RawSafe {
     pub(crate) writes_cwd: bool,
     pub(crate) unless_bare: Option<Text>,
     #[serde(default)]
+    pub(crate) declares: bool,
+    #[serde(default)]
     pub(crate) value_flags: Vec<Text>,
     #[serde(default)]
     pub(crate) unless_flags: Vec<Spanned<RawUnlessFlag>>,

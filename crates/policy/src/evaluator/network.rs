@@ -105,7 +105,9 @@ pub(super) fn is_loopback(host: &str) -> bool {
         || host == "::1"
         || host == "0.0.0.0"
         || host == "ip6-localhost"
-        || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The file a `send` argument names: `@FILE`, `<FILE`, `NAME=@FILE`, `NAME=<FILE` (curl's
@@ -115,7 +117,9 @@ pub(super) fn sent_file(text: &str) -> Option<&str> {
         return (!file.is_empty() && file != "-").then_some(file);
     }
     let (_, value) = text.split_once('=')?;
-    let file = value.strip_prefix('@').or_else(|| value.strip_prefix('<'))?;
+    let file = value
+        .strip_prefix('@')
+        .or_else(|| value.strip_prefix('<'))?;
     let file = file.split(';').next()?;
     (!file.is_empty() && file != "-").then_some(file)
 }
@@ -142,10 +146,23 @@ mod tests {
 
     #[test]
     fn loopback_hosts() {
-        for host in ["localhost", "api.localhost", "127.0.0.1", "127.1.2.3", "::1", "0.0.0.0"] {
+        for host in [
+            "localhost",
+            "api.localhost",
+            "127.0.0.1",
+            "127.1.2.3",
+            "::1",
+            "0.0.0.0",
+        ] {
             assert!(is_loopback(host), "{host}");
         }
-        for host in ["example.com", "localhost.example.com", "10.0.0.1", "128.0.0.1", "::2"] {
+        for host in [
+            "example.com",
+            "localhost.example.com",
+            "10.0.0.1",
+            "128.0.0.1",
+            "::2",
+        ] {
             assert!(!is_loopback(host), "{host}");
         }
     }

@@ -106,10 +106,7 @@ impl<'a> Run<'a> {
                         continue;
                     }
                     Role::Url => {
-                        let host = word
-                            .literal
-                            .then(|| network::host_of(&role.text))
-                            .flatten();
+                        let host = word.literal.then(|| network::host_of(&role.text)).flatten();
                         judged.net.hosts.push((host, display::escape(&word.raw)));
                         continue;
                     }

@@ -169,6 +169,7 @@ impl<'a> Run<'a> {
                 Via::Shell => text.push_str(" code"),
                 Via::Remote => text.push_str(" remote"),
                 Via::Split => text.push_str(" -S"),
+                Via::Braces => text.push_str(" braces"),
             }
         }
         text

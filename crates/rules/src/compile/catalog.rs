@@ -128,6 +128,7 @@ impl Builder {
             hooks: raw.hooks,
             writes_cwd: raw.writes_cwd,
             unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),
+            declares: raw.declares,
             why,
             os,
             pure: raw.pure,
