@@ -19,6 +19,8 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
+use shellgate_parser::path::{self as lexical, HomePrefix, Tilde};
+
 /// How many symbolic links one resolution may follow (Linux's `MAXSYMLINKS`).
 const MAX_SYMLINKS: usize = 40;
 
@@ -37,24 +39,9 @@ const MAX_SYMLINKS: usize = 40;
 /// ```
 #[must_use]
 pub fn normalize(path: &Path) -> Option<PathBuf> {
-    if !path.is_absolute() {
-        return None;
-    }
-    let mut out = PathBuf::from("/");
-    for component in path.components() {
-        match component {
-            // The root is already in `out`; `.` adds nothing.
-            Component::RootDir | Component::CurDir => {}
-            // `..` drops the previous segment; `pop` at the root is a no-op.
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(segment) => out.push(segment),
-            // Windows prefixes never occur in an absolute Unix path.
-            Component::Prefix(_) => return None,
-        }
-    }
-    Some(out)
+    // A Windows prefix never occurs in an absolute Unix path.
+    let prefixed = matches!(path.components().next(), Some(Component::Prefix(_)));
+    (path.is_absolute() && !prefixed).then(|| lexical::normalize_path(path))
 }
 
 /// Resolves an absolute path against the file system, following symbolic links.
@@ -154,23 +141,20 @@ pub fn finish(path: &Path, symlinks: bool) -> Option<PathBuf> {
 /// ```
 #[must_use]
 pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
-    if tilde && text.starts_with('~') {
-        let (head, rest) = match text.split_once('/') {
-            Some((head, rest)) => (head, Some(rest)),
-            None => (text, None),
-        };
-        let base = match head {
-            "~" => home?,
-            "~+" => cwd?,
+    if let Some(prefix) = lexical::tilde(text).filter(|_| tilde) {
+        let (base, rest) = match prefix {
+            Tilde::Home(rest) => (home?, rest),
+            Tilde::WorkingDir(rest) => (cwd?, rest),
             // `~user` needs the password database and `~-` the previous directory: unknown.
-            _ => return None,
+            Tilde::Unknown => return None,
         };
         if !base.is_absolute() {
             return None;
         }
-        return Some(match rest {
-            Some(rest) if !rest.is_empty() => base.join(rest),
-            _ => base.to_path_buf(),
+        return Some(if rest.is_empty() {
+            base.to_path_buf()
+        } else {
+            base.join(rest)
         });
     }
     if text.is_empty() {
@@ -196,12 +180,9 @@ pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) 
 /// variable (`$HOMEDIR`), or the home directory is unknown.
 #[must_use]
 pub fn expand_home_variable(cooked: &str, home: Option<&Path>) -> Option<String> {
-    let after = cooked
-        .strip_prefix("${HOME}")
-        .or_else(|| cooked.strip_prefix("$HOME"))?;
-    if !(after.is_empty() || after.starts_with('/')) {
+    let Some((HomePrefix::Variable, after)) = lexical::home_prefix(cooked) else {
         return None;
-    }
+    };
     // Any other `$` or backquote may be another expansion: refuse rather than guess.
     if after.contains(['$', '`']) {
         return None;
@@ -413,6 +394,145 @@ mod tests {
 
     fn p(text: &str) -> PathBuf {
         PathBuf::from(text)
+    }
+
+    // The former path code, kept only to show that the parser's path module agrees with it.
+    fn old_normalize(path: &Path) -> Option<PathBuf> {
+        if !path.is_absolute() {
+            return None;
+        }
+        let mut out = PathBuf::from("/");
+        for component in path.components() {
+            match component {
+                // The root is already in `out`; `.` adds nothing.
+                Component::RootDir | Component::CurDir => {}
+                // `..` drops the previous segment; `pop` at the root is a no-op.
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::Normal(segment) => out.push(segment),
+                // Windows prefixes never occur in an absolute Unix path.
+                Component::Prefix(_) => return None,
+            }
+        }
+        Some(out)
+    }
+
+    fn old_expand(
+        text: &str,
+        tilde: bool,
+        cwd: Option<&Path>,
+        home: Option<&Path>,
+    ) -> Option<PathBuf> {
+        if tilde && text.starts_with('~') {
+            let (head, rest) = match text.split_once('/') {
+                Some((head, rest)) => (head, Some(rest)),
+                None => (text, None),
+            };
+            let base = match head {
+                "~" => home?,
+                "~+" => cwd?,
+                // `~user` needs the password database and `~-` the previous directory: unknown.
+                _ => return None,
+            };
+            if !base.is_absolute() {
+                return None;
+            }
+            return Some(match rest {
+                Some(rest) if !rest.is_empty() => base.join(rest),
+                _ => base.to_path_buf(),
+            });
+        }
+        if text.is_empty() {
+            return None;
+        }
+        let path = Path::new(text);
+        if path.is_absolute() {
+            Some(path.to_path_buf())
+        } else {
+            let cwd = cwd?;
+            if cwd.is_absolute() {
+                Some(cwd.join(path))
+            } else {
+                None
+            }
+        }
+    }
+
+    fn old_expand_home_variable(cooked: &str, home: Option<&Path>) -> Option<String> {
+        let after = cooked
+            .strip_prefix("${HOME}")
+            .or_else(|| cooked.strip_prefix("$HOME"))?;
+        if !(after.is_empty() || after.starts_with('/')) {
+            return None;
+        }
+        // Any other `$` or backquote may be another expansion: refuse rather than guess.
+        if after.contains(['$', '`']) {
+            return None;
+        }
+        let home = home?.to_str()?;
+        if !Path::new(home).is_absolute() {
+            return None;
+        }
+        let mut text = String::with_capacity(home.len() + after.len());
+        text.push_str(home);
+        text.push_str(after);
+        Some(text)
+    }
+
+    #[test]
+    fn the_parser_path_module_agrees_with_the_former_code() {
+        let pieces = [
+            "a", "/", ".", "..", "~", "~+", "~-", "$HOME", "${HOME}", "$X", "b",
+        ];
+        let mut texts = vec![String::new()];
+        let mut frontier = vec![String::new()];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for text in &frontier {
+                for piece in pieces {
+                    next.push(format!("{text}{piece}"));
+                }
+            }
+            texts.extend(next.iter().cloned());
+            frontier = next;
+        }
+        let dirs = [
+            None,
+            Some("/w/proj"),
+            Some("/"),
+            Some("rel"),
+            Some("/a/../b/"),
+        ];
+        let mut compared = 0;
+        for text in &texts {
+            let path = Path::new(text);
+            assert_eq!(normalize(path), old_normalize(path), "{text:?}");
+            for home in dirs {
+                let home = home.map(Path::new);
+                assert_eq!(
+                    expand_home_variable(text, home),
+                    old_expand_home_variable(text, home),
+                    "{text:?}"
+                );
+                for cwd in dirs {
+                    let cwd = cwd.map(Path::new);
+                    for tilde in [true, false] {
+                        // The former code joined `~//x` as the absolute `/x`.
+                        if tilde && (text.starts_with("~//") || text.starts_with("~+//")) {
+                            continue;
+                        }
+                        compared += 1;
+                        assert_eq!(
+                            expand(text, tilde, cwd, home),
+                            old_expand(text, tilde, cwd, home),
+                            "{text:?} {tilde} {cwd:?} {home:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(compared > 100_000, "{compared}");
     }
 
     #[test]

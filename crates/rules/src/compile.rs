@@ -33,13 +33,13 @@ use crate::model::{
     PipelineMatcher, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings,
     Shell, UnlessArg, UnlessFlag, VerbRoles, ViewMatcher, Wrapper, WrapperMode, ZoneTemplate,
 };
-use crate::paths;
 use crate::pattern::VerbPattern;
 use crate::policy::{DEFAULT_POLICY, Policy, VerbIndex};
 use crate::raw::{
     Embedded, FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected,
     RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
 };
+use shellgate_parser::path as paths;
 
 mod catalog;
 mod deny;

@@ -40,8 +40,8 @@ use shellgate_parser::{
 
 use crate::flags::flag_is;
 use crate::model::{DenyMatcher, DenyRule, Interpreter, Shell, Wrapper, WrapperMode};
-use crate::paths;
 use crate::policy::{CommandView, Policy};
+use shellgate_parser::path as paths;
 
 /// The most wrappers unwrapped inside one another (`nice nice nice …`) before giving up.
 const MAX_WRAPPERS: usize = 32;

@@ -54,6 +54,7 @@ mod flags;
 mod guard;
 mod lazy;
 mod model;
+#[cfg(test)]
 mod paths;
 mod policy;
 mod raw;
@@ -79,6 +80,6 @@ pub use model::{
     PLACEHOLDERS, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings, Shell,
     UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, ZoneTemplate, ZoneVars,
 };
-pub use paths::resolve_path;
 pub use pattern::{Access, PatternError, VerbPattern, ZonePath};
 pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy, SafeVerdict};
+pub use shellgate_parser::path::resolve as resolve_path;

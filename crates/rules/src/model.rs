@@ -7,7 +7,7 @@ use std::str::FromStr;
 use crate::decision::Decision;
 use crate::error::{Location, PolicyError, did_you_mean};
 use crate::lazy::{LazyGlobSet, LazyRegexSet};
-use crate::paths;
+use shellgate_parser::path as paths;
 
 /// Which layer a policy file belongs to. Layers apply in this order; later layers add.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]

@@ -1,7 +1,7 @@
-//! Lexical path resolution: `~`/`$HOME` expansion, joining to the working directory, and
-//! removal of `.`, `..`, repeated and trailing slashes. Nothing touches the file system.
+//! The rules crate's former lexical path resolution, kept only to show that the parser's
+//! path module (`shellgate_parser::path`), which replaced it, agrees with it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A path operand in the two forms globs are matched against.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,13 +12,6 @@ pub(crate) struct PathForms {
     /// The same path relative to home as `~` or `~/…`, when it is inside home (or the home
     /// directory is unknown and the operand was written with `~` or `$HOME`).
     pub(crate) tilde: Option<String>,
-}
-
-impl PathForms {
-    /// Both forms, for matching.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
-        std::iter::once(self.resolved.as_str()).chain(self.tilde.as_deref())
-    }
 }
 
 /// The part of `text` after a home prefix (`~`, `$HOME`, `${HOME}`), if it has one: `""` for
@@ -139,105 +132,86 @@ fn is_normal(text: &str, absolute: bool) -> bool {
             .all(|part| !matches!(part, "" | "." | ".."))
 }
 
-/// Resolves a path operand the way every matcher does: `~`, `~/…`, `$HOME` and `${HOME}` are
-/// expanded from `home`, a relative path is joined to `cwd`, and `.`, `..`, repeated and
-/// trailing slashes are removed lexically (a `..` never climbs above `/`). A relative path with
-/// no known `cwd` stays relative (normalised). Nothing touches the file system.
-///
-/// ```
-/// use std::path::Path;
-/// use shellgate_rules::resolve_path;
-///
-/// let home = Some(Path::new("/home/u"));
-/// let cwd = Some(Path::new("/home/u/proj"));
-/// assert_eq!(resolve_path("../../../..", cwd, home), Path::new("/"));
-/// assert_eq!(resolve_path("~/.ssh/", cwd, home), Path::new("/home/u/.ssh"));
-/// assert_eq!(resolve_path("$HOME", cwd, home), Path::new("/home/u"));
-/// assert_eq!(resolve_path("build/./x", cwd, home), Path::new("/home/u/proj/build/x"));
-/// ```
-#[must_use]
-pub fn resolve_path(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> PathBuf {
-    PathBuf::from(forms(text, cwd, home).resolved)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shellgate_parser::path;
 
-    fn f(text: &str, cwd: Option<&str>, home: Option<&str>) -> (String, Option<String>) {
-        let p = forms(text, cwd.map(Path::new), home.map(Path::new));
-        (p.resolved, p.tilde)
-    }
-
-    #[test]
-    fn normalises_lexically() {
-        assert_eq!(normalize("/usr/../", true), "/");
-        assert_eq!(normalize("//etc//", true), "/etc");
-        assert_eq!(normalize("/../../x", true), "/x");
-        assert_eq!(normalize("a/../../b", false), "../b");
-        assert_eq!(normalize("./", false), ".");
-        assert_eq!(normalize("/*/..", true), "/");
-    }
-
-    #[test]
-    fn the_fast_path_only_skips_paths_already_normal() {
-        // Every string of up to 7 characters over `a`, `/` and `.`, both ways.
+    /// Every sequence of up to four path pieces, every word of the test corpora and every glob
+    /// of the default policy.
+    fn corpus() -> Vec<String> {
+        let pieces = ["a", "/", ".", "..", "~", "~+", "$HOME", "${HOME}", "b"];
         let mut texts = vec![String::new()];
         let mut frontier = vec![String::new()];
-        for _ in 0..7 {
+        for _ in 0..4 {
             let mut next = Vec::new();
             for text in &frontier {
-                for c in ['a', '/', '.'] {
-                    next.push(format!("{text}{c}"));
+                for piece in pieces {
+                    next.push(format!("{text}{piece}"));
                 }
             }
             texts.extend(next.iter().cloned());
             frontier = next;
         }
-        let mut fast = 0;
-        for text in &texts {
-            for absolute in [true, false] {
-                let slow = normalize_segments(text, absolute);
-                assert_eq!(normalize(text, absolute), slow, "{text:?} {absolute}");
-                if is_normal(text, absolute) {
-                    fast += 1;
-                    assert_eq!(slow, *text, "{text:?} {absolute}");
+        for name in ["gate", "rules", "adversarial", "parser"] {
+            let file = format!(
+                "{}/../../tests/corpus/{name}.toml",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let text = std::fs::read_to_string(&file).unwrap();
+            for line in text.lines() {
+                if let Some(command) = line.strip_prefix("command = ") {
+                    texts.extend(
+                        command
+                            .trim_matches(['"', '\''])
+                            .split_whitespace()
+                            .map(str::to_owned),
+                    );
                 }
             }
         }
-        assert!(fast > 100, "{fast}");
+        for line in crate::DEFAULT_POLICY.lines() {
+            texts.extend(line.split('"').skip(1).step_by(2).map(str::to_owned));
+        }
+        texts.sort();
+        texts.dedup();
+        texts
     }
 
     #[test]
-    fn resolves_against_cwd_and_home() {
-        let home = Some("/home/u");
-        assert_eq!(f("..", Some("/home"), home), ("/".into(), None));
-        assert_eq!(f("../../..", Some("/home/u/p"), home), ("/".into(), None));
-        assert_eq!(f("~", None, home), ("/home/u".into(), Some("~".into())));
-        assert_eq!(
-            f("$HOME/", None, home),
-            ("/home/u".into(), Some("~".into()))
-        );
-        assert_eq!(
-            f("${HOME}/.ssh/id", None, home),
-            ("/home/u/.ssh/id".into(), Some("~/.ssh/id".into()))
-        );
-        assert_eq!(
-            f("/home/u/x/..", None, home),
-            ("/home/u".into(), Some("~".into()))
-        );
-        assert_eq!(f("/home/user2", None, home), ("/home/user2".into(), None));
-        assert_eq!(f("x", None, home), ("x".into(), None));
-        assert_eq!(f("*", Some("/"), home), ("/*".into(), None));
-    }
-
-    #[test]
-    fn unknown_home_keeps_the_tilde_form() {
-        assert_eq!(f("~", None, None), ("~".into(), Some("~".into())));
-        assert_eq!(
-            f("$HOME/a/../b", None, None),
-            ("~/b".into(), Some("~/b".into()))
-        );
-        assert_eq!(f("~root/x", Some("/tmp"), None), ("~root/x".into(), None));
+    fn the_parser_path_module_agrees() {
+        let cwds = [
+            None,
+            Some("/home/u/proj"),
+            Some("/"),
+            Some("rel"),
+            Some("/a/../b/"),
+        ];
+        let homes = [
+            None,
+            Some("/home/u"),
+            Some("/"),
+            Some("/home/u/"),
+            Some("h"),
+        ];
+        let texts = corpus();
+        for text in &texts {
+            for absolute in [true, false] {
+                assert_eq!(normalize(text, absolute), path::normalize(text, absolute));
+            }
+            for cwd in cwds {
+                for home in homes {
+                    let (cwd, home) = (cwd.map(Path::new), home.map(Path::new));
+                    let old = forms(text, cwd, home);
+                    let new = path::forms(text, cwd, home);
+                    assert_eq!(
+                        (old.resolved, old.tilde),
+                        (new.resolved, new.tilde),
+                        "{text:?} {cwd:?} {home:?}"
+                    );
+                }
+            }
+        }
+        assert!(texts.len() > 8_000, "{}", texts.len());
     }
 }

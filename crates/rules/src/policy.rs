@@ -16,7 +16,7 @@ use crate::model::{
     Audience, DenyMatcher, DenyRule, DisabledRule, Interpreter, Layer, PolicySource, PolicyTest,
     Protected, Role, SafeEntry, Settings, Shell, VerbRoles, ViewMatcher, Wrapper,
 };
-use crate::paths;
+use shellgate_parser::path as paths;
 
 /// The embedded default policy text (`policies/default.toml`, copied by the build script so
 /// that it is exactly the text the build script turned into the fast-loading binary form).
