@@ -54,8 +54,6 @@ mod flags;
 mod guard;
 mod lazy;
 mod model;
-#[cfg(test)]
-mod paths;
 mod policy;
 mod raw;
 #[cfg(test)]
