@@ -20,7 +20,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::PathBuf;
 
-use globset::GlobBuilder;
 use regex::{Regex, RegexSet};
 
 use crate::classify::TokenClass;

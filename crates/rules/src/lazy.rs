@@ -17,16 +17,17 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexSet};
 
 use crate::classify::{Classifier, TokenClass};
+use crate::glob;
 
-/// Compiles glob patterns into one set, with `*` not crossing `/` (as every policy glob is).
+/// Compiles globs of the policy dialect (see `glob.rs`) into one set.
 pub(crate) fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
-        builder.add(GlobBuilder::new(pattern).literal_separator(true).build()?);
+        builder.add(glob::path_glob(pattern)?);
     }
     builder.build()
 }

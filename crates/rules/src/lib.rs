@@ -50,6 +50,7 @@ mod evaluates;
 mod examples;
 mod expand;
 mod flags;
+pub mod glob;
 #[cfg(test)]
 mod guard;
 mod lazy;
@@ -78,6 +79,6 @@ pub use model::{
     PLACEHOLDERS, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings, Shell,
     UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, ZoneTemplate, ZoneVars,
 };
-pub use pattern::{Access, PatternError, VerbPattern, ZonePath};
+pub use pattern::{Access, ArgGlob, PatternError, VerbPattern, ZonePath};
 pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy, SafeVerdict};
 pub use shellgate_parser::path::resolve as resolve_path;

@@ -149,10 +149,7 @@ impl FileCx<'_> {
         if self.trusted {
             return Some(text.take());
         }
-        match GlobBuilder::new(text.get_ref())
-            .literal_separator(true)
-            .build()
-        {
+        match crate::glob::path_glob(text.get_ref()) {
             Ok(_) => Some(text.take()),
             Err(e) => {
                 self.invalid(
