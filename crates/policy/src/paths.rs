@@ -278,8 +278,11 @@ pub fn split_glob(text: &str) -> Option<GlobSplit<'_>> {
     Some(GlobSplit { prefix, rest })
 }
 
-/// Matches one path component (or one word) against a shell-style glob: `*` (any run of
-/// characters), `?` (one character) and `[…]` (a set, with ranges and `!`/`^` negation).
+/// Matches one path component against a glob of a *command* the way bash's pathname
+/// expansion does: `*` (any run of characters), `?` (one character) and `[…]` (a set, with
+/// ranges and `!`/`^` negation; an unclosed `[` is literal). This is the shell's dialect, used
+/// to expand a command's own globs against the file system; policy files and grants use the
+/// policy glob dialect (`shellgate_rules::glob`).
 ///
 /// When `leading_dot` is true, a leading `.` in `name` must be matched by a literal `.`, as in
 /// bash without `dotglob`.
