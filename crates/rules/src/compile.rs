@@ -24,7 +24,7 @@ use regex::{Regex, RegexSet};
 
 use crate::classify::TokenClass;
 use crate::decision::Decision;
-use crate::error::{ErrorKind, Location, PolicyError, SourceFile, did_you_mean};
+use crate::error::{Located, Location, PolicyError, SourceFile, did_you_mean};
 use crate::flags::spelling_problem;
 use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet, RawMatcher, RawRegex};
 use crate::model::{
@@ -166,7 +166,7 @@ fn toml_error(file: &SourceFile, error: &toml::de::Error) -> PolicyError {
             }
         });
         return file.error(
-            ErrorKind::Schema,
+            PolicyError::UnknownKey,
             span,
             format!("unknown key `{unknown}`"),
             "unknown key",
@@ -176,7 +176,7 @@ fn toml_error(file: &SourceFile, error: &toml::de::Error) -> PolicyError {
     if message.starts_with("missing field ") {
         let key = names.first().cloned().unwrap_or_default();
         return file.error(
-            ErrorKind::Schema,
+            PolicyError::MissingKey,
             span,
             format!("missing key `{key}`"),
             "in this table",
@@ -187,7 +187,7 @@ fn toml_error(file: &SourceFile, error: &toml::de::Error) -> PolicyError {
         let unknown = names.first().cloned().unwrap_or_default();
         let expected: Vec<&str> = names.iter().skip(1).map(String::as_str).collect();
         return file.error(
-            ErrorKind::Schema,
+            PolicyError::WrongType,
             span,
             format!("unknown value `{unknown}`"),
             "unknown value",
@@ -212,10 +212,16 @@ fn toml_error(file: &SourceFile, error: &toml::de::Error) -> PolicyError {
         let help = message
             .rsplit_once(", expected ")
             .map(|(_, expected)| format!("write {expected} here"));
-        return file.error(ErrorKind::Schema, span, message.clone(), "wrong type", help);
+        return file.error(
+            PolicyError::WrongType,
+            span,
+            message.clone(),
+            "wrong type",
+            help,
+        );
     }
     file.error(
-        ErrorKind::Syntax,
+        PolicyError::Syntax,
         span,
         message,
         "here",
@@ -301,7 +307,8 @@ impl Builder {
         if let Some(last) = self.last_layer
             && layer < last
         {
-            cx.invalid(
+            cx.error(
+                PolicyError::LayerNotAllowed,
                 0..0,
                 format!("a {layer} layer cannot follow a {last} layer"),
                 "out of order",
@@ -325,13 +332,14 @@ impl Builder {
     fn add_raw(&mut self, cx: &mut FileCx<'_>, mut raw: RawFile) {
         match &raw.version {
             None => cx.errors.push(cx.file.error(
-                ErrorKind::Schema,
+                PolicyError::MissingKey,
                 0..0,
                 "missing key `version`",
                 "in this file",
                 Some("add `version = 1` at the top of the file".into()),
             )),
-            Some(v) if *v.get_ref() != 1 => cx.invalid(
+            Some(v) if *v.get_ref() != 1 => cx.error(
+                PolicyError::BadValue,
                 v.span(),
                 format!("unsupported policy version `{}`", v.get_ref()),
                 "unsupported version",
@@ -371,7 +379,8 @@ impl Builder {
         }
         if let Some(classify) = &raw.classify {
             if cx.layer == Layer::Project {
-                cx.invalid(
+                cx.error(
+                    PolicyError::LayerNotAllowed,
                     classify.span(),
                     "a project layer cannot change `[classify]`".into(),
                     "not allowed in a project layer",
@@ -402,7 +411,8 @@ impl Builder {
         if let Some(depth) = &raw.max_shell_depth {
             let value = *depth.get_ref();
             if !(0..=MAX_SHELL_DEPTH).contains(&value) {
-                cx.invalid(
+                cx.error(
+                    PolicyError::BadValue,
                     depth.span(),
                     format!("`max_shell_depth` `{value}` is out of range"),
                     "out of range",
@@ -410,7 +420,8 @@ impl Builder {
                 );
             } else if let Ok(value) = usize::try_from(value) {
                 if !first && value > self.settings.max_shell_depth {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::LayerNotAllowed,
                         depth.span(),
                         format!(
                             "a later layer cannot raise `max_shell_depth` above {}",
@@ -428,7 +439,8 @@ impl Builder {
             let mut out = Vec::new();
             for dir in dirs.get_ref() {
                 if !dir.get_ref().starts_with('/') {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::BadValue,
                         dir.span(),
                         format!("trusted bin dir `{}` is not absolute", dir.get_ref()),
                         "relative directory",
@@ -438,7 +450,8 @@ impl Builder {
                 }
                 let normal = PathBuf::from(paths::normalize(dir.get_ref(), true));
                 if !first && !self.settings.trusted_bin_dirs.contains(&normal) {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::LayerNotAllowed,
                         dir.span(),
                         format!(
                             "a later layer cannot trust `{}`, which an earlier layer does not",
@@ -464,7 +477,7 @@ impl Builder {
             {
                 self.errors.push(
                     pending.file.error(
-                        ErrorKind::Invalid,
+                        PolicyError::UnknownValue,
                         span.clone(),
                         format!(
                             "test `{}` names unknown deny rule `{rule}`",
@@ -483,7 +496,7 @@ impl Builder {
             {
                 self.errors.push(
                     pending.file.error(
-                        ErrorKind::Invalid,
+                        PolicyError::UnknownValue,
                         span.clone(),
                         format!(
                             "test `{}` names unknown audience `{audience}`",
@@ -508,7 +521,7 @@ impl Builder {
         }
         let internal = |what: &str, e: &dyn std::fmt::Display| {
             SourceFile::new("<policy>", "").error(
-                ErrorKind::Invalid,
+                PolicyError::BadRegex,
                 0..0,
                 format!("internal error compiling {what}: {e}"),
                 "here",
@@ -603,7 +616,7 @@ fn raw_matcher(
         match Regex::new(&p.pattern) {
             Ok(regex) => regexes.push(RawRegex::compiled(p.pattern.clone(), regex)),
             Err(e) => errors.push(p.file.error(
-                ErrorKind::Invalid,
+                PolicyError::BadRegex,
                 p.span.clone(),
                 format!("invalid regex `{}` in `raw`", p.pattern),
                 "invalid regex",
@@ -645,7 +658,8 @@ fn count(cx: &mut FileCx<'_>, value: Option<&Spanned<i64>>, key: &str) -> usize 
     match usize::try_from(*value.get_ref()) {
         Ok(n) if n <= 16 => n,
         _ => {
-            cx.invalid(
+            cx.error(
+                PolicyError::BadValue,
                 value.span(),
                 format!("`{key}` `{}` is out of range", value.get_ref()),
                 "out of range",

@@ -26,7 +26,8 @@ impl Builder {
                 if OS_NAMES.contains(&name.get_ref().as_str()) {
                     os.push(name.get_ref().clone());
                 } else {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::UnknownValue,
                         name.span(),
                         format!("unknown operating system `{}`", name.get_ref()),
                         "unknown os",
@@ -46,7 +47,8 @@ impl Builder {
             let entry_span = entry.span();
             let e = entry.get_mut();
             if e.flags.is_empty() {
-                cx.invalid(
+                cx.error(
+                    PolicyError::EmptyValue,
                     entry_span,
                     "an `unless_flags` entry has no flags".into(),
                     "no flags",
@@ -83,7 +85,8 @@ impl Builder {
         if let Some(verbs) = &verbs {
             for verb in verbs {
                 if let Some(previous) = seen.get(verb) {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::DuplicateId,
                         span.clone(),
                         format!("duplicate `[[safe]]` entry for `{}`", verb.join(" ")),
                         "duplicate entry",
@@ -136,7 +139,8 @@ impl Builder {
                 "exec-option" => Some(WrapperMode::ExecOption),
                 "strip" => Some(WrapperMode::Strip),
                 other => {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::UnknownValue,
                         m.span(),
                         format!("unknown wrapper mode `{other}`"),
                         "unknown mode",
@@ -170,7 +174,8 @@ impl Builder {
             Some(WrapperMode::ExecOption)
                 if exec_options.is_empty() || raw.terminators.is_empty() =>
             {
-                cx.invalid(
+                cx.error(
+                    PolicyError::Inconsistent,
                     span.clone(),
                     "an `exec-option` wrapper needs `exec_options` and `terminators`".into(),
                     "incomplete wrapper",
@@ -181,7 +186,8 @@ impl Builder {
                 );
             }
             Some(WrapperMode::Strip) if value_flags.is_empty() => {
-                cx.invalid(
+                cx.error(
+                    PolicyError::Inconsistent,
                     span.clone(),
                     "a `strip` wrapper needs `value_flags`".into(),
                     "incomplete wrapper",
@@ -242,7 +248,8 @@ impl Builder {
             && !raw.script_operand
             && !raw.join_args
         {
-            cx.invalid(
+            cx.error(
+                PolicyError::Inconsistent,
                 span.clone(),
                 "this `[[shell]]` entry never finds code".into(),
                 "no code source",
@@ -317,7 +324,8 @@ impl Builder {
             .map(|set| LazyRegexSet::compiled(patterns.clone(), set))
         };
         if raw.program_operand && raw.unsafe_program.is_empty() {
-            cx.invalid(
+            cx.error(
+                PolicyError::Inconsistent,
                 span.clone(),
                 "`program_operand` needs `unsafe_program` patterns".into(),
                 "no patterns",
@@ -330,7 +338,8 @@ impl Builder {
             && !raw.script_operand
             && !raw.program_operand
         {
-            cx.invalid(
+            cx.error(
+                PolicyError::Inconsistent,
                 span.clone(),
                 "this `[[interpreter]]` entry never finds code".into(),
                 "no code source",
@@ -379,7 +388,8 @@ impl Builder {
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
             if let Some(problem) = spelling_problem(flag.get_ref()) {
-                cx.invalid(
+                cx.error(
+                    PolicyError::BadValue,
                     flag.span(),
                     format!("`{}` in `options` is not a flag", flag.get_ref()),
                     "not a flag",
@@ -393,7 +403,8 @@ impl Builder {
         let mut assign = Vec::new();
         for (key, role) in &raw.assign {
             if key.get_ref().is_empty() || key.get_ref().contains(['=', ' ']) {
-                cx.invalid(
+                cx.error(
+                    PolicyError::BadValue,
                     key.span(),
                     format!("`{}` in `assign` is not a key", key.get_ref()),
                     "not a key",
@@ -427,7 +438,8 @@ impl Builder {
         let class = |cx: &mut FileCx<'_>, name: &Text| -> Option<TokenClass> {
             let found = TokenClass::from_name(name.get_ref());
             if found.is_none() {
-                cx.invalid(
+                cx.error(
+                    PolicyError::UnknownValue,
                     name.span(),
                     format!("unknown token class `{}`", name.get_ref()),
                     "unknown class",
@@ -449,7 +461,8 @@ impl Builder {
             for name in order.get_ref() {
                 if let Some(c) = class(cx, name) {
                     if out.contains(&c) {
-                        cx.invalid(
+                        cx.error(
+                            PolicyError::DuplicateId,
                             name.span(),
                             format!("token class `{c}` appears twice in `order`"),
                             "repeated",

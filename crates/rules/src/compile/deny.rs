@@ -11,7 +11,8 @@ impl Builder {
         if let Some(id) = &id
             && let Some(previous) = self.declared.get(id)
         {
-            cx.invalid(
+            cx.error(
+                PolicyError::DuplicateId,
                 raw.id.span(),
                 format!("duplicate deny rule id `{id}`"),
                 "duplicate id",
@@ -22,7 +23,8 @@ impl Builder {
         }
         let category = Category::from_name(raw.category.get_ref());
         if category.is_none() {
-            cx.invalid(
+            cx.error(
+                PolicyError::UnknownValue,
                 raw.category.span(),
                 format!("unknown category `{}`", raw.category.get_ref()),
                 "unknown category",
@@ -56,7 +58,8 @@ impl Builder {
         let mut view = false;
         let matcher = match (&raw.raw, &raw.pipeline, view_keys.first()) {
             (None, None, None) => {
-                cx.invalid(
+                cx.error(
+                    PolicyError::Inconsistent,
                     header.clone(),
                     format!("deny rule `{id_text}` has no matcher"),
                     "no matcher",
@@ -83,7 +86,8 @@ impl Builder {
                 for (list, out, key) in [(&pipe.from, &mut from, "from"), (&pipe.to, &mut to, "to")]
                 {
                     if list.is_empty() {
-                        cx.invalid(
+                        cx.error(
+                            PolicyError::EmptyValue,
                             p.span(),
                             format!("`pipeline.{key}` is empty"),
                             "empty list",
@@ -99,7 +103,8 @@ impl Builder {
                 Some(DenyMatcher::Pipeline(PipelineMatcher { from, to }))
             }
             (Some(r), _, _) => {
-                cx.invalid(
+                cx.error(
+                    PolicyError::Inconsistent,
                     r.span(),
                     "`raw` cannot be combined with other matchers".into(),
                     "combined with other matchers",
@@ -112,7 +117,8 @@ impl Builder {
                 None
             }
             (None, Some(p), Some(_)) => {
-                cx.invalid(
+                cx.error(
+                    PolicyError::Inconsistent,
                     p.span(),
                     "`pipeline` cannot be combined with command matchers".into(),
                     "combined with other matchers",
@@ -196,7 +202,8 @@ impl Builder {
         ] {
             let Some(list) = list else { continue };
             if list.get_ref().is_empty() {
-                cx.invalid(
+                cx.error(
+                    PolicyError::EmptyValue,
                     list.span(),
                     format!("`{key}` is empty"),
                     "empty list",
@@ -212,7 +219,8 @@ impl Builder {
                         cx.spellings(std::slice::from_mut(&mut text), key)
                     }
                     FlagEntry::Alternatives(all) if all.is_empty() => {
-                        cx.invalid(
+                        cx.error(
+                            PolicyError::EmptyValue,
                             entry_span,
                             format!("an entry of `{key}` is empty"),
                             "empty list",

@@ -17,24 +17,25 @@ pub(super) struct FileCx<'a> {
 }
 
 impl FileCx<'_> {
-    pub(super) fn invalid(
+    /// Records an error made by `kind` (a variant of [`PolicyError`]).
+    pub(super) fn error(
         &mut self,
+        kind: fn(Box<Located>) -> PolicyError,
         span: Range<usize>,
         message: String,
         label: &str,
         help: Option<String>,
     ) {
-        self.errors.push(
-            self.file
-                .error(ErrorKind::Invalid, span, message, label, help),
-        );
+        self.errors
+            .push(self.file.error(kind, span, message, label, help));
     }
 
     /// A non-empty string (moved out of `text`), or an error.
     pub(super) fn nonempty(&mut self, text: &mut Text, key: &str) -> Option<String> {
         let value = text.get_ref().trim();
         if value.is_empty() {
-            self.invalid(
+            self.error(
+                PolicyError::EmptyValue,
                 text.span(),
                 format!("`{key}` is empty"),
                 "empty",
@@ -50,7 +51,8 @@ impl FileCx<'_> {
     pub(super) fn words(&mut self, words: &mut Spanned<Words>, key: &str) -> Option<Vec<String>> {
         let list = &words.get_ref().0;
         if list.is_empty() {
-            self.invalid(
+            self.error(
+                PolicyError::EmptyValue,
                 words.span(),
                 format!("`{key}` is empty"),
                 "no words",
@@ -64,7 +66,8 @@ impl FileCx<'_> {
             .iter()
             .find(|w| w.is_empty() || w.contains(char::is_whitespace))
         {
-            self.invalid(
+            self.error(
+                PolicyError::BadValue,
                 words.span(),
                 format!("`{bad}` in `{key}` is not one word"),
                 "not one word",
@@ -87,7 +90,8 @@ impl FileCx<'_> {
             (Some(v), None) => self.words(v, "verb").map(|w| vec![w]),
             (None, Some(vs)) => {
                 if vs.get_ref().is_empty() {
-                    self.invalid(
+                    self.error(
+                        PolicyError::EmptyValue,
                         vs.span(),
                         "`verbs` is empty".to_owned(),
                         "no verbs",
@@ -102,7 +106,8 @@ impl FileCx<'_> {
                 Some(out)
             }
             (Some(_), Some(vs)) => {
-                self.invalid(
+                self.error(
+                    PolicyError::Inconsistent,
                     vs.span(),
                     "`verb` and `verbs` are both given".to_owned(),
                     "second list",
@@ -112,7 +117,7 @@ impl FileCx<'_> {
             }
             (None, None) => {
                 self.errors.push(self.file.error(
-                    ErrorKind::Schema,
+                    PolicyError::MissingKey,
                     header,
                     "missing key `verb`",
                     format!("this `{table}` entry"),
@@ -129,7 +134,8 @@ impl FileCx<'_> {
         let mut ok = true;
         for flag in list {
             if let Some(problem) = spelling_problem(flag.get_ref()) {
-                self.invalid(
+                self.error(
+                    PolicyError::BadValue,
                     flag.span(),
                     format!("`{}` in `{key}` is not a flag", flag.get_ref()),
                     "not a flag",
@@ -152,7 +158,8 @@ impl FileCx<'_> {
         match crate::glob::path_glob(text.get_ref()) {
             Ok(_) => Some(text.take()),
             Err(e) => {
-                self.invalid(
+                self.error(
+                    PolicyError::BadGlob,
                     text.span(),
                     format!("invalid glob `{}` in `{key}`: {}", text.get_ref(), e.kind()),
                     "invalid glob",
@@ -170,7 +177,8 @@ impl FileCx<'_> {
     /// A non-empty list of globs (`None` on error).
     pub(super) fn glob_list(&mut self, list: &mut TextList, key: &str) -> Option<Vec<String>> {
         if list.get_ref().is_empty() {
-            self.invalid(
+            self.error(
+                PolicyError::EmptyValue,
                 list.span(),
                 format!("`{key}` is empty"),
                 "empty list",
@@ -201,7 +209,8 @@ impl FileCx<'_> {
         match LazyGlobSet::compiled(globs) {
             Ok(set) => Some(set),
             Err(e) => {
-                self.invalid(
+                self.error(
+                    PolicyError::BadGlob,
                     span,
                     format!("the globs in `{key}` cannot be compiled together"),
                     "these globs",
@@ -222,7 +231,8 @@ impl FileCx<'_> {
                 for text in patterns {
                     if let Err(e) = Regex::new(text.get_ref()) {
                         found = true;
-                        self.invalid(
+                        self.error(
+                            PolicyError::BadRegex,
                             text.span(),
                             format!("invalid regex `{}` in `{key}`", text.get_ref()),
                             "invalid regex",
@@ -231,7 +241,8 @@ impl FileCx<'_> {
                     }
                 }
                 if !found && let Some(first) = patterns.first() {
-                    self.invalid(
+                    self.error(
+                        PolicyError::BadRegex,
                         first.span(),
                         format!("the regexes in `{key}` are too large together"),
                         "first regex",
@@ -248,7 +259,8 @@ impl FileCx<'_> {
         if let Ok(d) = text.get_ref().parse::<Decision>() {
             return Some(d);
         }
-        self.invalid(
+        self.error(
+            PolicyError::UnknownValue,
             text.span(),
             format!("unknown decision `{}` in `{key}`", text.get_ref()),
             "unknown decision",
@@ -267,7 +279,8 @@ impl FileCx<'_> {
         if let Some(r) = Role::from_name(text.get_ref()) {
             return Some(r);
         }
-        self.invalid(
+        self.error(
+            PolicyError::UnknownValue,
             text.span(),
             format!("unknown role `{}` in `{key}`", text.get_ref()),
             "unknown role",
@@ -286,7 +299,8 @@ impl FileCx<'_> {
         while let Some(open) = rest.find('{') {
             let after = rest.get(open..).unwrap_or_default();
             let Some(close) = after.find('}') else {
-                self.invalid(
+                self.error(
+                    PolicyError::BadValue,
                     text.span(),
                     format!("unclosed placeholder in zone `{value}`"),
                     "no closing `}`",
@@ -296,7 +310,8 @@ impl FileCx<'_> {
             };
             let placeholder = after.get(..=close).unwrap_or_default();
             if !PLACEHOLDERS.contains(&placeholder) {
-                self.invalid(
+                self.error(
+                    PolicyError::UnknownValue,
                     text.span(),
                     format!("unknown placeholder `{placeholder}` in zone `{value}`"),
                     "unknown placeholder",
@@ -309,7 +324,8 @@ impl FileCx<'_> {
             rest = after.get(close + 1..).unwrap_or_default();
         }
         if !(value.starts_with('{') || value.starts_with('/') || value.starts_with('~')) {
-            self.invalid(
+            self.error(
+                PolicyError::BadValue,
                 text.span(),
                 format!("zone `{value}` is not absolute"),
                 "relative zone",
@@ -338,7 +354,8 @@ impl FileCx<'_> {
         if kebab {
             Some(id.clone())
         } else {
-            self.invalid(
+            self.error(
+                PolicyError::BadValue,
                 text.span(),
                 format!("{what} id `{id}` is not kebab-case"),
                 "not kebab-case",
@@ -357,7 +374,8 @@ impl FileCx<'_> {
         if text.get_ref().starts_with('/') {
             Some(PathBuf::from(paths::normalize(text.get_ref(), true)))
         } else {
-            self.invalid(
+            self.error(
+                PolicyError::BadValue,
                 text.span(),
                 format!("`{key}` `{}` is not an absolute path", text.get_ref()),
                 "relative path",
@@ -375,7 +393,8 @@ impl FileCx<'_> {
             return false;
         }
         if let Some(first) = entries.first() {
-            self.invalid(
+            self.error(
+                PolicyError::LayerNotAllowed,
                 first.span(),
                 format!("a project layer cannot add `{table}` entries"),
                 "not allowed in a project layer",
