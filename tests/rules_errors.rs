@@ -687,3 +687,47 @@ fn every_fixture_is_checked() {
     named.dedup();
     assert_eq!(files, named);
 }
+
+/// Schema errors inside nested tables and lists point at the offending key or value.
+#[test]
+fn schema_errors_in_nested_tables_and_lists() {
+    let cases = [
+        (
+            "version = 1\n[[safe]]\nverb = [\"ls\"]\nwhy = \"lists\"\nunless_flags = [{ flags = [\"-R\"], why = \"deep\", when = 1 }]\n",
+            Expected {
+                kind: "UnknownKey",
+                message: "unknown key `when`",
+                help: "expected one of `flags`, `why`",
+                label: "unknown key",
+                at: "p.toml:5:49",
+                spans: "when",
+            },
+        ),
+        (
+            "version = 1\n[[deny]]\nid = \"x\"\ncategory = \"custom\"\nreason = \"a; b\"\nargs_any = [\"/\", 7]\n",
+            Expected {
+                kind: "WrongType",
+                message: "invalid type: integer `7`, expected a string",
+                help: "write a string here",
+                label: "wrong type",
+                at: "p.toml:6:18",
+                spans: "7",
+            },
+        ),
+        (
+            "version = 1\n[[protected]]\nid = \"keys\"\npaths = [\"~/.ssh/**\"]\nread = \"NeedsPrompt\"\nwhy = \"keys\"\n",
+            Expected {
+                kind: "MissingKey",
+                message: "missing key `write`",
+                help: "add `write = …` to this table",
+                label: "in this table",
+                at: "p.toml:2:1",
+                spans: "[[protected]]",
+            },
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = Policy::load(&[PolicySource::new("p.toml", text, Layer::User)]).unwrap_err();
+        assert_error(&error, text, &expected);
+    }
+}

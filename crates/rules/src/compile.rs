@@ -35,9 +35,11 @@ use crate::model::{
 use crate::pattern::VerbPattern;
 use crate::policy::{DEFAULT_POLICY, Policy, VerbIndex};
 use crate::raw::{
-    Embedded, FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected,
-    RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
+    FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected, RawSafe,
+    RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
 };
+use crate::read::Reader;
+use crate::tree::{Embedded, Tree};
 use shellgate_parser::path as paths;
 
 mod catalog;
@@ -47,12 +49,12 @@ mod scope;
 
 use fields::FileCx;
 
-/// The embedded default policy's raw model in postcard form, written by `build.rs` from the
-/// same text as [`DEFAULT_POLICY`] (empty when that text did not parse at build time).
+/// The embedded default policy's tree in postcard form, written by `build.rs` from the same
+/// text as [`DEFAULT_POLICY`] (empty when that text did not parse at build time).
 const EMBEDDED_BINARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default_policy.bin"));
 
-/// The embedded default policy's raw model, when the build script could make it.
-pub(crate) fn embedded_raw() -> Option<Embedded> {
+/// The embedded default policy's tree, when the build script could make it.
+pub(crate) fn embedded_tree() -> Option<Embedded<'static>> {
     if EMBEDDED_BINARY.is_empty() {
         return None;
     }
@@ -143,102 +145,6 @@ pub(crate) struct Builder {
     protected_eager: bool,
 }
 
-/// Rewrites a TOML/serde error into a located policy error.
-fn toml_error(file: &SourceFile, error: &toml::de::Error) -> PolicyError {
-    let message = error.message().trim().to_owned();
-    let span = error.span().unwrap_or(0..0);
-    let names = backticked(&message);
-    if let Some(rest) = message.strip_prefix("unknown field ") {
-        let unknown = names.first().cloned().unwrap_or_default();
-        let expected: Vec<&str> = names.iter().skip(1).map(String::as_str).collect();
-        let help = did_you_mean(&unknown, expected.iter().copied()).unwrap_or_else(|| {
-            if rest.contains("there are no fields") || expected.is_empty() {
-                "this table takes no keys".to_owned()
-            } else {
-                format!(
-                    "expected one of {}",
-                    expected
-                        .iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        });
-        return file.error(
-            PolicyError::UnknownKey,
-            span,
-            format!("unknown key `{unknown}`"),
-            "unknown key",
-            Some(help),
-        );
-    }
-    if message.starts_with("missing field ") {
-        let key = names.first().cloned().unwrap_or_default();
-        return file.error(
-            PolicyError::MissingKey,
-            span,
-            format!("missing key `{key}`"),
-            "in this table",
-            Some(format!("add `{key} = …` to this table")),
-        );
-    }
-    if message.starts_with("unknown variant ") {
-        let unknown = names.first().cloned().unwrap_or_default();
-        let expected: Vec<&str> = names.iter().skip(1).map(String::as_str).collect();
-        return file.error(
-            PolicyError::WrongType,
-            span,
-            format!("unknown value `{unknown}`"),
-            "unknown value",
-            Some(
-                did_you_mean(&unknown, expected.iter().copied()).unwrap_or_else(|| {
-                    format!(
-                        "expected one of {}",
-                        expected
-                            .iter()
-                            .map(|k| format!("`{k}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                }),
-            ),
-        );
-    }
-    if message.starts_with("invalid type")
-        || message.starts_with("invalid value")
-        || message.starts_with("invalid length")
-    {
-        let help = message
-            .rsplit_once(", expected ")
-            .map(|(_, expected)| format!("write {expected} here"));
-        return file.error(
-            PolicyError::WrongType,
-            span,
-            message.clone(),
-            "wrong type",
-            help,
-        );
-    }
-    file.error(
-        PolicyError::Syntax,
-        span,
-        message,
-        "here",
-        Some("this is not valid TOML; see https://toml.io for the syntax".to_owned()),
-    )
-}
-
-/// The texts between backticks, in order.
-fn backticked(message: &str) -> Vec<String> {
-    message
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_owned)
-        .collect()
-}
-
 impl Builder {
     pub(crate) fn new() -> Self {
         Self {
@@ -286,7 +192,7 @@ impl Builder {
     pub(crate) fn add_text(&mut self, name: &str, text: &str, layer: Layer) {
         let embedded = std::ptr::eq(text, DEFAULT_POLICY) || text == DEFAULT_POLICY;
         let mut fast = if self.embedded_fast_path && embedded && layer == Layer::Default {
-            embedded_raw()
+            embedded_tree()
         } else {
             None
         };
@@ -316,13 +222,34 @@ impl Builder {
             );
         }
         self.last_layer = Some(layer.max(self.last_layer.unwrap_or(Layer::Default)));
-        if let Some(fast) = fast {
-            self.guards.extend(fast.guards);
-            self.add_raw(&mut cx, fast.file);
-        } else {
-            match toml::from_str::<RawFile>(text) {
-                Ok(raw) => self.add_raw(&mut cx, raw),
-                Err(e) => cx.errors.push(toml_error(&file, &e)),
+        let tree = match fast {
+            Some(fast) => {
+                self.guards.extend(fast.guards);
+                Some(fast.tree)
+            }
+            None => match Tree::parse(text) {
+                Ok(tree) => Some(tree),
+                Err(e) => {
+                    cx.errors.push(file.error(
+                        PolicyError::Syntax,
+                        e.span().unwrap_or(0..0),
+                        e.message().trim(),
+                        "here",
+                        Some("this is not valid TOML; see https://toml.io for the syntax".into()),
+                    ));
+                    None
+                }
+            },
+        };
+        if let Some(root) = tree.as_ref().and_then(Tree::root) {
+            let mut reader = Reader::new(&file);
+            let raw = reader.read::<RawFile>(root);
+            reader
+                .errors
+                .sort_by_key(|e| e.located().map(|l| l.span().start));
+            cx.errors.append(&mut reader.errors);
+            if let Some(raw) = raw {
+                self.add_raw(&mut cx, raw);
             }
         }
         self.files += 1;

@@ -57,8 +57,10 @@ mod lazy;
 mod model;
 mod policy;
 mod raw;
+mod read;
 #[cfg(test)]
 mod testing;
+mod tree;
 
 pub mod pattern;
 

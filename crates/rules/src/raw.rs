@@ -1,21 +1,15 @@
-//! The policy file as written: a serde model that keeps source spans for every value an error
-//! may need to point at. Every table denies unknown keys. Validation and compilation live in
-//! `compile.rs`; nothing here has meaning yet.
-//!
-//! The model reads TOML, and it also round-trips through a compact binary serde format
-//! (postcard): the build script (`build.rs`, which includes this file) parses the embedded
-//! `policies/default.toml` once at build time, so loading the embedded default does not parse
-//! TOML at run time. Values keep their spans in both forms. A binary format is not
-//! human-readable ([`serde::Deserializer::is_human_readable`]), which is how the types below
-//! with a TOML-specific reading (spans, `deserialize_any`) pick their binary reading.
+//! The policy file as written: a model that keeps source spans for every value an error may
+//! need to point at, read from the file's tree (`tree.rs`) by `read.rs`. Each table's reader
+//! sits beside its type: the keys it reads are the keys the table takes, and any other key is
+//! reported as unknown. Validation and compilation live in `compile.rs`; nothing here has
+//! meaning yet.
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::ops::Range;
 
-use serde::de::{self, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
+use crate::read::{Read, Reader, read_table};
+use crate::tree::{At, Value};
 
 /// A spanned string.
 pub(crate) type Text = Spanned<String>;
@@ -24,45 +18,33 @@ pub(crate) type Text = Spanned<String>;
 pub(crate) type TextList = Spanned<Vec<Text>>;
 
 /// One policy file.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawFile {
     pub(crate) version: Option<Spanned<i64>>,
     pub(crate) settings: Option<Spanned<RawSettings>>,
-    #[serde(default)]
     pub(crate) deny: Vec<Spanned<RawDeny>>,
-    #[serde(default)]
     pub(crate) safe: Vec<Spanned<RawSafe>>,
-    #[serde(default)]
     pub(crate) wrapper: Vec<Spanned<RawWrapper>>,
-    #[serde(default)]
     pub(crate) shell: Vec<Spanned<RawShell>>,
-    #[serde(default)]
     pub(crate) interpreter: Vec<Spanned<RawInterpreter>>,
-    #[serde(default)]
     pub(crate) verb: Vec<Spanned<RawVerb>>,
     pub(crate) classify: Option<Spanned<RawClassify>>,
-    #[serde(default)]
     pub(crate) audience: BTreeMap<Text, Spanned<RawAudience>>,
-    #[serde(default)]
     pub(crate) protected: Vec<Spanned<RawProtected>>,
-    #[serde(default)]
     pub(crate) test: Vec<Spanned<RawTest>>,
     pub(crate) disable: Option<TextList>,
     pub(crate) disable_reason: Option<Text>,
 }
 
 /// `[settings]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawSettings {
     pub(crate) trusted_bin_dirs: Option<TextList>,
     pub(crate) max_shell_depth: Option<Spanned<i64>>,
 }
 
 /// `[[deny]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawDeny {
     pub(crate) id: Text,
     pub(crate) category: Text,
@@ -75,176 +57,126 @@ pub(crate) struct RawDeny {
     pub(crate) env: Option<TextList>,
     pub(crate) pipeline: Option<Spanned<RawPipeline>>,
     pub(crate) raw: Option<Text>,
-    #[serde(rename = "match", default)]
     pub(crate) match_: Vec<Text>,
-    #[serde(default)]
     pub(crate) not_match: Vec<Text>,
 }
 
 /// `pipeline = { from = […], to = […] }`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawPipeline {
     pub(crate) from: Vec<Spanned<Words>>,
     pub(crate) to: Vec<Spanned<Words>>,
 }
 
 /// `[[safe]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawSafe {
     pub(crate) verb: Option<Spanned<Words>>,
     pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
     pub(crate) why: Text,
     pub(crate) os: Option<TextList>,
-    #[serde(default)]
     pub(crate) pure: bool,
-    #[serde(default)]
     pub(crate) value_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) unless_flags: Vec<Spanned<RawUnlessFlag>>,
-    #[serde(default)]
     pub(crate) unless_args: Vec<Spanned<RawUnlessArg>>,
 }
 
 /// One `unless_flags` entry.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawUnlessFlag {
     pub(crate) flags: Vec<Text>,
     pub(crate) why: Text,
 }
 
 /// One `unless_args` entry.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawUnlessArg {
     pub(crate) pattern: Text,
     pub(crate) why: Text,
 }
 
 /// `[[wrapper]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawWrapper {
     pub(crate) verb: Option<Spanned<Words>>,
     pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    #[serde(default)]
     pub(crate) privileged: bool,
-    #[serde(default)]
     pub(crate) value_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) assignments: bool,
-    #[serde(default)]
     pub(crate) positionals: Option<Spanned<i64>>,
-    #[serde(default)]
     pub(crate) stop_at: Vec<Text>,
-    #[serde(default)]
     pub(crate) exec_options: Vec<Text>,
-    #[serde(default)]
     pub(crate) terminators: Vec<Text>,
-    #[serde(default)]
     pub(crate) appends_args: bool,
     pub(crate) mode: Option<Text>,
-    #[serde(default)]
     pub(crate) cwd_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) query_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) judged_flags: Vec<Text>,
     pub(crate) why: Option<Text>,
 }
 
 /// `[[shell]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawShell {
     pub(crate) verb: Option<Spanned<Words>>,
     pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    #[serde(default)]
     pub(crate) code_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) code_operand: bool,
-    #[serde(default)]
     pub(crate) stdin: bool,
-    #[serde(default)]
     pub(crate) script_operand: bool,
-    #[serde(default)]
     pub(crate) join_args: bool,
-    #[serde(default)]
     pub(crate) skip_positionals: Option<Spanned<i64>>,
-    #[serde(default)]
     pub(crate) value_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) remote: bool,
-    #[serde(default)]
     pub(crate) split_only: bool,
-    #[serde(default)]
     pub(crate) privileged: bool,
     pub(crate) why: Option<Text>,
 }
 
 /// `[[interpreter]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawInterpreter {
     pub(crate) verb: Option<Spanned<Words>>,
     pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    #[serde(default)]
     pub(crate) code_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) script_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) value_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) query_flags: Vec<Text>,
-    #[serde(default)]
     pub(crate) stdin: bool,
-    #[serde(default)]
     pub(crate) script_operand: bool,
-    #[serde(default)]
     pub(crate) program_operand: bool,
-    #[serde(default)]
     pub(crate) unsafe_program: Vec<Text>,
     pub(crate) why: Text,
 }
 
 /// `[[verb]]` argument roles.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawVerb {
     pub(crate) verb: Option<Spanned<Words>>,
     pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
     pub(crate) operands: Option<Text>,
     pub(crate) last: Option<Text>,
-    #[serde(default)]
     pub(crate) options: BTreeMap<Text, Text>,
-    #[serde(default)]
     pub(crate) assign: BTreeMap<Text, Text>,
-    #[serde(default)]
     pub(crate) value_flags: Vec<Text>,
 }
 
 /// `[classify]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawClassify {
     pub(crate) order: Option<TextList>,
-    #[serde(default)]
     pub(crate) patterns: BTreeMap<Text, Text>,
 }
 
 /// `[audience.NAME]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawAudience {
     pub(crate) read: Spanned<ReadZones>,
     pub(crate) write: Vec<Text>,
 }
 
 /// `[[protected]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawProtected {
     pub(crate) id: Text,
     pub(crate) paths: TextList,
@@ -254,8 +186,7 @@ pub(crate) struct RawProtected {
 }
 
 /// `[[test]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawTest {
     pub(crate) name: Text,
     pub(crate) command: Text,
@@ -263,46 +194,189 @@ pub(crate) struct RawTest {
     pub(crate) project: Option<Text>,
     pub(crate) home: Option<Text>,
     pub(crate) audience: Option<Text>,
-    #[serde(default)]
     pub(crate) zones: Vec<Text>,
-    #[serde(default)]
     pub(crate) grants: Vec<Text>,
     pub(crate) expect: Text,
     pub(crate) rule: Option<Text>,
 }
 
+read_table!(RawFile, |t| RawFile {
+    version: t.get("version"),
+    settings: t.get("settings"),
+    deny: t.or_default("deny"),
+    safe: t.or_default("safe"),
+    wrapper: t.or_default("wrapper"),
+    shell: t.or_default("shell"),
+    interpreter: t.or_default("interpreter"),
+    verb: t.or_default("verb"),
+    classify: t.get("classify"),
+    audience: t.or_default("audience"),
+    protected: t.or_default("protected"),
+    test: t.or_default("test"),
+    disable: t.get("disable"),
+    disable_reason: t.get("disable_reason"),
+});
+
+read_table!(RawSettings, |t| RawSettings {
+    trusted_bin_dirs: t.get("trusted_bin_dirs"),
+    max_shell_depth: t.get("max_shell_depth"),
+});
+
+read_table!(RawDeny, |t| RawDeny {
+    id: t.required("id"),
+    category: t.required("category"),
+    reason: t.required("reason"),
+    verb: t.get("verb"),
+    flags_any: t.get("flags_any"),
+    flags_all: t.get("flags_all"),
+    args_any: t.get("args_any"),
+    redirect_to: t.get("redirect_to"),
+    env: t.get("env"),
+    pipeline: t.get("pipeline"),
+    raw: t.get("raw"),
+    match_: t.or_default("match"),
+    not_match: t.or_default("not_match"),
+});
+
+read_table!(RawPipeline, |t| RawPipeline {
+    from: t.required("from"),
+    to: t.required("to"),
+});
+
+read_table!(RawSafe, |t| RawSafe {
+    verb: t.get("verb"),
+    verbs: t.get("verbs"),
+    why: t.required("why"),
+    os: t.get("os"),
+    pure: t.or_default("pure"),
+    value_flags: t.or_default("value_flags"),
+    unless_flags: t.or_default("unless_flags"),
+    unless_args: t.or_default("unless_args"),
+});
+
+read_table!(RawUnlessFlag, |t| RawUnlessFlag {
+    flags: t.required("flags"),
+    why: t.required("why"),
+});
+
+read_table!(RawUnlessArg, |t| RawUnlessArg {
+    pattern: t.required("pattern"),
+    why: t.required("why"),
+});
+
+read_table!(RawWrapper, |t| RawWrapper {
+    verb: t.get("verb"),
+    verbs: t.get("verbs"),
+    privileged: t.or_default("privileged"),
+    value_flags: t.or_default("value_flags"),
+    assignments: t.or_default("assignments"),
+    positionals: t.get("positionals"),
+    stop_at: t.or_default("stop_at"),
+    exec_options: t.or_default("exec_options"),
+    terminators: t.or_default("terminators"),
+    appends_args: t.or_default("appends_args"),
+    mode: t.get("mode"),
+    cwd_flags: t.or_default("cwd_flags"),
+    query_flags: t.or_default("query_flags"),
+    judged_flags: t.or_default("judged_flags"),
+    why: t.get("why"),
+});
+
+read_table!(RawShell, |t| RawShell {
+    verb: t.get("verb"),
+    verbs: t.get("verbs"),
+    code_flags: t.or_default("code_flags"),
+    code_operand: t.or_default("code_operand"),
+    stdin: t.or_default("stdin"),
+    script_operand: t.or_default("script_operand"),
+    join_args: t.or_default("join_args"),
+    skip_positionals: t.get("skip_positionals"),
+    value_flags: t.or_default("value_flags"),
+    remote: t.or_default("remote"),
+    split_only: t.or_default("split_only"),
+    privileged: t.or_default("privileged"),
+    why: t.get("why"),
+});
+
+read_table!(RawInterpreter, |t| RawInterpreter {
+    verb: t.get("verb"),
+    verbs: t.get("verbs"),
+    code_flags: t.or_default("code_flags"),
+    script_flags: t.or_default("script_flags"),
+    value_flags: t.or_default("value_flags"),
+    query_flags: t.or_default("query_flags"),
+    stdin: t.or_default("stdin"),
+    script_operand: t.or_default("script_operand"),
+    program_operand: t.or_default("program_operand"),
+    unsafe_program: t.or_default("unsafe_program"),
+    why: t.required("why"),
+});
+
+read_table!(RawVerb, |t| RawVerb {
+    verb: t.get("verb"),
+    verbs: t.get("verbs"),
+    operands: t.get("operands"),
+    last: t.get("last"),
+    options: t.or_default("options"),
+    assign: t.or_default("assign"),
+    value_flags: t.or_default("value_flags"),
+});
+
+read_table!(RawClassify, |t| RawClassify {
+    order: t.get("order"),
+    patterns: t.or_default("patterns"),
+});
+
+read_table!(RawAudience, |t| RawAudience {
+    read: t.required("read"),
+    write: t.required("write"),
+});
+
+read_table!(RawProtected, |t| RawProtected {
+    id: t.required("id"),
+    paths: t.required("paths"),
+    read: t.required("read"),
+    write: t.required("write"),
+    why: t.required("why"),
+});
+
+read_table!(RawTest, |t| RawTest {
+    name: t.required("name"),
+    command: t.required("command"),
+    cwd: t.get("cwd"),
+    project: t.get("project"),
+    home: t.get("home"),
+    audience: t.get("audience"),
+    zones: t.or_default("zones"),
+    grants: t.or_default("grants"),
+    expect: t.required("expect"),
+    rule: t.get("rule"),
+});
+
 /// A command prefix: a list of words, or one string split on whitespace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Words(pub(crate) Vec<String>);
 
-impl<'de> Deserialize<'de> for Words {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if !deserializer.is_human_readable() {
-            return Vec::deserialize(deserializer).map(Words);
+impl Read for Words {
+    const EXPECTED: &'static str = "a list of words such as [\"git\", \"log\"]";
+    fn read(node: At<'_, '_>, _: &mut Reader<'_>) -> Option<Self> {
+        match node.value() {
+            Value::String(text) => Some(Self(text.split_whitespace().map(str::to_owned).collect())),
+            Value::Array { .. } => node
+                .children()
+                .map(|item| match item.value() {
+                    Value::String(word) => Some(word.to_string()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(Self),
+            _ => None,
         }
-        struct WordsVisitor;
-        impl<'de> Visitor<'de> for WordsVisitor {
-            type Value = Words;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a list of words such as [\"git\", \"log\"]")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Words, E> {
-                Ok(Words(v.split_whitespace().map(str::to_owned).collect()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Words, A::Error> {
-                let mut words = Vec::new();
-                while let Some(word) = seq.next_element::<String>()? {
-                    words.push(word);
-                }
-                Ok(Words(words))
-            }
-        }
-        deserializer.deserialize_any(WordsVisitor)
     }
 }
 
 /// One flag entry: one spelling, or a list of alternative spellings of the same flag.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub(crate) enum FlagEntry {
     /// `"--no-preserve-root"`.
     One(String),
@@ -310,46 +384,24 @@ pub(crate) enum FlagEntry {
     Alternatives(Vec<Text>),
 }
 
-/// The binary form of [`FlagEntry`] (what `#[derive(Serialize)]` on it writes).
-#[derive(Deserialize)]
-enum FlagEntryBinary {
-    One(String),
-    Alternatives(Vec<Text>),
-}
-
-impl<'de> Deserialize<'de> for FlagEntry {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if !deserializer.is_human_readable() {
-            return Ok(match FlagEntryBinary::deserialize(deserializer)? {
-                FlagEntryBinary::One(flag) => Self::One(flag),
-                FlagEntryBinary::Alternatives(all) => Self::Alternatives(all),
-            });
-        }
-        struct FlagVisitor;
-        impl<'de> Visitor<'de> for FlagVisitor {
-            type Value = FlagEntry;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(
-                    "a flag such as \"-f\" or a list of spellings such as [\"-f\", \"--force\"]",
-                )
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<FlagEntry, E> {
-                Ok(FlagEntry::One(v.to_owned()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FlagEntry, A::Error> {
-                let mut all = Vec::new();
-                while let Some(flag) = seq.next_element::<Text>()? {
-                    all.push(flag);
-                }
-                Ok(FlagEntry::Alternatives(all))
+impl Read for FlagEntry {
+    const EXPECTED: &'static str =
+        "a flag such as \"-f\" or a list of spellings such as [\"-f\", \"--force\"]";
+    const REPORTS_OWN_ERRORS: bool = true;
+    fn read(node: At<'_, '_>, reader: &mut Reader<'_>) -> Option<Self> {
+        match node.value() {
+            Value::String(flag) => Some(Self::One(flag.to_string())),
+            Value::Array { .. } => Vec::<Text>::read(node, reader).map(Self::Alternatives),
+            _ => {
+                reader.wrong_type::<Self>(node);
+                None
             }
         }
-        deserializer.deserialize_any(FlagVisitor)
     }
 }
 
 /// `read = "all"` or a list of zone templates.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub(crate) enum ReadZones {
     /// `"all"` (or another string, rejected during validation).
     Word(String),
@@ -357,45 +409,30 @@ pub(crate) enum ReadZones {
     List(Vec<Text>),
 }
 
-/// The binary form of [`ReadZones`] (what `#[derive(Serialize)]` on it writes).
-#[derive(Deserialize)]
-enum ReadZonesBinary {
-    Word(String),
-    List(Vec<Text>),
+impl Default for ReadZones {
+    fn default() -> Self {
+        Self::List(Vec::new())
+    }
 }
 
-impl<'de> Deserialize<'de> for ReadZones {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if !deserializer.is_human_readable() {
-            return Ok(match ReadZonesBinary::deserialize(deserializer)? {
-                ReadZonesBinary::Word(word) => Self::Word(word),
-                ReadZonesBinary::List(all) => Self::List(all),
-            });
-        }
-        struct ZonesVisitor;
-        impl<'de> Visitor<'de> for ZonesVisitor {
-            type Value = ReadZones;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("\"all\" or a list of zones such as [\"{project}\", \"{tmp}\"]")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<ReadZones, E> {
-                Ok(ReadZones::Word(v.to_owned()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ReadZones, A::Error> {
-                let mut all = Vec::new();
-                while let Some(zone) = seq.next_element::<Text>()? {
-                    all.push(zone);
-                }
-                Ok(ReadZones::List(all))
+impl Read for ReadZones {
+    const EXPECTED: &'static str = "\"all\" or a list of zones such as [\"{project}\", \"{tmp}\"]";
+    const REPORTS_OWN_ERRORS: bool = true;
+    fn read(node: At<'_, '_>, reader: &mut Reader<'_>) -> Option<Self> {
+        match node.value() {
+            Value::String(word) => Some(Self::Word(word.to_string())),
+            Value::Array { .. } => Vec::<Text>::read(node, reader).map(Self::List),
+            _ => {
+                reader.wrong_type::<Self>(node);
+                None
             }
         }
-        deserializer.deserialize_any(ZonesVisitor)
     }
 }
 
 /// A value with the byte range of the source text it came from. Equality, order and hashing
 /// look at the value only (as with `toml::Spanned`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Spanned<T> {
     span: Range<usize>,
     value: T,
@@ -462,38 +499,4 @@ impl Borrow<str> for Spanned<String> {
     fn borrow(&self) -> &str {
         &self.value
     }
-}
-
-/// TOML: spans from the TOML deserializer. Binary: `(start, end, value)`.
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if deserializer.is_human_readable() {
-            let spanned = toml::Spanned::<T>::deserialize(deserializer)?;
-            let span = spanned.span();
-            Ok(Self::new(span, spanned.into_inner()))
-        } else {
-            let (start, end, value) = <(usize, usize, T)>::deserialize(deserializer)?;
-            Ok(Self::new(start..end, value))
-        }
-    }
-}
-
-/// Always `(start, end, value)`: only the binary form is ever written.
-impl<T: Serialize> Serialize for Spanned<T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        (self.span.start, self.span.end, &self.value).serialize(serializer)
-    }
-}
-
-/// What the build script writes for the embedded default policy: its raw model, the
-/// required literals of its `raw` regexes (see `guard.rs`) by pattern, and where its lines
-/// start.
-#[derive(Debug, Deserialize, Serialize)]
-pub(crate) struct Embedded {
-    /// The parsed file.
-    pub(crate) file: RawFile,
-    /// `raw` pattern → strings one of which occurs in every match.
-    pub(crate) guards: BTreeMap<String, Vec<String>>,
-    /// The byte offset of the start of every line of the text.
-    pub(crate) line_starts: Vec<usize>,
 }
