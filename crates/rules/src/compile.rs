@@ -1,15 +1,15 @@
-//! Loading: TOML → raw model → validation → layering → compiled [`Policy`].
+//! Loading: TOML → tree → raw model → validation → layering → compiled [`Policy`].
 //!
 //! Every file is checked whole; all of its errors are collected. Any error anywhere refuses the
 //! whole load: no partial policy is ever returned.
 //!
-//! The embedded default policy has a fast path ([`Builder::embedded_fast_path`]): its raw
-//! model comes from the binary form the build script made of `policies/default.toml` (no TOML
-//! parse at run time), the checks that only compile its globs and regexes are skipped (the
-//! test suite and `shellgate check` run them on the same text), and its matchers are compiled
-//! on first use (see `lazy.rs`). Everything else — layering, ids, names, references — is
-//! validated on every load exactly as for any file. User and project files always take the
-//! full path: parsed, validated and compiled while loading.
+//! Every file takes the same path. Validation records the globs and regexes a file writes as
+//! checks (`checks.rs`) and builds matchers that compile on first use (`lazy.rs`); the checks
+//! and the `match`/`not_match` examples of a file run when it loads. The one difference for
+//! the embedded default policy is where its work was done: its tree comes from the binary form
+//! the build script made of `policies/default.toml` (no TOML parse at run time), and its checks
+//! and examples ran when it was built, in the test suite, on the same text (loading with
+//! [`crate::Examples::All`] runs them again, as `shellgate check` does).
 //!
 //! This module holds the builder, layering and the final compilation; each table's validation
 //! lives in a child module: `fields` (the checks shared by every field), `deny`, `catalog`
@@ -20,34 +20,38 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::PathBuf;
 
-use regex::{Regex, RegexSet};
-
 use crate::classify::TokenClass;
+use crate::condition::{self, Condition, Row};
 use crate::decision::Decision;
 use crate::error::{Located, Location, PolicyError, SourceFile, did_you_mean};
 use crate::flags::spelling_problem;
-use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet, RawMatcher, RawRegex};
+use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet};
 use crate::model::{
-    Audience, Category, DenyMatcher, DenyRule, DisabledRule, Interpreter, Layer, PLACEHOLDERS,
-    PipelineMatcher, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings,
-    Shell, UnlessArg, UnlessFlag, VerbRoles, ViewMatcher, Wrapper, WrapperMode, ZoneTemplate,
+    Audience, Category, DenyRule, DisabledRule, ExecMode, Interpreter, Layer, PLACEHOLDERS,
+    PolicySource, PolicyTest, PrefixMode, Protected, ReadZones, Role, SafeEntry, Settings, Shell,
+    UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions, ZoneTemplate,
 };
 use crate::pattern::VerbPattern;
-use crate::policy::{DEFAULT_POLICY, Policy, VerbIndex};
+use crate::policy::{DEFAULT_POLICY, Examples, Policy};
 use crate::raw::{
-    FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected, RawSafe,
-    RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
+    RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected, RawSafe, RawSettings,
+    RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
 };
 use crate::read::Reader;
 use crate::tree::{Embedded, Tree};
 use shellgate_parser::path as paths;
 
 mod catalog;
+mod checks;
+#[cfg(test)]
+mod default_tests;
 mod deny;
 mod fields;
 mod scope;
 
-use fields::FileCx;
+use checks::Check;
+pub(crate) use fields::FileCx;
+use fields::Pending;
 
 /// The embedded default policy's tree in postcard form, written by `build.rs` from the same
 /// text as [`DEFAULT_POLICY`] (empty when that text did not parse at build time).
@@ -79,10 +83,6 @@ const OS_NAMES: [&str; 11] = [
     "windows",
 ];
 
-/// The matcher keys of a deny rule, for help texts.
-const DENY_MATCHERS: &str =
-    "`verb`, `flags_any`, `flags_all`, `args_any`, `redirect_to`, `env`, `pipeline` or `raw`";
-
 /// A `match`/`not_match` example waiting to be checked once the policy is compiled.
 pub(crate) struct PendingExample {
     pub(crate) rule: String,
@@ -90,16 +90,6 @@ pub(crate) struct PendingExample {
     pub(crate) must_match: bool,
     pub(crate) file: SourceFile,
     pub(crate) span: Range<usize>,
-}
-
-/// A `raw` regex, compiled once every layer is in.
-struct RawPattern {
-    rule: usize,
-    pattern: String,
-    /// From the embedded default on the fast path: compiled on first use.
-    trusted: bool,
-    file: SourceFile,
-    span: Range<usize>,
 }
 
 /// A test whose `rule` and `audience` are checked once every layer is in.
@@ -116,7 +106,6 @@ pub(crate) struct Builder {
     files: usize,
     last_layer: Option<Layer>,
     deny: Vec<DenyRule>,
-    raw_patterns: Vec<RawPattern>,
     declared: HashMap<String, Location>,
     disabled: Vec<DisabledRule>,
     safe: Vec<SafeEntry>,
@@ -132,27 +121,20 @@ pub(crate) struct Builder {
     tests: Vec<PendingTest>,
     pub(crate) examples: Vec<PendingExample>,
     errors: Vec<PolicyError>,
-    /// Load the embedded default through its fast path (see the module docs).
-    embedded_fast_path: bool,
-    /// Leave out the `match`/`not_match` examples of a source whose text is the embedded
-    /// default (the test suite checks them).
-    skip_embedded_examples: bool,
+    /// Which files' checks and examples run (see the module docs).
+    checking: Examples,
     /// Required literals of the embedded default's `raw` regexes, by pattern.
     guards: BTreeMap<String, Vec<String>>,
-    /// A file off the fast path set `[classify]` patterns or order: compile it while loading.
-    classify_eager: bool,
-    /// A file off the fast path added protected paths: compile them while loading.
-    protected_eager: bool,
 }
 
 impl Builder {
-    pub(crate) fn new() -> Self {
+    /// A builder running the checks and examples `examples` asks for.
+    pub(crate) fn new(checking: Examples) -> Self {
         Self {
             settings: Settings::default(),
             files: 0,
             last_layer: None,
             deny: Vec::new(),
-            raw_patterns: Vec::new(),
             declared: HashMap::new(),
             disabled: Vec::new(),
             safe: Vec::new(),
@@ -168,19 +150,9 @@ impl Builder {
             tests: Vec::new(),
             examples: Vec::new(),
             errors: Vec::new(),
-            embedded_fast_path: false,
-            skip_embedded_examples: false,
+            checking,
             guards: BTreeMap::new(),
-            classify_eager: false,
-            protected_eager: false,
         }
-    }
-
-    /// Loads a default-layer source whose text is the embedded default through the fast path
-    /// (see the module docs) and leaves out its examples.
-    pub(crate) fn embedded_fast_path(&mut self) {
-        self.embedded_fast_path = true;
-        self.skip_embedded_examples = true;
     }
 
     /// Adds one file. Errors are collected.
@@ -191,11 +163,7 @@ impl Builder {
     /// Adds one file from its name, text and layer. Errors are collected.
     pub(crate) fn add_text(&mut self, name: &str, text: &str, layer: Layer) {
         let embedded = std::ptr::eq(text, DEFAULT_POLICY) || text == DEFAULT_POLICY;
-        let mut fast = if self.embedded_fast_path && embedded && layer == Layer::Default {
-            embedded_tree()
-        } else {
-            None
-        };
+        let mut fast = if embedded { embedded_tree() } else { None };
         let file = if embedded {
             // The same text: point at the copy in the binary instead of copying it.
             let known = fast.as_mut().map(|f| std::mem::take(&mut f.line_starts));
@@ -203,12 +171,13 @@ impl Builder {
         } else {
             SourceFile::new(name, text)
         };
+        // The embedded default's checks and examples ran when it was built (module docs).
+        let checked = !(embedded && self.checking == Examples::SkipEmbeddedDefault);
         let mut cx = FileCx {
             file: &file,
             layer,
-            trusted: fast.is_some(),
-            keep_examples: !(self.skip_embedded_examples && embedded),
             errors: Vec::new(),
+            pending: checked.then(Pending::default),
         };
         if let Some(last) = self.last_layer
             && layer < last
@@ -251,6 +220,14 @@ impl Builder {
             if let Some(raw) = raw {
                 self.add_raw(&mut cx, raw);
             }
+        }
+        if let Some(mut pending) = cx.pending.take() {
+            for check in &pending.checks {
+                check.run(&file, &mut cx.errors);
+            }
+            cx.errors
+                .sort_by_key(|e| e.located().map(|l| l.span().start));
+            self.examples.append(&mut pending.examples);
         }
         self.files += 1;
         self.errors.append(&mut cx.errors);
@@ -446,15 +423,6 @@ impl Builder {
         if let Some(error) = PolicyError::combine(std::mem::take(&mut self.errors)) {
             return Err(error);
         }
-        let internal = |what: &str, e: &dyn std::fmt::Display| {
-            SourceFile::new("<policy>", "").error(
-                PolicyError::BadRegex,
-                0..0,
-                format!("internal error compiling {what}: {e}"),
-                "here",
-                None,
-            )
-        };
         let pairs: Vec<(TokenClass, String)> = self
             .classify_order
             .iter()
@@ -468,24 +436,7 @@ impl Builder {
                 )
             })
             .collect();
-        let classifier = if self.classify_eager {
-            LazyClassifier::compiled(pairs).map_err(|e| internal("the token classifier", &e))?
-        } else {
-            LazyClassifier::new(pairs)
-        };
-        let raw = raw_matcher(&self.raw_patterns, &self.guards)?;
-        let raw_rules: Vec<usize> = self.raw_patterns.iter().map(|p| p.rule).collect();
-        // Renumber raw indices in set order (disabled rules left gaps).
-        let mut deny = self.deny;
-        for (index, rule) in raw_rules.iter().enumerate() {
-            if let Some(DenyRule {
-                matcher: DenyMatcher::Raw { index: slot },
-                ..
-            }) = deny.get_mut(*rule)
-            {
-                *slot = index;
-            }
-        }
+        let classifier = LazyClassifier::new(pairs);
         let mut protected_globs = Vec::new();
         let mut protected_owner = Vec::new();
         let mut protected = Vec::new();
@@ -496,16 +447,11 @@ impl Builder {
             }
             protected.push(entry);
         }
-        let protected_set = if self.protected_eager {
-            LazyGlobSet::compiled(protected_globs).map_err(|e| internal("protected paths", &e))?
-        } else {
-            LazyGlobSet::new(protected_globs)
-        };
+        let protected_set = LazyGlobSet::new(protected_globs);
         let policy = Policy::assemble(crate::policy::Parts {
             settings: self.settings,
-            deny,
-            raw,
-            raw_rules,
+            deny: self.deny,
+            guards: &self.guards,
             safe: self.safe,
             wrappers: self.wrappers,
             shells: self.shells,
@@ -520,40 +466,6 @@ impl Builder {
             disabled: self.disabled,
         });
         Ok((policy, self.examples))
-    }
-}
-
-/// The `raw` regexes: those of the embedded default on the fast path are compiled on first
-/// use behind their guards; all others are compiled now, and any that does not compile is
-/// an error pointing at it.
-fn raw_matcher(
-    patterns: &[RawPattern],
-    guards: &BTreeMap<String, Vec<String>>,
-) -> Result<RawMatcher, PolicyError> {
-    let mut regexes = Vec::with_capacity(patterns.len());
-    let mut errors = Vec::new();
-    for p in patterns {
-        if p.trusted {
-            regexes.push(RawRegex::new(
-                p.pattern.clone(),
-                guards.get(&p.pattern).cloned(),
-            ));
-            continue;
-        }
-        match Regex::new(&p.pattern) {
-            Ok(regex) => regexes.push(RawRegex::compiled(p.pattern.clone(), regex)),
-            Err(e) => errors.push(p.file.error(
-                PolicyError::BadRegex,
-                p.span.clone(),
-                format!("invalid regex `{}` in `raw`", p.pattern),
-                "invalid regex",
-                Some(e.to_string()),
-            )),
-        }
-    }
-    match PolicyError::combine(errors) {
-        Some(error) => Err(error),
-        None => Ok(RawMatcher::new(regexes)),
     }
 }
 
@@ -595,14 +507,4 @@ fn count(cx: &mut FileCx<'_>, value: Option<&Spanned<i64>>, key: &str) -> usize 
             0
         }
     }
-}
-
-/// Builds the verb index of a table (helper for [`Policy::assemble`]).
-pub(crate) fn index_of<'a>(verbs: impl Iterator<Item = &'a [String]>) -> VerbIndex {
-    let mut index = VerbIndex::default();
-    for (i, verb) in verbs.enumerate() {
-        index.insert(verb, i);
-    }
-    index.sort();
-    index
 }

@@ -39,7 +39,9 @@ use shellgate_parser::{
 };
 
 use crate::flags::flag_is;
-use crate::model::{DenyMatcher, DenyRule, Interpreter, Shell, Wrapper, WrapperMode};
+use crate::model::{
+    DenyRule, ExecMode, Interpreter, PrefixMode, Shell, Wrapper, WrapperMode, WrapperOptions,
+};
 use crate::policy::{CommandView, Policy};
 use shellgate_parser::path as paths;
 
@@ -310,11 +312,11 @@ impl Policy {
                 })
             };
             for rule in self.pipeline_hits(pipeline.stages.len(), &runs) {
-                let DenyMatcher::Pipeline(p) = &rule.matcher else {
+                let Some((_, to)) = rule.pipeline() else {
                     continue;
                 };
                 let receiving = (1..pipeline.stages.len())
-                    .find(|j| p.to.iter().any(|v| runs(*j, v)))
+                    .find(|j| to.iter().any(|v| runs(*j, v)))
                     .and_then(|j| pipeline.stages.get(j))
                     .and_then(|members| members.first().copied());
                 push(&mut hits, rule, receiving);
@@ -468,27 +470,9 @@ impl Walker<'_> {
         let policy = self.policy;
         let words = &inv.words;
         let matched = policy
-            .lookup(
-                &policy.shell_index,
-                &policy.shells,
-                |e| &e.verb,
-                words,
-                true,
-                &|_| true,
-            )
+            .shell(words)
             .map(|e| e.verb.clone())
-            .or_else(|| {
-                policy
-                    .lookup(
-                        &policy.wrapper_index,
-                        &policy.wrappers,
-                        |e| &e.verb,
-                        words,
-                        true,
-                        &|_| true,
-                    )
-                    .map(|e| e.verb.clone())
-            });
+            .or_else(|| policy.wrapper(words).map(|e| e.verb.clone()));
         matched.unwrap_or_else(|| {
             words
                 .first()
@@ -540,22 +524,8 @@ impl Walker<'_> {
             }
             return;
         }
-        let shell = policy.lookup(
-            &policy.shell_index,
-            &policy.shells,
-            |e| &e.verb,
-            words,
-            true,
-            &|_| true,
-        );
-        let wrapper = policy.lookup(
-            &policy.wrapper_index,
-            &policy.wrappers,
-            |e| &e.verb,
-            words,
-            true,
-            &|_| true,
-        );
+        let shell = policy.shell(words);
+        let wrapper = policy.wrapper(words);
         if let Some(shell) = shell {
             let found = find_code(shell, words);
             if wrapper.is_none() || matches!(found, Found::Code(..) | Found::Joined(_)) {
@@ -628,9 +598,9 @@ impl Walker<'_> {
         let cwd = inv.cwd.clone();
         let home = inv.home.clone();
         let start = wrapper.verb.len();
-        match wrapper.mode {
-            WrapperMode::Prefix => {
-                let Some(found) = prefix_inner(wrapper, &words, start, cwd, home.as_deref()) else {
+        match &wrapper.mode {
+            WrapperMode::Prefix(prefix) => {
+                let Some(found) = prefix_inner(prefix, &words, start, cwd, home.as_deref()) else {
                     return;
                 };
                 if trusted && found.transparent {
@@ -646,13 +616,13 @@ impl Walker<'_> {
                     found.assignments,
                     found.cwd,
                     Via::Wrapper,
-                    wrapper.appends_args,
+                    prefix.appends_args,
                     depth,
                 );
             }
-            WrapperMode::Strip => {
+            WrapperMode::Strip(options) => {
                 let Some((inner_words, inner_cwd, transparent)) =
-                    strip_inner(wrapper, &words, start, cwd, home.as_deref())
+                    strip_inner(options, &words, start, cwd, home.as_deref())
                 else {
                     return;
                 };
@@ -669,8 +639,8 @@ impl Walker<'_> {
                     depth,
                 );
             }
-            WrapperMode::ExecOption => {
-                for range in exec_option_inners(wrapper, &words, start) {
+            WrapperMode::ExecOption(exec) => {
+                for range in exec_option_inners(exec, &words, start) {
                     // `-execdir`/`-okdir` style options run in each found file's directory.
                     let in_found_dir = range
                         .start
@@ -869,7 +839,7 @@ fn moved(value: Option<&Word>, cwd: Option<&Path>, home: Option<&Path>) -> Optio
 /// Options, assignments and positionals of a prefix-mode wrapper; `None` when it runs no
 /// command (no words left, or a query flag such as `command -v`).
 fn prefix_inner(
-    wrapper: &Wrapper,
+    prefix: &PrefixMode,
     words: &[Word],
     start: usize,
     mut cwd: Option<PathBuf>,
@@ -883,7 +853,7 @@ fn prefix_inner(
         if !word.literal {
             break;
         }
-        if exactly(text, &wrapper.stop_at) {
+        if exactly(text, &prefix.stop_at) {
             i += 1;
             break;
         }
@@ -895,17 +865,18 @@ fn prefix_inner(
                 Some((n, v)) => (n, Some(v)),
                 None => (long, None),
             };
-            if listed(name, &wrapper.query_flags) {
+            if listed(name, &prefix.query_flags) {
                 return None;
             }
-            if listed(name, &wrapper.judged_flags) {
+            if listed(name, &prefix.options.judged_flags) {
                 transparent = false;
             }
-            let takes = exactly(name, &wrapper.value_flags) || exactly(name, &wrapper.cwd_flags);
+            let takes = exactly(name, &prefix.options.value_flags)
+                || exactly(name, &prefix.options.cwd_flags);
             if takes && inline.is_none() {
                 i += 1;
             }
-            if exactly(name, &wrapper.cwd_flags) {
+            if exactly(name, &prefix.options.cwd_flags) {
                 cwd = match inline {
                     Some(v) => moved(
                         Some(&synthetic_word(v.to_owned(), word.span)),
@@ -918,14 +889,14 @@ fn prefix_inner(
             i += 1;
             continue;
         }
-        if exactly(text, &wrapper.query_flags) {
+        if exactly(text, &prefix.query_flags) {
             return None;
         }
-        if exactly(text, &wrapper.judged_flags) {
+        if exactly(text, &prefix.options.judged_flags) {
             transparent = false;
         }
-        if exactly(text, &wrapper.value_flags) || exactly(text, &wrapper.cwd_flags) {
-            if exactly(text, &wrapper.cwd_flags) {
+        if exactly(text, &prefix.options.value_flags) || exactly(text, &prefix.options.cwd_flags) {
+            if exactly(text, &prefix.options.cwd_flags) {
                 cwd = moved(words.get(i + 1), cwd.as_deref(), home);
             }
             i += 2;
@@ -934,14 +905,14 @@ fn prefix_inner(
         let body = text.get(1..).unwrap_or_default();
         for (pos, c) in body.char_indices() {
             let name = format!("-{c}");
-            if exactly(&name, &wrapper.query_flags) {
+            if exactly(&name, &prefix.query_flags) {
                 return None;
             }
-            if exactly(&name, &wrapper.judged_flags) {
+            if exactly(&name, &prefix.options.judged_flags) {
                 transparent = false;
             }
-            let is_cwd = exactly(&name, &wrapper.cwd_flags);
-            if is_cwd || exactly(&name, &wrapper.value_flags) {
+            let is_cwd = exactly(&name, &prefix.options.cwd_flags);
+            if is_cwd || exactly(&name, &prefix.options.value_flags) {
                 let rest = body.get(pos + c.len_utf8()..).unwrap_or_default();
                 if rest.is_empty() {
                     if is_cwd {
@@ -961,7 +932,7 @@ fn prefix_inner(
         i += 1;
     }
     let mut assignments = Vec::new();
-    if wrapper.assignments {
+    if prefix.assignments {
         while let Some(word) = words.get(i) {
             let Some((name, value)) = word.cooked.split_once('=') else {
                 break;
@@ -986,7 +957,7 @@ fn prefix_inner(
             i += 1;
         }
     }
-    let mut skip = wrapper.positionals;
+    let mut skip = prefix.positionals;
     while skip > 0 && words.get(i).is_some() {
         skip -= 1;
         i += 1;
@@ -1002,7 +973,7 @@ fn prefix_inner(
 /// `git -C DIR log` → (`git log`, DIR, transparent); `None` when none of the value flags is
 /// present. Stripping a `judged_flags` option makes the wrapper non-transparent.
 fn strip_inner(
-    wrapper: &Wrapper,
+    options: &WrapperOptions,
     words: &[Word],
     start: usize,
     mut cwd: Option<PathBuf>,
@@ -1024,7 +995,7 @@ fn strip_inner(
                 None => (text, None),
             }
         } else if text.chars().count() > 2
-            && wrapper
+            && options
                 .value_flags
                 .iter()
                 .any(|f| f.len() == 2 && text.starts_with(f.as_str()))
@@ -1034,9 +1005,9 @@ fn strip_inner(
         } else {
             (text, None)
         };
-        if exactly(name, &wrapper.value_flags) {
+        if exactly(name, &options.value_flags) {
             stripped = true;
-            if exactly(name, &wrapper.judged_flags) {
+            if exactly(name, &options.judged_flags) {
                 transparent = false;
             }
             let value = match inline {
@@ -1046,7 +1017,7 @@ fn strip_inner(
                     words.get(i).cloned()
                 }
             };
-            if exactly(name, &wrapper.cwd_flags) {
+            if exactly(name, &options.cwd_flags) {
                 cwd = moved(value.as_ref(), cwd.as_deref(), home);
             }
         } else {
@@ -1062,16 +1033,16 @@ fn strip_inner(
 }
 
 /// The word ranges of every `-exec … ;` style inner command.
-fn exec_option_inners(wrapper: &Wrapper, words: &[Word], start: usize) -> Vec<Range<usize>> {
+fn exec_option_inners(exec: &ExecMode, words: &[Word], start: usize) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut i = start;
     while let Some(word) = words.get(i) {
-        if word.literal && exactly(&word.cooked, &wrapper.exec_options) {
+        if word.literal && exactly(&word.cooked, &exec.exec_options) {
             let begin = i + 1;
             let mut end = begin;
             while let Some(w) = words.get(end) {
                 let terminator = w.literal
-                    && exactly(&w.cooked, &wrapper.terminators)
+                    && exactly(&w.cooked, &exec.terminators)
                     && (w.cooked != "+"
                         || end > begin && words.get(end - 1).is_some_and(|p| p.cooked == "{}"));
                 if terminator {

@@ -44,7 +44,9 @@
 
 mod classify;
 mod compile;
+mod condition;
 mod decision;
+mod deny;
 mod error;
 mod evaluates;
 mod examples;
@@ -58,9 +60,11 @@ mod model;
 mod policy;
 mod raw;
 mod read;
+mod safe;
 #[cfg(test)]
 mod testing;
 mod tree;
+mod verb_table;
 
 pub mod pattern;
 
@@ -77,10 +81,12 @@ pub use expand::{
     Pipeline, Via,
 };
 pub use model::{
-    ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, Interpreter, Layer,
-    PLACEHOLDERS, PolicySource, PolicyTest, Protected, ReadZones, Role, SafeEntry, Settings, Shell,
-    UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, ZoneTemplate, ZoneVars,
+    ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, ExecMode, Interpreter, Layer,
+    PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones, Role, SafeEntry,
+    Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions,
+    ZoneTemplate, ZoneVars,
 };
 pub use pattern::{Access, ArgGlob, PatternError, VerbPattern, ZonePath};
-pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy, SafeVerdict};
+pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy};
+pub use safe::SafeVerdict;
 pub use shellgate_parser::path::resolve as resolve_path;

@@ -8,6 +8,7 @@ use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use crate::condition::{ROWS, Row};
 use crate::read::{Read, Reader, read_table};
 use crate::tree::{At, Value};
 
@@ -49,16 +50,36 @@ pub(crate) struct RawDeny {
     pub(crate) id: Text,
     pub(crate) category: Text,
     pub(crate) reason: Text,
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) flags_any: Option<Spanned<Vec<Spanned<FlagEntry>>>>,
-    pub(crate) flags_all: Option<Spanned<Vec<Spanned<FlagEntry>>>>,
-    pub(crate) args_any: Option<TextList>,
-    pub(crate) redirect_to: Option<TextList>,
-    pub(crate) env: Option<TextList>,
-    pub(crate) pipeline: Option<Spanned<RawPipeline>>,
-    pub(crate) raw: Option<Text>,
+    /// The conditions written, in the order of the condition table (`condition.rs`).
+    pub(crate) conditions: Vec<RawCondition>,
     pub(crate) match_: Vec<Text>,
     pub(crate) not_match: Vec<Text>,
+}
+
+/// One condition of a `[[deny]]` table as written.
+#[derive(Debug)]
+pub(crate) struct RawCondition {
+    /// Its row of the condition table.
+    pub(crate) row: &'static Row,
+    /// Where its value is.
+    pub(crate) span: Range<usize>,
+    /// The value, read as its row's shape says.
+    pub(crate) value: RawValue,
+}
+
+/// A condition's value as written, by shape.
+#[derive(Debug)]
+pub(crate) enum RawValue {
+    /// A command prefix.
+    Words(Spanned<Words>),
+    /// Flag entries.
+    Flags(Spanned<Vec<Spanned<FlagEntry>>>),
+    /// Globs.
+    Globs(TextList),
+    /// `{ from = […], to = […] }`.
+    Pipeline(Spanned<RawPipeline>),
+    /// A string (a regex).
+    Text(Text),
 }
 
 /// `pipeline = { from = […], to = […] }`.
@@ -101,18 +122,21 @@ pub(crate) struct RawWrapper {
     pub(crate) verb: Option<Spanned<Words>>,
     pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
     pub(crate) privileged: bool,
-    pub(crate) value_flags: Vec<Text>,
-    pub(crate) assignments: bool,
-    pub(crate) positionals: Option<Spanned<i64>>,
-    pub(crate) stop_at: Vec<Text>,
-    pub(crate) exec_options: Vec<Text>,
-    pub(crate) terminators: Vec<Text>,
-    pub(crate) appends_args: bool,
     pub(crate) mode: Option<Text>,
-    pub(crate) cwd_flags: Vec<Text>,
-    pub(crate) query_flags: Vec<Text>,
-    pub(crate) judged_flags: Vec<Text>,
     pub(crate) why: Option<Text>,
+    /// `prefix` and `strip`.
+    pub(crate) value_flags: Option<Spanned<Vec<Text>>>,
+    pub(crate) cwd_flags: Option<Spanned<Vec<Text>>>,
+    pub(crate) judged_flags: Option<Spanned<Vec<Text>>>,
+    /// `prefix` only.
+    pub(crate) assignments: Option<Spanned<bool>>,
+    pub(crate) positionals: Option<Spanned<i64>>,
+    pub(crate) stop_at: Option<Spanned<Vec<Text>>>,
+    pub(crate) query_flags: Option<Spanned<Vec<Text>>>,
+    pub(crate) appends_args: Option<Spanned<bool>>,
+    /// `exec-option` only.
+    pub(crate) exec_options: Option<Spanned<Vec<Text>>>,
+    pub(crate) terminators: Option<Spanned<Vec<Text>>>,
 }
 
 /// `[[shell]]`.
@@ -226,14 +250,18 @@ read_table!(RawDeny, |t| RawDeny {
     id: t.required("id"),
     category: t.required("category"),
     reason: t.required("reason"),
-    verb: t.get("verb"),
-    flags_any: t.get("flags_any"),
-    flags_all: t.get("flags_all"),
-    args_any: t.get("args_any"),
-    redirect_to: t.get("redirect_to"),
-    env: t.get("env"),
-    pipeline: t.get("pipeline"),
-    raw: t.get("raw"),
+    conditions: ROWS
+        .iter()
+        .filter_map(|row| {
+            t.with(row.key, |node, reader| {
+                Some(RawCondition {
+                    row,
+                    span: node.span(),
+                    value: row.shape.read(node, reader)?,
+                })
+            })
+        })
+        .collect(),
     match_: t.or_default("match"),
     not_match: t.or_default("not_match"),
 });
@@ -268,18 +296,18 @@ read_table!(RawWrapper, |t| RawWrapper {
     verb: t.get("verb"),
     verbs: t.get("verbs"),
     privileged: t.or_default("privileged"),
-    value_flags: t.or_default("value_flags"),
-    assignments: t.or_default("assignments"),
-    positionals: t.get("positionals"),
-    stop_at: t.or_default("stop_at"),
-    exec_options: t.or_default("exec_options"),
-    terminators: t.or_default("terminators"),
-    appends_args: t.or_default("appends_args"),
     mode: t.get("mode"),
-    cwd_flags: t.or_default("cwd_flags"),
-    query_flags: t.or_default("query_flags"),
-    judged_flags: t.or_default("judged_flags"),
     why: t.get("why"),
+    value_flags: t.get("value_flags"),
+    cwd_flags: t.get("cwd_flags"),
+    judged_flags: t.get("judged_flags"),
+    assignments: t.get("assignments"),
+    positionals: t.get("positionals"),
+    stop_at: t.get("stop_at"),
+    query_flags: t.get("query_flags"),
+    appends_args: t.get("appends_args"),
+    exec_options: t.get("exec_options"),
+    terminators: t.get("terminators"),
 });
 
 read_table!(RawShell, |t| RawShell {

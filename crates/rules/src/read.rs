@@ -88,21 +88,24 @@ fn found(value: &Value<'_>) -> String {
     }
 }
 
-/// The most entries of one table that are looked up; later ones count as unknown keys. No
-/// table of the model takes nearly this many keys, and keys are unique, so a table with more
-/// entries has unknown keys anyway.
-const MAX_KEYS: usize = 64;
+/// The most entries of one table that are looked up (one bit each); later ones count as
+/// unknown keys. No table of the model takes nearly this many keys, and keys are unique, so a
+/// table with more entries has unknown keys anyway.
+const MAX_ENTRIES: u32 = u64::BITS;
+
+/// The most known keys remembered for "did you mean" (no table of the model has as many).
+const MAX_KNOWN: usize = 32;
 
 /// The keys a reader asked for.
 struct Known {
-    names: [&'static str; MAX_KEYS],
+    names: [&'static str; MAX_KNOWN],
     len: usize,
 }
 
 impl Default for Known {
     fn default() -> Self {
         Self {
-            names: [""; MAX_KEYS],
+            names: [""; MAX_KNOWN],
             len: 0,
         }
     }
@@ -140,8 +143,21 @@ impl<'t, 'a> Table<'t, 'a, '_, '_> {
             .children()
             .enumerate()
             .find(|(_, node)| node.key().is_some_and(|k| k.name == key))?;
-        self.used |= 1_u64.checked_shl(u32::try_from(index).ok()?).unwrap_or(0);
+        self.used |= u32::try_from(index)
+            .ok()
+            .and_then(|i| 1_u64.checked_shl(i))
+            .unwrap_or(0);
         Some(node)
+    }
+
+    /// `key` read by `read`, when present.
+    pub(crate) fn with<T>(
+        &mut self,
+        key: &'static str,
+        read: impl FnOnce(At<'t, 'a>, &mut Reader<'_>) -> Option<T>,
+    ) -> Option<T> {
+        let node = self.node(key)?;
+        read(node, self.reader)
     }
 
     /// `key` read as `T`, when present and of the right type.
@@ -174,7 +190,10 @@ impl<'t, 'a> Table<'t, 'a, '_, '_> {
     /// Reports every key no reader asked for.
     fn finish(self) {
         for (index, entry) in self.entries.children().enumerate() {
-            let read = index < MAX_KEYS && self.used & (1 << index) != 0;
+            let read = u32::try_from(index)
+                .ok()
+                .filter(|i| *i < MAX_ENTRIES)
+                .is_some_and(|i| self.used & (1 << i) != 0);
             let Some(key) = entry.key().filter(|_| !read) else {
                 continue;
             };

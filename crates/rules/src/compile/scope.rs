@@ -94,7 +94,7 @@ impl Builder {
             .paths
             .get_mut()
             .iter_mut()
-            .filter_map(|p| cx.glob(p, "paths"))
+            .map(|p| cx.glob(p, "paths"))
             .collect();
         let read = cx.decision(&raw.read, "read");
         let write = cx.decision(&raw.write, "write");
@@ -107,9 +107,6 @@ impl Builder {
         };
         self.protected_ids
             .insert(id.clone(), cx.file.location(span.clone().start));
-        if !cx.trusted {
-            self.protected_eager = true;
-        }
         self.protected.push((
             Protected {
                 id,
@@ -239,12 +236,6 @@ impl Builder {
                 continue;
             };
             self.deny.remove(position);
-            self.raw_patterns.retain(|p| p.rule != position);
-            for pattern in &mut self.raw_patterns {
-                if pattern.rule > position {
-                    pattern.rule -= 1;
-                }
-            }
             self.disabled.push(DisabledRule {
                 id: name.clone(),
                 reason: reason.clone(),
