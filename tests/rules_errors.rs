@@ -731,3 +731,36 @@ fn schema_errors_in_nested_tables_and_lists() {
         assert_error(&error, text, &expected);
     }
 }
+
+/// A verb catalogued twice, and a wrapper key its mode does not use, are refused.
+#[test]
+fn catalog_entries_that_contradict_themselves() {
+    let cases = [
+        (
+            "version = 1\n[[safe]]\nverb = [\"ls\"]\nwhy = \"lists\"\n\n[[safe]]\nverbs = [[\"cat\"], [\"ls\"]]\nwhy = \"reads\"\n",
+            Expected {
+                kind: "DuplicateId",
+                message: "duplicate `[[safe]]` entry for `ls`",
+                help: "`ls` is already catalogued at p.toml:2:1; merge the two entries",
+                label: "duplicate entry",
+                at: "p.toml:6:1",
+                spans: "[[safe]]",
+            },
+        ),
+        (
+            "version = 1\n[[wrapper]]\nverb = [\"git\"]\nmode = \"strip\"\nvalue_flags = [\"-C\"]\nstop_at = [\"--\"]\n",
+            Expected {
+                kind: "Inconsistent",
+                message: "`stop_at` does not apply to a `strip` wrapper",
+                help: "remove `stop_at`, or give the wrapper the mode that uses it",
+                label: "not used by this mode",
+                at: "p.toml:6:11",
+                spans: "[\"--\"]",
+            },
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = Policy::load(&[PolicySource::new("p.toml", text, Layer::User)]).unwrap_err();
+        assert_error(&error, text, &expected);
+    }
+}

@@ -57,18 +57,14 @@ fn main() -> Result<(), Box<dyn Error>> {
 
 /// The `raw` regexes of the `[[deny]]` tables of a file's tree.
 fn raw_patterns<'t>(file: &'t tree::Tree<'_>) -> Vec<&'t str> {
-    let named = |node: &tree::At<'t, '_>, name: &str| node.key().is_some_and(|k| k.name == name);
     let mut out = Vec::new();
     for rules in file.root().into_iter().flat_map(|root| root.children()) {
-        if !named(&rules, "deny") {
+        if !rules.is_key("deny") {
             continue;
         }
         for rule in rules.children() {
-            for entry in rule.children().filter(|entry| named(entry, "raw")) {
-                if let tree::Value::String(pattern) = entry.value() {
-                    out.push(pattern.as_ref());
-                }
-            }
+            let raw = rule.children().filter(|entry| entry.is_key("raw"));
+            out.extend(raw.filter_map(|entry| entry.str()));
         }
     }
     out

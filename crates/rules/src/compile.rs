@@ -62,7 +62,11 @@ pub(crate) fn embedded_tree() -> Option<Embedded<'static>> {
     if EMBEDDED_BINARY.is_empty() {
         return None;
     }
-    postcard::from_bytes(EMBEDDED_BINARY).ok()
+    let embedded: Embedded<'static> = postcard::from_bytes(EMBEDDED_BINARY).ok()?;
+    Some(Embedded {
+        tree: embedded.tree.in_source(DEFAULT_POLICY),
+        ..embedded
+    })
 }
 
 /// The largest `max_shell_depth` accepted.
@@ -258,10 +262,13 @@ impl Builder {
             self.add_deny(cx, deny);
         }
         if !cx.forbid(&raw.safe, "[[safe]]") {
-            let mut seen = HashMap::new();
+            let first = self.safe.len();
+            let mut tables = Vec::new();
             for safe in &mut raw.safe {
-                self.add_safe(cx, safe, &mut seen);
+                self.add_safe(cx, safe);
+                tables.resize(self.safe.len() - first, safe.span());
             }
+            self.check_safe_duplicates(cx, first, &tables);
         }
         if !cx.forbid(&raw.wrapper, "[[wrapper]]") {
             for wrapper in &mut raw.wrapper {

@@ -389,13 +389,12 @@ impl Read for Words {
     const EXPECTED: &'static str = "a list of words such as [\"git\", \"log\"]";
     fn read(node: At<'_, '_>, _: &mut Reader<'_>) -> Option<Self> {
         match node.value() {
-            Value::String(text) => Some(Self(text.split_whitespace().map(str::to_owned).collect())),
+            Value::String => node
+                .str()
+                .map(|text| Self(text.split_whitespace().map(str::to_owned).collect())),
             Value::Array { .. } => node
                 .children()
-                .map(|item| match item.value() {
-                    Value::String(word) => Some(word.to_string()),
-                    _ => None,
-                })
+                .map(|item| item.str().map(str::to_owned))
                 .collect::<Option<Vec<_>>>()
                 .map(Self),
             _ => None,
@@ -418,7 +417,7 @@ impl Read for FlagEntry {
     const REPORTS_OWN_ERRORS: bool = true;
     fn read(node: At<'_, '_>, reader: &mut Reader<'_>) -> Option<Self> {
         match node.value() {
-            Value::String(flag) => Some(Self::One(flag.to_string())),
+            Value::String => node.str().map(|flag| Self::One(flag.to_owned())),
             Value::Array { .. } => Vec::<Text>::read(node, reader).map(Self::Alternatives),
             _ => {
                 reader.wrong_type::<Self>(node);
@@ -448,7 +447,7 @@ impl Read for ReadZones {
     const REPORTS_OWN_ERRORS: bool = true;
     fn read(node: At<'_, '_>, reader: &mut Reader<'_>) -> Option<Self> {
         match node.value() {
-            Value::String(word) => Some(Self::Word(word.to_string())),
+            Value::String => node.str().map(|word| Self::Word(word.to_owned())),
             Value::Array { .. } => Vec::<Text>::read(node, reader).map(Self::List),
             _ => {
                 reader.wrong_type::<Self>(node);

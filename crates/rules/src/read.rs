@@ -6,7 +6,6 @@
 //! step with the reader. A value of the wrong type and a missing key are reported with what
 //! was expected; nothing here looks at the text of another library's error.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -34,7 +33,7 @@ impl<'f> Reader<'f> {
         self.errors.push(self.file.error(
             PolicyError::WrongType,
             node.span(),
-            format!("invalid type: {}, expected {expected}", found(node.value())),
+            format!("invalid type: {}, expected {expected}", found(node)),
             "wrong type",
             Some(format!("write {expected} here")),
         ));
@@ -63,7 +62,10 @@ impl<'f> Reader<'f> {
         };
         let mut table = Table {
             span: node.span(),
-            entries: node,
+            entries: node
+                .children()
+                .filter_map(|entry| Some((entry.key()?.0, entry)))
+                .collect(),
             used: 0,
             known: Known::default(),
             reader: self,
@@ -75,14 +77,15 @@ impl<'f> Reader<'f> {
 }
 
 /// How `node`'s value is described in a wrong-type error.
-fn found(value: &Value<'_>) -> String {
-    match value {
-        Value::String(s) => format!("string {s:?}"),
+fn found(node: At<'_, '_>) -> String {
+    let text = node.str().unwrap_or_default();
+    match node.value() {
+        Value::String => format!("string {text:?}"),
         Value::Integer(n) => format!("integer `{n}`"),
-        Value::LargeInteger(n) => format!("integer `{n}` (too large)"),
-        Value::Float(f) => format!("floating point `{f}`"),
+        Value::LargeInteger => format!("integer `{text}` (too large)"),
+        Value::Float => format!("floating point `{text}`"),
         Value::Boolean(b) => format!("boolean `{b}`"),
-        Value::Datetime(d) => format!("datetime `{d}`"),
+        Value::Datetime => format!("datetime `{text}`"),
         Value::Array { .. } => "a list".to_owned(),
         Value::Table { .. } => "a table".to_owned(),
     }
@@ -127,7 +130,8 @@ impl Known {
 /// A table being read: the keys asked for are known, the others unknown.
 pub(crate) struct Table<'t, 'a, 'r, 'f> {
     span: Range<usize>,
-    entries: At<'t, 'a>,
+    /// The entries with their keys, in key order.
+    entries: Vec<(&'t str, At<'t, 'a>)>,
     /// Bit `i`: entry `i` was read.
     used: u64,
     known: Known,
@@ -140,9 +144,9 @@ impl<'t, 'a> Table<'t, 'a, '_, '_> {
         self.known.push(key);
         let (index, node) = self
             .entries
-            .children()
+            .iter()
             .enumerate()
-            .find(|(_, node)| node.key().is_some_and(|k| k.name == key))?;
+            .find_map(|(i, (name, node))| (*name == key).then_some((i, *node)))?;
         self.used |= u32::try_from(index)
             .ok()
             .and_then(|i| 1_u64.checked_shl(i))
@@ -189,15 +193,14 @@ impl<'t, 'a> Table<'t, 'a, '_, '_> {
 
     /// Reports every key no reader asked for.
     fn finish(self) {
-        for (index, entry) in self.entries.children().enumerate() {
+        for (index, (_, entry)) in self.entries.iter().enumerate() {
             let read = u32::try_from(index)
                 .ok()
                 .filter(|i| *i < MAX_ENTRIES)
                 .is_some_and(|i| self.used & (1 << i) != 0);
-            let Some(key) = entry.key().filter(|_| !read) else {
+            let Some((name, key_span)) = entry.key().filter(|_| !read) else {
                 continue;
             };
-            let name = key.name.as_ref();
             let known = self.known.names();
             let help = did_you_mean(name, known.iter().copied()).unwrap_or_else(|| {
                 if known.is_empty() {
@@ -215,7 +218,7 @@ impl<'t, 'a> Table<'t, 'a, '_, '_> {
             });
             let error = self.reader.file.error(
                 PolicyError::UnknownKey,
-                key.span(),
+                key_span,
                 format!("unknown key `{name}`"),
                 "unknown key",
                 Some(help),
@@ -239,17 +242,14 @@ pub(crate) trait Read: Sized {
 impl Read for String {
     const EXPECTED: &'static str = "a string";
     fn read(node: At<'_, '_>, _: &mut Reader<'_>) -> Option<Self> {
-        match node.value() {
-            Value::String(s) => Some(Cow::clone(s).into_owned()),
-            _ => None,
-        }
+        node.str().map(str::to_owned)
     }
 }
 
 impl Read for i64 {
     const EXPECTED: &'static str = "an integer";
     fn read(node: At<'_, '_>, _: &mut Reader<'_>) -> Option<Self> {
-        match *node.value() {
+        match node.value() {
             Value::Integer(n) => Some(n),
             _ => None,
         }
@@ -259,7 +259,7 @@ impl Read for i64 {
 impl Read for bool {
     const EXPECTED: &'static str = "`true` or `false`";
     fn read(node: At<'_, '_>, _: &mut Reader<'_>) -> Option<Self> {
-        match *node.value() {
+        match node.value() {
             Value::Boolean(b) => Some(b),
             _ => None,
         }
@@ -279,7 +279,7 @@ impl<T: Read> Read for Vec<T> {
     const EXPECTED: &'static str = "a list";
     const REPORTS_OWN_ERRORS: bool = true;
     fn read(node: At<'_, '_>, reader: &mut Reader<'_>) -> Option<Self> {
-        let Value::Array { len, .. } = *node.value() else {
+        let Value::Array { len, .. } = node.value() else {
             reader.wrong_type::<Self>(node);
             return None;
         };
@@ -308,8 +308,8 @@ impl<T: Read> Read for BTreeMap<Spanned<String>, T> {
         let mut ok = true;
         for entry in node.children() {
             match (entry.key(), reader.read(entry)) {
-                (Some(key), Some(value)) => {
-                    out.insert(Spanned::new(key.span(), key.name.to_string()), value);
+                (Some((name, span)), Some(value)) => {
+                    out.insert(Spanned::new(span, name.to_owned()), value);
                 }
                 _ => ok = false,
             }

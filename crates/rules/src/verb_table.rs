@@ -31,15 +31,19 @@ impl<T> Default for VerbTable<T> {
 impl<T: Keyed> VerbTable<T> {
     /// The table of `entries`, in declaration order.
     pub(crate) fn new(entries: Vec<T>) -> Self {
-        let first = |i: &usize| entries.get(*i).and_then(|e| e.verb().first());
-        let len = |i: &usize| entries.get(*i).map_or(0, |e| e.verb().len());
-        let mut order: Vec<usize> = (0..entries.len()).filter(|i| first(i).is_some()).collect();
-        order.sort_by(|a, b| {
-            first(a)
-                .cmp(&first(b))
-                .then(len(b).cmp(&len(a)))
-                .then(b.cmp(a))
-        });
+        let mut keys: Vec<(&str, std::cmp::Reverse<(usize, usize)>)> = entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| {
+                let verb = e.verb();
+                Some((verb.first()?.as_str(), std::cmp::Reverse((verb.len(), i))))
+            })
+            .collect();
+        keys.sort_unstable();
+        let order = keys
+            .into_iter()
+            .map(|(_, std::cmp::Reverse((_, i)))| i)
+            .collect();
         Self { entries, order }
     }
 

@@ -4,12 +4,7 @@
 use super::*;
 
 impl Builder {
-    pub(super) fn add_safe(
-        &mut self,
-        cx: &mut FileCx<'_>,
-        safe: &mut Spanned<RawSafe>,
-        seen: &mut HashMap<Vec<String>, Location>,
-    ) {
+    pub(super) fn add_safe(&mut self, cx: &mut FileCx<'_>, safe: &mut Spanned<RawSafe>) {
         let span = safe.span();
         let raw = safe.get_mut();
         let before = cx.errors.len();
@@ -71,24 +66,6 @@ impl Builder {
             unless_args.push(UnlessArg { pattern, why });
         }
         let unless_globs = cx.glob_matcher(unless_globs, span.clone(), "unless_args");
-        let location = cx.file.location(span.clone().start);
-        if let Some(verbs) = &verbs {
-            for verb in verbs {
-                if let Some(previous) = seen.get(verb) {
-                    cx.error(
-                        PolicyError::DuplicateId,
-                        span.clone(),
-                        format!("duplicate `[[safe]]` entry for `{}`", verb.join(" ")),
-                        "duplicate entry",
-                        Some(format!(
-                            "`{}` is already catalogued at {previous}; merge the two entries",
-                            verb.join(" ")
-                        )),
-                    );
-                }
-                seen.insert(verb.clone(), location.clone());
-            }
-        }
         if cx.errors.len() > before {
             return;
         }
@@ -106,6 +83,44 @@ impl Builder {
             unless_globs,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.safe);
+    }
+
+    /// Reports every verb catalogued twice among the safe entries from `first` on, which one
+    /// file added; `tables[i]` is the span of the table of entry `first + i`.
+    pub(super) fn check_safe_duplicates(
+        &self,
+        cx: &mut FileCx<'_>,
+        first: usize,
+        tables: &[Range<usize>],
+    ) {
+        let added = self.safe.get(first..).unwrap_or_default();
+        let mut order: Vec<usize> = (0..added.len()).collect();
+        order.sort_by(|a, b| {
+            let verb = |i: &usize| added.get(*i).map(|e| &e.verb);
+            verb(a).cmp(&verb(b)).then(a.cmp(b))
+        });
+        for pair in order.windows(2) {
+            let [earlier, later] = *pair else { continue };
+            let (Some(a), Some(b)) = (added.get(earlier), added.get(later)) else {
+                continue;
+            };
+            let (Some(previous), Some(span)) = (tables.get(earlier), tables.get(later)) else {
+                continue;
+            };
+            if a.verb == b.verb {
+                let verb = b.verb.join(" ");
+                let previous = cx.file.location(previous.start);
+                cx.error(
+                    PolicyError::DuplicateId,
+                    span.clone(),
+                    format!("duplicate `[[safe]]` entry for `{verb}`"),
+                    "duplicate entry",
+                    Some(format!(
+                        "`{verb}` is already catalogued at {previous}; merge the two entries"
+                    )),
+                );
+            }
+        }
     }
 
     pub(super) fn add_wrapper(&mut self, cx: &mut FileCx<'_>, wrapper: &mut Spanned<RawWrapper>) {
