@@ -47,6 +47,10 @@ pub(crate) enum Condition {
     RedirectTo(LazyGlobSet),
     /// `env`: an assigned variable's name matches.
     Env(LazyGlobSet),
+    /// `cwd_under`: the command runs in a directory that matches, or below one, in its
+    /// resolved or `~` form. An unknown directory (after `cd "$DIR"`) may be one of them, so
+    /// it matches: a deny rule errs toward denying.
+    CwdUnder(LazyGlobSet),
     /// `pipeline`: a stage starting with a `from` prefix is piped into a later stage starting
     /// with a `to` prefix.
     Pipeline {
@@ -87,7 +91,7 @@ pub(crate) struct Row {
 
 /// Every condition key, in the order a rule's conditions are kept and matched (`verb` first:
 /// it says where the arguments start).
-pub(crate) const ROWS: [Row; 8] = [
+pub(crate) const ROWS: [Row; 9] = [
     Row {
         key: "verb",
         kind: DenyKind::Command,
@@ -117,6 +121,11 @@ pub(crate) const ROWS: [Row; 8] = [
         key: "env",
         kind: DenyKind::Command,
         shape: Shape::Globs(Condition::Env),
+    },
+    Row {
+        key: "cwd_under",
+        kind: DenyKind::Command,
+        shape: Shape::Globs(Condition::CwdUnder),
     },
     Row {
         key: "pipeline",
@@ -343,6 +352,26 @@ impl Condition {
                 .env(policy, view)
                 .iter()
                 .any(|name| globs.is_match(name)),
+            Self::CwdUnder(globs) => view.cwd.is_none_or(|cwd| {
+                let Some(mut dir) = cwd.to_str().map(|d| path::normalize(d, d.starts_with('/')))
+                else {
+                    return true;
+                };
+                // The directory, then each directory it is in.
+                loop {
+                    if path::forms(&dir, None, view.home)
+                        .iter()
+                        .any(|f| globs.is_match(f))
+                    {
+                        return true;
+                    }
+                    match dir.rsplit_once('/') {
+                        Some((parent, _)) if !parent.is_empty() => dir = parent.to_owned(),
+                        Some(_) if dir != "/" => dir = "/".to_owned(),
+                        _ => return false,
+                    }
+                }
+            }),
             // Alone in their rules, which are not matched against one command.
             Self::Pipeline { .. } | Self::Raw(_) => false,
         }
@@ -357,9 +386,10 @@ impl Condition {
         match self {
             Self::Verb(verb) => vec![verb.clone()],
             Self::FlagsAny(list) | Self::FlagsAll(list) => list.clone(),
-            Self::ArgsAny(globs) | Self::RedirectTo(globs) | Self::Env(globs) => {
-                vec![globs.patterns().to_vec()]
-            }
+            Self::ArgsAny(globs)
+            | Self::RedirectTo(globs)
+            | Self::Env(globs)
+            | Self::CwdUnder(globs) => vec![globs.patterns().to_vec()],
             Self::Pipeline { from, to } => from.iter().chain(to).cloned().collect(),
             Self::Raw(regex) => vec![vec![regex.clone()]],
         }
@@ -368,7 +398,10 @@ impl Condition {
     /// The glob set, for a glob condition.
     pub(crate) const fn globs(&self) -> Option<&LazyGlobSet> {
         match self {
-            Self::ArgsAny(globs) | Self::RedirectTo(globs) | Self::Env(globs) => Some(globs),
+            Self::ArgsAny(globs)
+            | Self::RedirectTo(globs)
+            | Self::Env(globs)
+            | Self::CwdUnder(globs) => Some(globs),
             Self::Verb(_)
             | Self::FlagsAny(_)
             | Self::FlagsAll(_)
@@ -456,7 +489,8 @@ mod tests {
     fn the_key_list_names_every_row_in_order() {
         assert_eq!(
             key_list(),
-            "`verb`, `flags_any`, `flags_all`, `args_any`, `redirect_to`, `env`, `pipeline` or `raw`"
+            "`verb`, `flags_any`, `flags_all`, `args_any`, `redirect_to`, `env`, `cwd_under`, \
+             `pipeline` or `raw`"
         );
     }
 }
