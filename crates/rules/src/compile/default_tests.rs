@@ -247,10 +247,10 @@ fn guards_never_hide_a_match() {
         })
         .collect();
     texts.extend(variants);
-    let mut matched = 0;
     for (pattern, guard) in p.raw.guarded() {
         let Some(guard) = guard else { continue };
         let regex = Regex::new(pattern).unwrap();
+        let mut matched = 0;
         for text in &texts {
             if regex.is_match(text) {
                 matched += 1;
@@ -260,8 +260,9 @@ fn guards_never_hide_a_match() {
                 );
             }
         }
+        // Each regex meets texts it matches (its rule's own examples at least).
+        assert_ne!(matched, 0, "`{pattern}` matches no text of the corpus");
     }
-    assert!(matched > 50, "{matched}");
 }
 
 #[test]
@@ -333,10 +334,10 @@ fn guarded_glob_sets_find_what_compiled_sets_find() {
     }
     corpus.sort();
     corpus.dedup();
-    let mut hits = 0;
     let (mut a, mut b) = (Vec::new(), Vec::new());
-    for set in sets {
+    for set in sets.into_iter().filter(|set| !set.patterns().is_empty()) {
         let compiled = glob_set(set.patterns()).unwrap();
+        let mut hits = 0;
         for text in &corpus {
             set.matches_into(text, &mut a);
             compiled.matches_into(text, &mut b);
@@ -349,8 +350,14 @@ fn guarded_glob_sets_find_what_compiled_sets_find() {
             );
             hits += b.len();
         }
+        // Each set meets paths it matches (made from its own globs at least).
+        assert_ne!(
+            hits,
+            0,
+            "{:?} matches no path of the corpus",
+            set.patterns()
+        );
     }
-    assert!(hits > 1000, "{hits}");
 }
 
 /// A condition's value in a file as [`condition::Condition::written`] gives it, read by the
