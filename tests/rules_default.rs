@@ -3,6 +3,10 @@
 use shellgate_rules::{DEFAULT_POLICY, Examples, Policy};
 
 /// The tables of array `key` of the default policy, read independently with `toml`.
+#[expect(
+    clippy::unwrap_used,
+    reason = "a test helper: the default policy is valid TOML"
+)]
 fn tables(key: &str) -> Vec<toml::Table> {
     let file: toml::Table = toml::from_str(DEFAULT_POLICY).unwrap();
     file.get(key)

@@ -688,6 +688,14 @@ fn every_fixture_is_checked() {
     assert_eq!(files, named);
 }
 
+/// Loads each text as the user file `p.toml` and compares its one error with the expectation.
+fn check_inline(cases: &[(&str, Expected<'_>)]) {
+    for (text, expected) in cases {
+        let error = Policy::load(&[PolicySource::new("p.toml", *text, Layer::User)]).unwrap_err();
+        assert_error(&error, text, expected);
+    }
+}
+
 /// Schema errors inside nested tables and lists point at the offending key or value.
 #[test]
 fn schema_errors_in_nested_tables_and_lists() {
@@ -726,10 +734,7 @@ fn schema_errors_in_nested_tables_and_lists() {
             },
         ),
     ];
-    for (text, expected) in cases {
-        let error = Policy::load(&[PolicySource::new("p.toml", text, Layer::User)]).unwrap_err();
-        assert_error(&error, text, &expected);
-    }
+    check_inline(&cases);
 }
 
 /// A verb catalogued twice, and a wrapper key its mode does not use, are refused.
@@ -759,8 +764,5 @@ fn catalog_entries_that_contradict_themselves() {
             },
         ),
     ];
-    for (text, expected) in cases {
-        let error = Policy::load(&[PolicySource::new("p.toml", text, Layer::User)]).unwrap_err();
-        assert_error(&error, text, &expected);
-    }
+    check_inline(&cases);
 }

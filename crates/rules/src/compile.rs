@@ -33,6 +33,7 @@ use crate::model::{
 };
 use crate::pattern::VerbPattern;
 use crate::policy::{DEFAULT_POLICY, Examples, Policy};
+use crate::protected::ProtectedPaths;
 use crate::raw::{
     RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected, RawSafe, RawSettings,
     RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
@@ -444,17 +445,6 @@ impl Builder {
             })
             .collect();
         let classifier = LazyClassifier::new(pairs);
-        let mut protected_globs = Vec::new();
-        let mut protected_owner = Vec::new();
-        let mut protected = Vec::new();
-        for (index, (entry, globs)) in self.protected.into_iter().enumerate() {
-            for glob in globs {
-                protected_globs.push(glob);
-                protected_owner.push(index);
-            }
-            protected.push(entry);
-        }
-        let protected_set = LazyGlobSet::new(protected_globs);
         let policy = Policy::assemble(crate::policy::Parts {
             settings: self.settings,
             deny: self.deny,
@@ -466,9 +456,7 @@ impl Builder {
             verbs: self.verbs,
             classifier,
             audiences: self.audiences,
-            protected,
-            protected_set,
-            protected_owner,
+            protected: ProtectedPaths::new(self.protected),
             tests: self.tests.into_iter().map(|t| t.test).collect(),
             disabled: self.disabled,
         });

@@ -29,14 +29,19 @@
 //! ```
 //!
 //! Loading is all or nothing: every file is validated whole, every error carries file, line
-//! and column ([`PolicyError`]), and every deny rule's `match`/`not_match` examples are checked
-//! against the compiled policy before it is returned.
+//! and column ([`PolicyError`], one variant per kind of problem), every glob and regex is
+//! checked to compile, and every deny rule's `match`/`not_match` examples are checked against
+//! the compiled policy before it is returned. Matchers compile when a command first needs
+//! them.
 //!
-//! The embedded default policy loads fast (see [`Policy::load_with`]): the build script turns
-//! `policies/default.toml` into a binary form, so no TOML is parsed at run time, and its globs
-//! and regexes are compiled when a command first needs them. Its examples and the compilation
-//! of every matcher are checked by the test suite and by `shellgate check` (which loads every
-//! file in full); what matches is the same either way.
+//! Every file takes that one path. The embedded default policy only saves work (see
+//! [`Policy::load_with`]): the build script turns `policies/default.toml` into a binary form
+//! of the same value tree a TOML file is read into, so no TOML is parsed at run time, and its
+//! checks and examples ran when it was built — in the test suite, and in `shellgate check`,
+//! which runs them again ([`Examples::All`]).
+//!
+//! A deny rule's conditions (`verb`, `flags_any`, `args_any`, `cwd_under`, `raw`, …) are one
+//! enum with one table of keys; [`glob`] is the one glob dialect of policy files and grants.
 //!
 //! Matching works on a [`CommandView`], so it applies equally to a clause as written and to a
 //! command unwrapped from `sudo` or `bash -c`; [`Policy::expand`] is the one traversal that
@@ -58,6 +63,7 @@ mod guard;
 mod lazy;
 mod model;
 mod policy;
+mod protected;
 mod raw;
 mod read;
 mod safe;

@@ -608,32 +608,15 @@ impl Default for Settings {
     }
 }
 
-impl Keyed for SafeEntry {
-    fn verb(&self) -> &[String] {
-        &self.verb
-    }
+/// Implements [`Keyed`] for catalog entries with a `verb` field.
+macro_rules! keyed_by_verb {
+    ($($type:ty),*) => {
+        $(impl Keyed for $type {
+            fn verb(&self) -> &[String] {
+                &self.verb
+            }
+        })*
+    };
 }
 
-impl Keyed for Wrapper {
-    fn verb(&self) -> &[String] {
-        &self.verb
-    }
-}
-
-impl Keyed for Shell {
-    fn verb(&self) -> &[String] {
-        &self.verb
-    }
-}
-
-impl Keyed for Interpreter {
-    fn verb(&self) -> &[String] {
-        &self.verb
-    }
-}
-
-impl Keyed for VerbRoles {
-    fn verb(&self) -> &[String] {
-        &self.verb
-    }
-}
+keyed_by_verb!(SafeEntry, Wrapper, Shell, Interpreter, VerbRoles);

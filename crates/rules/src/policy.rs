@@ -10,11 +10,12 @@ use shellgate_parser::{Assignment, Redirect, Word};
 use crate::classify::TokenClass;
 use crate::compile::Builder;
 use crate::error::PolicyError;
-use crate::lazy::{LazyClassifier, LazyGlobSet, RawMatcher, RawRegex};
+use crate::lazy::{LazyClassifier, RawMatcher, RawRegex};
 use crate::model::{
     Audience, DenyKind, DenyRule, DisabledRule, Interpreter, Layer, PolicySource, PolicyTest,
     Protected, SafeEntry, Settings, Shell, VerbRoles, Wrapper,
 };
+use crate::protected::ProtectedPaths;
 use crate::verb_table::{Keyed, VerbTable};
 
 /// The embedded default policy text (`policies/default.toml`, copied by the build script so
@@ -79,10 +80,7 @@ pub struct Policy {
     pub(crate) verbs: VerbTable<VerbRoles>,
     pub(crate) classifier: LazyClassifier,
     pub(crate) audiences: BTreeMap<String, Audience>,
-    pub(crate) protected: Vec<Protected>,
-    /// Every protected glob; glob `i` belongs to entry `protected_owner[i]`.
-    pub(crate) protected_set: LazyGlobSet,
-    pub(crate) protected_owner: Vec<usize>,
+    pub(crate) protected: ProtectedPaths,
     pub(crate) tests: Vec<PolicyTest>,
     pub(crate) disabled: Vec<DisabledRule>,
 }
@@ -105,9 +103,7 @@ pub(crate) struct Parts<'g> {
     pub(crate) verbs: Vec<VerbRoles>,
     pub(crate) classifier: LazyClassifier,
     pub(crate) audiences: BTreeMap<String, Audience>,
-    pub(crate) protected: Vec<Protected>,
-    pub(crate) protected_set: LazyGlobSet,
-    pub(crate) protected_owner: Vec<usize>,
+    pub(crate) protected: ProtectedPaths,
     pub(crate) tests: Vec<PolicyTest>,
     pub(crate) disabled: Vec<DisabledRule>,
 }
@@ -209,8 +205,6 @@ impl Policy {
             classifier: parts.classifier,
             audiences: parts.audiences,
             protected: parts.protected,
-            protected_set: parts.protected_set,
-            protected_owner: parts.protected_owner,
             tests: parts.tests,
             disabled: parts.disabled,
         }
@@ -301,30 +295,13 @@ impl Policy {
     /// Every protected entry covering `path`, in declaration order.
     #[must_use]
     pub fn protected_all(&self, path: &Path, home: Option<&Path>) -> Vec<&Protected> {
-        let text = path.to_string_lossy();
-        let forms = path::forms(&text, None, home);
-        let mut found = Vec::new();
-        let mut owners: Vec<usize> = Vec::new();
-        for form in forms.iter() {
-            self.protected_set.matches_into(form, &mut found);
-            owners.extend(
-                found
-                    .iter()
-                    .filter_map(|i| self.protected_owner.get(*i).copied()),
-            );
-        }
-        owners.sort_unstable();
-        owners.dedup();
-        owners
-            .into_iter()
-            .filter_map(|i| self.protected.get(i))
-            .collect()
+        self.protected.covering(path, home)
     }
 
     /// Every protected entry.
     #[must_use]
     pub fn protected_entries(&self) -> &[Protected] {
-        &self.protected
+        self.protected.entries()
     }
 
     /// Directories whose binaries count as their bare command names.

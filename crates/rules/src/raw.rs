@@ -1,15 +1,16 @@
 //! The policy file as written: a model that keeps source spans for every value an error may
-//! need to point at, read from the file's tree (`tree.rs`) by `read.rs`. Each table's reader
-//! sits beside its type: the keys it reads are the keys the table takes, and any other key is
-//! reported as unknown. Validation and compilation live in `compile.rs`; nothing here has
-//! meaning yet.
+//! need to point at, read from the file's tree (`tree.rs`) by `read.rs`. Each table is
+//! declared with its reader (`table!`): its fields are the keys it takes, and any other key is
+//! reported as unknown. A `[[deny]]` table reads its conditions through the condition table
+//! (`condition.rs`). Validation and compilation live in `compile.rs`; nothing here has meaning
+//! yet.
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use crate::condition::{ROWS, Row};
-use crate::read::{Read, Reader, read_table};
+use crate::read::{Read, Reader, read_table, table};
 use crate::tree::{At, Value};
 
 /// A spanned string.
@@ -18,30 +19,32 @@ pub(crate) type Text = Spanned<String>;
 /// A spanned list of spanned strings.
 pub(crate) type TextList = Spanned<Vec<Text>>;
 
-/// One policy file.
-#[derive(Debug, Default)]
-pub(crate) struct RawFile {
-    pub(crate) version: Option<Spanned<i64>>,
-    pub(crate) settings: Option<Spanned<RawSettings>>,
-    pub(crate) deny: Vec<Spanned<RawDeny>>,
-    pub(crate) safe: Vec<Spanned<RawSafe>>,
-    pub(crate) wrapper: Vec<Spanned<RawWrapper>>,
-    pub(crate) shell: Vec<Spanned<RawShell>>,
-    pub(crate) interpreter: Vec<Spanned<RawInterpreter>>,
-    pub(crate) verb: Vec<Spanned<RawVerb>>,
-    pub(crate) classify: Option<Spanned<RawClassify>>,
-    pub(crate) audience: BTreeMap<Text, Spanned<RawAudience>>,
-    pub(crate) protected: Vec<Spanned<RawProtected>>,
-    pub(crate) test: Vec<Spanned<RawTest>>,
-    pub(crate) disable: Option<TextList>,
-    pub(crate) disable_reason: Option<Text>,
+table! {
+    /// One policy file.
+    RawFile {
+        version: Option<Spanned<i64>> = get,
+        settings: Option<Spanned<RawSettings>> = get,
+        deny: Vec<Spanned<RawDeny>> = or_default,
+        safe: Vec<Spanned<RawSafe>> = or_default,
+        wrapper: Vec<Spanned<RawWrapper>> = or_default,
+        shell: Vec<Spanned<RawShell>> = or_default,
+        interpreter: Vec<Spanned<RawInterpreter>> = or_default,
+        verb: Vec<Spanned<RawVerb>> = or_default,
+        classify: Option<Spanned<RawClassify>> = get,
+        audience: BTreeMap<Text, Spanned<RawAudience>> = or_default,
+        protected: Vec<Spanned<RawProtected>> = or_default,
+        test: Vec<Spanned<RawTest>> = or_default,
+        disable: Option<TextList> = get,
+        disable_reason: Option<Text> = get,
+    }
 }
 
-/// `[settings]`.
-#[derive(Debug, Default)]
-pub(crate) struct RawSettings {
-    pub(crate) trusted_bin_dirs: Option<TextList>,
-    pub(crate) max_shell_depth: Option<Spanned<i64>>,
+table! {
+    /// `[settings]`.
+    RawSettings {
+        trusted_bin_dirs: Option<TextList> = get,
+        max_shell_depth: Option<Spanned<i64>> = get,
+    }
 }
 
 /// `[[deny]]`.
@@ -82,169 +85,159 @@ pub(crate) enum RawValue {
     Text(Text),
 }
 
-/// `pipeline = { from = […], to = […] }`.
-#[derive(Debug, Default)]
-pub(crate) struct RawPipeline {
-    pub(crate) from: Vec<Spanned<Words>>,
-    pub(crate) to: Vec<Spanned<Words>>,
+table! {
+    /// `pipeline = { from = […], to = […] }`.
+    RawPipeline {
+        from: Vec<Spanned<Words>> = required,
+        to: Vec<Spanned<Words>> = required,
+    }
 }
 
-/// `[[safe]]`.
-#[derive(Debug, Default)]
-pub(crate) struct RawSafe {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    pub(crate) why: Text,
-    pub(crate) os: Option<TextList>,
-    pub(crate) pure: bool,
-    pub(crate) value_flags: Vec<Text>,
-    pub(crate) unless_flags: Vec<Spanned<RawUnlessFlag>>,
-    pub(crate) unless_args: Vec<Spanned<RawUnlessArg>>,
+table! {
+    /// `[[safe]]`.
+    RawSafe {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        why: Text = required,
+        os: Option<TextList> = get,
+        pure: bool = or_default,
+        value_flags: Vec<Text> = or_default,
+        unless_flags: Vec<Spanned<RawUnlessFlag>> = or_default,
+        unless_args: Vec<Spanned<RawUnlessArg>> = or_default,
+    }
 }
 
-/// One `unless_flags` entry.
-#[derive(Debug, Default)]
-pub(crate) struct RawUnlessFlag {
-    pub(crate) flags: Vec<Text>,
-    pub(crate) why: Text,
+table! {
+    /// One `unless_flags` entry.
+    RawUnlessFlag {
+        flags: Vec<Text> = required,
+        why: Text = required,
+    }
 }
 
-/// One `unless_args` entry.
-#[derive(Debug, Default)]
-pub(crate) struct RawUnlessArg {
-    pub(crate) pattern: Text,
-    pub(crate) why: Text,
+table! {
+    /// One `unless_args` entry.
+    RawUnlessArg {
+        pattern: Text = required,
+        why: Text = required,
+    }
 }
 
-/// `[[wrapper]]`.
-#[derive(Debug, Default)]
-pub(crate) struct RawWrapper {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    pub(crate) privileged: bool,
-    pub(crate) mode: Option<Text>,
-    pub(crate) why: Option<Text>,
-    /// `prefix` and `strip`.
-    pub(crate) value_flags: Option<Spanned<Vec<Text>>>,
-    pub(crate) cwd_flags: Option<Spanned<Vec<Text>>>,
-    pub(crate) judged_flags: Option<Spanned<Vec<Text>>>,
-    /// `prefix` only.
-    pub(crate) assignments: Option<Spanned<bool>>,
-    pub(crate) positionals: Option<Spanned<i64>>,
-    pub(crate) stop_at: Option<Spanned<Vec<Text>>>,
-    pub(crate) query_flags: Option<Spanned<Vec<Text>>>,
-    pub(crate) appends_args: Option<Spanned<bool>>,
-    /// `exec-option` only.
-    pub(crate) exec_options: Option<Spanned<Vec<Text>>>,
-    pub(crate) terminators: Option<Spanned<Vec<Text>>>,
+table! {
+    /// `[[wrapper]]`.
+    RawWrapper {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        privileged: bool = or_default,
+        mode: Option<Text> = get,
+        why: Option<Text> = get,
+        /// `prefix` and `strip`.
+        value_flags: Option<Spanned<Vec<Text>>> = get,
+        cwd_flags: Option<Spanned<Vec<Text>>> = get,
+        judged_flags: Option<Spanned<Vec<Text>>> = get,
+        /// `prefix` only.
+        assignments: Option<Spanned<bool>> = get,
+        positionals: Option<Spanned<i64>> = get,
+        stop_at: Option<Spanned<Vec<Text>>> = get,
+        query_flags: Option<Spanned<Vec<Text>>> = get,
+        appends_args: Option<Spanned<bool>> = get,
+        /// `exec-option` only.
+        exec_options: Option<Spanned<Vec<Text>>> = get,
+        terminators: Option<Spanned<Vec<Text>>> = get,
+    }
 }
 
-/// `[[shell]]`.
-#[derive(Debug, Default)]
-pub(crate) struct RawShell {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    pub(crate) code_flags: Vec<Text>,
-    pub(crate) code_operand: bool,
-    pub(crate) stdin: bool,
-    pub(crate) script_operand: bool,
-    pub(crate) join_args: bool,
-    pub(crate) skip_positionals: Option<Spanned<i64>>,
-    pub(crate) value_flags: Vec<Text>,
-    pub(crate) remote: bool,
-    pub(crate) split_only: bool,
-    pub(crate) privileged: bool,
-    pub(crate) why: Option<Text>,
+table! {
+    /// `[[shell]]`.
+    RawShell {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        code_flags: Vec<Text> = or_default,
+        code_operand: bool = or_default,
+        stdin: bool = or_default,
+        script_operand: bool = or_default,
+        join_args: bool = or_default,
+        skip_positionals: Option<Spanned<i64>> = get,
+        value_flags: Vec<Text> = or_default,
+        remote: bool = or_default,
+        split_only: bool = or_default,
+        privileged: bool = or_default,
+        why: Option<Text> = get,
+    }
 }
 
-/// `[[interpreter]]`.
-#[derive(Debug, Default)]
-pub(crate) struct RawInterpreter {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    pub(crate) code_flags: Vec<Text>,
-    pub(crate) script_flags: Vec<Text>,
-    pub(crate) value_flags: Vec<Text>,
-    pub(crate) query_flags: Vec<Text>,
-    pub(crate) stdin: bool,
-    pub(crate) script_operand: bool,
-    pub(crate) program_operand: bool,
-    pub(crate) unsafe_program: Vec<Text>,
-    pub(crate) why: Text,
+table! {
+    /// `[[interpreter]]`.
+    RawInterpreter {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        code_flags: Vec<Text> = or_default,
+        script_flags: Vec<Text> = or_default,
+        value_flags: Vec<Text> = or_default,
+        query_flags: Vec<Text> = or_default,
+        stdin: bool = or_default,
+        script_operand: bool = or_default,
+        program_operand: bool = or_default,
+        unsafe_program: Vec<Text> = or_default,
+        why: Text = required,
+    }
 }
 
-/// `[[verb]]` argument roles.
-#[derive(Debug, Default)]
-pub(crate) struct RawVerb {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    pub(crate) operands: Option<Text>,
-    pub(crate) last: Option<Text>,
-    pub(crate) options: BTreeMap<Text, Text>,
-    pub(crate) assign: BTreeMap<Text, Text>,
-    pub(crate) value_flags: Vec<Text>,
+table! {
+    /// `[[verb]]` argument roles.
+    RawVerb {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        operands: Option<Text> = get,
+        last: Option<Text> = get,
+        options: BTreeMap<Text, Text> = or_default,
+        assign: BTreeMap<Text, Text> = or_default,
+        value_flags: Vec<Text> = or_default,
+    }
 }
 
-/// `[classify]`.
-#[derive(Debug, Default)]
-pub(crate) struct RawClassify {
-    pub(crate) order: Option<TextList>,
-    pub(crate) patterns: BTreeMap<Text, Text>,
+table! {
+    /// `[classify]`.
+    RawClassify {
+        order: Option<TextList> = get,
+        patterns: BTreeMap<Text, Text> = or_default,
+    }
 }
 
-/// `[audience.NAME]`.
-#[derive(Debug, Default)]
-pub(crate) struct RawAudience {
-    pub(crate) read: Spanned<ReadZones>,
-    pub(crate) write: Vec<Text>,
+table! {
+    /// `[audience.NAME]`.
+    RawAudience {
+        read: Spanned<ReadZones> = required,
+        write: Vec<Text> = required,
+    }
 }
 
-/// `[[protected]]`.
-#[derive(Debug, Default)]
-pub(crate) struct RawProtected {
-    pub(crate) id: Text,
-    pub(crate) paths: TextList,
-    pub(crate) read: Text,
-    pub(crate) write: Text,
-    pub(crate) why: Text,
+table! {
+    /// `[[protected]]`.
+    RawProtected {
+        id: Text = required,
+        paths: TextList = required,
+        read: Text = required,
+        write: Text = required,
+        why: Text = required,
+    }
 }
 
-/// `[[test]]`.
-#[derive(Debug, Default)]
-pub(crate) struct RawTest {
-    pub(crate) name: Text,
-    pub(crate) command: Text,
-    pub(crate) cwd: Option<Text>,
-    pub(crate) project: Option<Text>,
-    pub(crate) home: Option<Text>,
-    pub(crate) audience: Option<Text>,
-    pub(crate) zones: Vec<Text>,
-    pub(crate) grants: Vec<Text>,
-    pub(crate) expect: Text,
-    pub(crate) rule: Option<Text>,
+table! {
+    /// `[[test]]`.
+    RawTest {
+        name: Text = required,
+        command: Text = required,
+        cwd: Option<Text> = get,
+        project: Option<Text> = get,
+        home: Option<Text> = get,
+        audience: Option<Text> = get,
+        zones: Vec<Text> = or_default,
+        grants: Vec<Text> = or_default,
+        expect: Text = required,
+        rule: Option<Text> = get,
+    }
 }
-
-read_table!(RawFile, |t| RawFile {
-    version: t.get("version"),
-    settings: t.get("settings"),
-    deny: t.or_default("deny"),
-    safe: t.or_default("safe"),
-    wrapper: t.or_default("wrapper"),
-    shell: t.or_default("shell"),
-    interpreter: t.or_default("interpreter"),
-    verb: t.or_default("verb"),
-    classify: t.get("classify"),
-    audience: t.or_default("audience"),
-    protected: t.or_default("protected"),
-    test: t.or_default("test"),
-    disable: t.get("disable"),
-    disable_reason: t.get("disable_reason"),
-});
-
-read_table!(RawSettings, |t| RawSettings {
-    trusted_bin_dirs: t.get("trusted_bin_dirs"),
-    max_shell_depth: t.get("max_shell_depth"),
-});
 
 read_table!(RawDeny, |t| RawDeny {
     id: t.required("id"),
@@ -264,121 +257,6 @@ read_table!(RawDeny, |t| RawDeny {
         .collect(),
     match_: t.or_default("match"),
     not_match: t.or_default("not_match"),
-});
-
-read_table!(RawPipeline, |t| RawPipeline {
-    from: t.required("from"),
-    to: t.required("to"),
-});
-
-read_table!(RawSafe, |t| RawSafe {
-    verb: t.get("verb"),
-    verbs: t.get("verbs"),
-    why: t.required("why"),
-    os: t.get("os"),
-    pure: t.or_default("pure"),
-    value_flags: t.or_default("value_flags"),
-    unless_flags: t.or_default("unless_flags"),
-    unless_args: t.or_default("unless_args"),
-});
-
-read_table!(RawUnlessFlag, |t| RawUnlessFlag {
-    flags: t.required("flags"),
-    why: t.required("why"),
-});
-
-read_table!(RawUnlessArg, |t| RawUnlessArg {
-    pattern: t.required("pattern"),
-    why: t.required("why"),
-});
-
-read_table!(RawWrapper, |t| RawWrapper {
-    verb: t.get("verb"),
-    verbs: t.get("verbs"),
-    privileged: t.or_default("privileged"),
-    mode: t.get("mode"),
-    why: t.get("why"),
-    value_flags: t.get("value_flags"),
-    cwd_flags: t.get("cwd_flags"),
-    judged_flags: t.get("judged_flags"),
-    assignments: t.get("assignments"),
-    positionals: t.get("positionals"),
-    stop_at: t.get("stop_at"),
-    query_flags: t.get("query_flags"),
-    appends_args: t.get("appends_args"),
-    exec_options: t.get("exec_options"),
-    terminators: t.get("terminators"),
-});
-
-read_table!(RawShell, |t| RawShell {
-    verb: t.get("verb"),
-    verbs: t.get("verbs"),
-    code_flags: t.or_default("code_flags"),
-    code_operand: t.or_default("code_operand"),
-    stdin: t.or_default("stdin"),
-    script_operand: t.or_default("script_operand"),
-    join_args: t.or_default("join_args"),
-    skip_positionals: t.get("skip_positionals"),
-    value_flags: t.or_default("value_flags"),
-    remote: t.or_default("remote"),
-    split_only: t.or_default("split_only"),
-    privileged: t.or_default("privileged"),
-    why: t.get("why"),
-});
-
-read_table!(RawInterpreter, |t| RawInterpreter {
-    verb: t.get("verb"),
-    verbs: t.get("verbs"),
-    code_flags: t.or_default("code_flags"),
-    script_flags: t.or_default("script_flags"),
-    value_flags: t.or_default("value_flags"),
-    query_flags: t.or_default("query_flags"),
-    stdin: t.or_default("stdin"),
-    script_operand: t.or_default("script_operand"),
-    program_operand: t.or_default("program_operand"),
-    unsafe_program: t.or_default("unsafe_program"),
-    why: t.required("why"),
-});
-
-read_table!(RawVerb, |t| RawVerb {
-    verb: t.get("verb"),
-    verbs: t.get("verbs"),
-    operands: t.get("operands"),
-    last: t.get("last"),
-    options: t.or_default("options"),
-    assign: t.or_default("assign"),
-    value_flags: t.or_default("value_flags"),
-});
-
-read_table!(RawClassify, |t| RawClassify {
-    order: t.get("order"),
-    patterns: t.or_default("patterns"),
-});
-
-read_table!(RawAudience, |t| RawAudience {
-    read: t.required("read"),
-    write: t.required("write"),
-});
-
-read_table!(RawProtected, |t| RawProtected {
-    id: t.required("id"),
-    paths: t.required("paths"),
-    read: t.required("read"),
-    write: t.required("write"),
-    why: t.required("why"),
-});
-
-read_table!(RawTest, |t| RawTest {
-    name: t.required("name"),
-    command: t.required("command"),
-    cwd: t.get("cwd"),
-    project: t.get("project"),
-    home: t.get("home"),
-    audience: t.get("audience"),
-    zones: t.or_default("zones"),
-    grants: t.or_default("grants"),
-    expect: t.required("expect"),
-    rule: t.get("rule"),
 });
 
 /// A command prefix: a list of words, or one string split on whitespace.
@@ -416,13 +294,24 @@ impl Read for FlagEntry {
         "a flag such as \"-f\" or a list of spellings such as [\"-f\", \"--force\"]";
     const REPORTS_OWN_ERRORS: bool = true;
     fn read(node: At<'_, '_>, reader: &mut Reader<'_>) -> Option<Self> {
-        match node.value() {
-            Value::String => node.str().map(|flag| Self::One(flag.to_owned())),
-            Value::Array { .. } => Vec::<Text>::read(node, reader).map(Self::Alternatives),
-            _ => {
-                reader.wrong_type::<Self>(node);
-                None
-            }
+        one_or_list(node, reader, Self::One, Self::Alternatives)
+    }
+}
+
+/// A value written as one string (`one`) or a list of strings (`list`); anything else is
+/// reported as not a `T`.
+fn one_or_list<T: Read>(
+    node: At<'_, '_>,
+    reader: &mut Reader<'_>,
+    one: fn(String) -> T,
+    list: fn(Vec<Text>) -> T,
+) -> Option<T> {
+    match node.value() {
+        Value::String => node.str().map(|text| one(text.to_owned())),
+        Value::Array { .. } => Vec::<Text>::read(node, reader).map(list),
+        _ => {
+            reader.wrong_type::<T>(node);
+            None
         }
     }
 }
@@ -446,14 +335,7 @@ impl Read for ReadZones {
     const EXPECTED: &'static str = "\"all\" or a list of zones such as [\"{project}\", \"{tmp}\"]";
     const REPORTS_OWN_ERRORS: bool = true;
     fn read(node: At<'_, '_>, reader: &mut Reader<'_>) -> Option<Self> {
-        match node.value() {
-            Value::String => node.str().map(|word| Self::Word(word.to_owned())),
-            Value::Array { .. } => Vec::<Text>::read(node, reader).map(Self::List),
-            _ => {
-                reader.wrong_type::<Self>(node);
-                None
-            }
-        }
+        one_or_list(node, reader, Self::Word, Self::List)
     }
 }
 

@@ -246,25 +246,23 @@ impl Read for String {
     }
 }
 
-impl Read for i64 {
-    const EXPECTED: &'static str = "an integer";
-    fn read(node: At<'_, '_>, _: &mut Reader<'_>) -> Option<Self> {
-        match node.value() {
-            Value::Integer(n) => Some(n),
-            _ => None,
+/// Implements [`Read`] for a type held in one variant of [`Value`].
+macro_rules! read_scalar {
+    ($type:ty, $variant:ident, $expected:literal) => {
+        impl Read for $type {
+            const EXPECTED: &'static str = $expected;
+            fn read(node: At<'_, '_>, _: &mut Reader<'_>) -> Option<Self> {
+                match node.value() {
+                    Value::$variant(value) => Some(value),
+                    _ => None,
+                }
+            }
         }
-    }
+    };
 }
 
-impl Read for bool {
-    const EXPECTED: &'static str = "`true` or `false`";
-    fn read(node: At<'_, '_>, _: &mut Reader<'_>) -> Option<Self> {
-        match node.value() {
-            Value::Boolean(b) => Some(b),
-            _ => None,
-        }
-    }
-}
+read_scalar!(i64, Integer, "an integer");
+read_scalar!(bool, Boolean, "`true` or `false`");
 
 impl<T: Read> Read for Spanned<T> {
     const EXPECTED: &'static str = T::EXPECTED;
@@ -340,3 +338,27 @@ macro_rules! read_table {
 }
 
 pub(crate) use read_table;
+
+/// Declares a table of the file and its reader: each field is read under its own name as key,
+/// with `get` (optional), `or_default` (absent is the default) or `required` (a missing key is
+/// an error). The fields are the keys the table takes: there is no other list of them.
+macro_rules! table {
+    (
+        $(#[$doc:meta])*
+        $name:ident {
+            $($(#[$field_doc:meta])* $field:ident : $type:ty = $how:ident),* $(,)?
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Default)]
+        pub(crate) struct $name {
+            $($(#[$field_doc])* pub(crate) $field: $type,)*
+        }
+
+        $crate::read::read_table!($name, |t| $name {
+            $($field: t.$how(stringify!($field)),)*
+        });
+    };
+}
+
+pub(crate) use table;

@@ -70,26 +70,29 @@ impl Check {
                 let Err(set_error) = RegexSet::new(regexes.iter().map(|(_, r)| r)) else {
                     return;
                 };
-                let before = errors.len();
-                for (span, regex) in regexes {
-                    if let Err(e) = Regex::new(regex) {
-                        errors.push(file.error(
-                            PolicyError::BadRegex,
-                            span.clone(),
-                            format!("invalid regex `{regex}` in `{key}`"),
-                            "invalid regex",
-                            Some(e.to_string()),
-                        ));
-                    }
-                }
-                if let (true, Some((span, _))) = (errors.len() == before, regexes.first()) {
-                    errors.push(file.error(
+                // Each bad regex with the author's text; if none is bad alone, the set is too
+                // large, shown at its first regex.
+                let bad: Vec<_> = regexes
+                    .iter()
+                    .filter_map(|(span, regex)| {
+                        let error = Regex::new(regex).err()?;
+                        let message = format!("invalid regex `{regex}` in `{key}`");
+                        Some((span, message, "invalid regex", error.to_string()))
+                    })
+                    .collect();
+                let too_large = regexes.first().filter(|_| bad.is_empty()).map(|(span, _)| {
+                    let message = format!("the regexes in `{key}` are too large together");
+                    (span, message, "first regex", set_error.to_string())
+                });
+                for (span, message, label, help) in bad.into_iter().chain(too_large) {
+                    let error = file.error(
                         PolicyError::BadRegex,
                         span.clone(),
-                        format!("the regexes in `{key}` are too large together"),
-                        "first regex",
-                        Some(set_error.to_string()),
-                    ));
+                        message,
+                        label,
+                        Some(help),
+                    );
+                    errors.push(error);
                 }
             }
         }

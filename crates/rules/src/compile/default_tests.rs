@@ -35,7 +35,6 @@ fn tables(p: &Policy) -> Vec<String> {
         format!("{:?}", p.classifier),
         format!("{:?}", p.audiences),
         format!("{:?}", p.protected),
-        format!("{:?} {:?}", p.protected_set, p.protected_owner),
         format!("{:?}", p.tests),
         format!("{:?}", p.disabled),
     ]
@@ -110,7 +109,7 @@ fn the_loaded_policy_holds_every_value_of_the_file() {
             }
         }
         let protected = table("protected");
-        for (raw, entry) in protected.iter().zip(&p.protected) {
+        for (raw, entry) in protected.iter().zip(p.protected_entries()) {
             assert_eq!(strings(raw.get("paths")), entry.paths, "{}", entry.id);
             assert_eq!(raw["why"].as_str(), Some(entry.why.as_str()));
         }
@@ -164,7 +163,7 @@ fn the_loaded_policy_holds_every_value_of_the_file() {
 #[test]
 fn loading_compiles_no_matcher() {
     let p = fast();
-    assert!(!p.protected_set.is_built());
+    assert!(!p.protected.set.is_built());
     assert!(!p.classifier.is_built());
     assert!(!p.raw.is_built());
 }
@@ -174,7 +173,7 @@ fn every_matcher_of_the_embedded_default_compiles() {
     let p = fast();
     p.raw.force().unwrap();
     p.classifier.force().unwrap();
-    p.protected_set.force().unwrap();
+    p.protected.set.force().unwrap();
     for rule in p.deny_rules() {
         for (_, condition) in &rule.conditions {
             if let Some(globs) = condition.globs() {
@@ -318,7 +317,7 @@ fn instances(glob: &str) -> Vec<String> {
 #[test]
 fn guarded_glob_sets_find_what_compiled_sets_find() {
     let p = fast();
-    let mut sets: Vec<&LazyGlobSet> = vec![&p.protected_set];
+    let mut sets: Vec<&LazyGlobSet> = vec![&p.protected.set];
     for rule in p.deny_rules() {
         sets.extend(rule.conditions.iter().filter_map(|(_, c)| c.globs()));
     }
