@@ -109,7 +109,7 @@ impl GateEvaluator {
             add(&interpreter.verb);
         }
         for wrapper in policy.wrappers() {
-            if wrapper.mode == shellgate_rules::WrapperMode::Prefix {
+            if matches!(wrapper.mode, shellgate_rules::WrapperMode::Prefix(_)) {
                 add(&wrapper.verb);
             }
         }
