@@ -1,6 +1,27 @@
 //! The shipped default policy: it loads, and every one of its own examples passes.
 
-use shellgate_rules::{Examples, Policy};
+use shellgate_rules::{DEFAULT_POLICY, Examples, Policy};
+
+/// The tables of array `key` of the default policy, read independently with `toml`.
+#[expect(
+    clippy::unwrap_used,
+    reason = "a test helper: the default policy is valid TOML"
+)]
+fn tables(key: &str) -> Vec<toml::Table> {
+    let file: toml::Table = toml::from_str(DEFAULT_POLICY).unwrap();
+    file.get(key)
+        .and_then(toml::Value::as_array)
+        .map(|a| a.iter().filter_map(|t| t.as_table().cloned()).collect())
+        .unwrap_or_default()
+}
+
+/// The number of items of list `key` in `table` (0 when absent).
+fn count(table: &toml::Table, key: &str) -> usize {
+    table
+        .get(key)
+        .and_then(toml::Value::as_array)
+        .map_or(0, Vec::len)
+}
 
 #[test]
 fn every_default_example_passes() {
@@ -24,16 +45,23 @@ fn every_default_example_passes() {
         .iter()
         .map(|r| r.examples.len() + r.counter_examples.len())
         .sum();
-    assert!(
-        examples + policy.tests().len() >= 150,
-        "{examples} examples"
-    );
+    let written: usize = tables("deny")
+        .iter()
+        .map(|rule| count(rule, "match") + count(rule, "not_match"))
+        .sum();
+    assert_eq!(examples, written);
+    assert_eq!(policy.tests().len(), tables("test").len());
 }
 
 #[test]
 fn the_default_is_embedded_and_compiles_without_examples() {
     let policy = Policy::embedded_default().unwrap();
-    assert!(policy.deny_rules().len() >= 20);
-    assert!(policy.safe_entries().len() >= 120);
+    assert_eq!(policy.deny_rules().len(), tables("deny").len());
+    // One entry per verb of each `[[safe]]` table.
+    let verbs: usize = tables("safe")
+        .iter()
+        .map(|safe| count(safe, "verbs").max(1))
+        .sum();
+    assert_eq!(policy.safe_entries().len(), verbs);
     assert_eq!(policy.settings().max_shell_depth, 8);
 }

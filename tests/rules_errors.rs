@@ -49,6 +49,29 @@ fn load(name: &str, layer: Layer) -> PolicyError {
     }
 }
 
+/// What a test expects of a single error.
+struct Expected<'a> {
+    /// The variant, as its name.
+    kind: &'a str,
+    message: &'a str,
+    help: &'a str,
+    /// The label drawn under the offending source.
+    label: &'a str,
+    /// "file:line:column" of the start.
+    at: &'a str,
+    /// The source text the label spans (so its end too).
+    spans: &'a str,
+}
+
+/// The variant of an error, by name.
+fn kind(error: &PolicyError) -> String {
+    format!("{error:?}")
+        .split(['(', ' '])
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// (message, help, "file:line:column") of a single error.
 fn parts(error: &PolicyError) -> (String, Option<String>, String) {
     (
@@ -61,13 +84,31 @@ fn parts(error: &PolicyError) -> (String, Option<String>, String) {
     )
 }
 
-fn check(name: &str, layer: Layer, message: &str, help: &str, at: &str) {
-    let error = load(name, layer);
-    assert_eq!(
-        parts(&error),
-        (message.to_owned(), Some(help.to_owned()), at.to_owned()),
-        "{name}"
+/// Loads fixture `name` as `layer` and compares its one error with `expected` whole.
+fn check(name: &str, layer: Layer, expected: &Expected<'_>) {
+    assert_error(&load(name, layer), &fixture(name).text, expected);
+}
+
+/// Compares one error (pointing into `text`) with `expected` whole.
+fn assert_error(error: &PolicyError, text: &str, expected: &Expected<'_>) {
+    let located = error.located();
+    let actual = (
+        kind(error),
+        parts(error),
+        located.map(|l| l.label().to_owned()),
+        located.and_then(|l| text.get(l.span())).map(str::to_owned),
     );
+    let wanted = (
+        expected.kind.to_owned(),
+        (
+            expected.message.to_owned(),
+            Some(expected.help.to_owned()),
+            expected.at.to_owned(),
+        ),
+        Some(expected.label.to_owned()),
+        Some(expected.spans.to_owned()),
+    );
+    assert_eq!(actual, wanted);
 }
 
 #[test]
@@ -75,9 +116,14 @@ fn unknown_key_suggests_the_key() {
     check(
         "unknown_key.toml",
         Layer::User,
-        "unknown key `verbs`",
-        "did you mean `verb`?",
-        "bad/unknown_key.toml:7:1",
+        &Expected {
+            kind: "UnknownKey",
+            message: "unknown key `verbs`",
+            help: "did you mean `verb`?",
+            label: "unknown key",
+            at: "bad/unknown_key.toml:7:1",
+            spans: "verbs",
+        },
     );
 }
 
@@ -86,9 +132,14 @@ fn unknown_table_suggests_the_table() {
     check(
         "unknown_table.toml",
         Layer::User,
-        "unknown key `denny`",
-        "did you mean `deny`?",
-        "bad/unknown_table.toml:3:3",
+        &Expected {
+            kind: "UnknownKey",
+            message: "unknown key `denny`",
+            help: "did you mean `deny`?",
+            label: "unknown key",
+            at: "bad/unknown_table.toml:3:3",
+            spans: "denny",
+        },
     );
 }
 
@@ -97,9 +148,14 @@ fn unknown_category_suggests_the_category() {
     check(
         "unknown_category.toml",
         Layer::User,
-        "unknown category `destrutive`",
-        "did you mean `destructive`?",
-        "bad/unknown_category.toml:5:12",
+        &Expected {
+            kind: "UnknownValue",
+            message: "unknown category `destrutive`",
+            help: "did you mean `destructive`?",
+            label: "unknown category",
+            at: "bad/unknown_category.toml:5:12",
+            spans: r#""destrutive""#,
+        },
     );
 }
 
@@ -108,9 +164,14 @@ fn bad_glob_keeps_the_authors_text() {
     check(
         "bad_glob.toml",
         Layer::User,
-        "invalid glob `/[a` in `args_any`: unclosed character class; missing ']'",
-        "globs use `*` (within one path segment), `**` (any depth), `?` and `[…]`; write `[*]` for a literal `*`",
-        "bad/bad_glob.toml:8:21",
+        &Expected {
+            kind: "BadGlob",
+            message: "invalid glob `/[a` in `args_any`: unclosed character class; missing ']'",
+            help: "globs use `*` (within one path segment), `**` (any depth), `?` and `[…]`; write `[*]` for a literal `*`",
+            label: "invalid glob",
+            at: "bad/bad_glob.toml:8:21",
+            spans: r#""/[a""#,
+        },
     );
 }
 
@@ -119,9 +180,14 @@ fn bad_regex_keeps_the_authors_text() {
     check(
         "bad_regex.toml",
         Layer::User,
-        r"invalid regex `:\(\)\s*\{(` in `raw`",
-        "regex parse error:\n    :\\(\\)\\s*\\{(\n              ^\nerror: unclosed group",
-        "bad/bad_regex.toml:7:7",
+        &Expected {
+            kind: "BadRegex",
+            message: r"invalid regex `:\(\)\s*\{(` in `raw`",
+            help: "regex parse error:\n    :\\(\\)\\s*\\{(\n              ^\nerror: unclosed group",
+            label: "invalid regex",
+            at: "bad/bad_regex.toml:7:7",
+            spans: r#"':\(\)\s*\{('"#,
+        },
     );
 }
 
@@ -130,28 +196,34 @@ fn duplicate_id_points_at_both() {
     check(
         "duplicate_id.toml",
         Layer::User,
-        "duplicate deny rule id `no-rm`",
-        "`no-rm` is already declared at bad/duplicate_id.toml:3:1; choose another id",
-        "bad/duplicate_id.toml:10:6",
+        &Expected {
+            kind: "DuplicateId",
+            message: "duplicate deny rule id `no-rm`",
+            help: "`no-rm` is already declared at bad/duplicate_id.toml:3:1; choose another id",
+            label: "duplicate id",
+            at: "bad/duplicate_id.toml:10:6",
+            spans: r#""no-rm""#,
+        },
     );
 }
 
 #[test]
 fn duplicate_id_across_layers() {
     let base = PolicySource::new("base.toml", BASE, Layer::Default);
-    let user = PolicySource::new(
-        "user.toml",
-        "version = 1\n[[deny]]\nid = \"rm-rf-root\"\ncategory = \"custom\"\nreason = \"x; y\"\nverb = [\"rm\"]\n",
-        Layer::User,
-    );
+    let text = "version = 1\n[[deny]]\nid = \"rm-rf-root\"\ncategory = \"custom\"\nreason = \"x; y\"\nverb = [\"rm\"]\n";
+    let user = PolicySource::new("user.toml", text, Layer::User);
     let error = Policy::load(&[base, user]).unwrap_err();
-    assert_eq!(
-        parts(&error),
-        (
-            "duplicate deny rule id `rm-rf-root`".to_owned(),
-            Some("`rm-rf-root` is already declared at base.toml:7:1; choose another id".to_owned()),
-            "user.toml:3:6".to_owned()
-        )
+    assert_error(
+        &error,
+        text,
+        &Expected {
+            kind: "DuplicateId",
+            message: "duplicate deny rule id `rm-rf-root`",
+            help: "`rm-rf-root` is already declared at base.toml:7:1; choose another id",
+            label: "duplicate id",
+            at: "user.toml:3:6",
+            spans: "\"rm-rf-root\"",
+        },
     );
 }
 
@@ -160,9 +232,14 @@ fn rule_without_matcher() {
     check(
         "no_matcher.toml",
         Layer::User,
-        "deny rule `no-rm` has no matcher",
-        "add at least one of `verb`, `flags_any`, `flags_all`, `args_any`, `redirect_to`, `env`, `pipeline` or `raw`",
-        "bad/no_matcher.toml:3:1",
+        &Expected {
+            kind: "Inconsistent",
+            message: "deny rule `no-rm` has no matcher",
+            help: "add at least one of `verb`, `flags_any`, `flags_all`, `args_any`, `redirect_to`, `env`, `cwd_under`, `pipeline` or `raw`",
+            label: "no matcher",
+            at: "bad/no_matcher.toml:3:1",
+            spans: "[[deny]]",
+        },
     );
 }
 
@@ -171,16 +248,26 @@ fn disable_only_in_a_user_layer() {
     check(
         "disable_in_project.toml",
         Layer::Project,
-        "`disable` is not allowed in a project layer",
-        "only a user policy may disable deny rules; a project policy may only add restrictions",
-        "bad/disable_in_project.toml:2:11",
+        &Expected {
+            kind: "LayerNotAllowed",
+            message: "`disable` is not allowed in a project layer",
+            help: "only a user policy may disable deny rules; a project policy may only add restrictions",
+            label: "not allowed here",
+            at: "bad/disable_in_project.toml:2:11",
+            spans: r#"["rm-rf-root"]"#,
+        },
     );
     check(
         "disable_in_project.toml",
         Layer::Default,
-        "`disable` is not allowed in a default layer",
-        "the default policy removes a rule by deleting it",
-        "bad/disable_in_project.toml:2:11",
+        &Expected {
+            kind: "LayerNotAllowed",
+            message: "`disable` is not allowed in a default layer",
+            help: "the default policy removes a rule by deleting it",
+            label: "not allowed here",
+            at: "bad/disable_in_project.toml:2:11",
+            spans: r#"["rm-rf-root"]"#,
+        },
     );
 }
 
@@ -189,9 +276,14 @@ fn disable_needs_a_reason() {
     check(
         "disable_without_reason.toml",
         Layer::User,
-        "`disable` needs a `disable_reason`",
-        "say why, such as `disable_reason = \"I run my own backups\"`",
-        "bad/disable_without_reason.toml:2:11",
+        &Expected {
+            kind: "Inconsistent",
+            message: "`disable` needs a `disable_reason`",
+            help: "say why, such as `disable_reason = \"I run my own backups\"`",
+            label: "no reason given",
+            at: "bad/disable_without_reason.toml:2:11",
+            spans: r#"["rm-rf-root"]"#,
+        },
     );
 }
 
@@ -200,9 +292,14 @@ fn disable_unknown_rule_suggests_the_id() {
     check(
         "disable_unknown_id.toml",
         Layer::User,
-        "unknown deny rule id `rm-rf-rot`",
-        "did you mean `rm-rf-root`?",
-        "bad/disable_unknown_id.toml:2:12",
+        &Expected {
+            kind: "UnknownValue",
+            message: "unknown deny rule id `rm-rf-rot`",
+            help: "did you mean `rm-rf-root`?",
+            label: "unknown rule",
+            at: "bad/disable_unknown_id.toml:2:12",
+            spans: r#""rm-rf-rot""#,
+        },
     );
 }
 
@@ -211,16 +308,26 @@ fn project_layer_cannot_loosen() {
     check(
         "project_adds_safe.toml",
         Layer::Project,
-        "a project layer cannot add `[[safe]]` entries",
-        "project policies may only add restrictions (`[[deny]]`, `[[protected]]`, `[[interpreter]]`, `[[test]]`); put this in your user policy",
-        "bad/project_adds_safe.toml:9:1",
+        &Expected {
+            kind: "LayerNotAllowed",
+            message: "a project layer cannot add `[[safe]]` entries",
+            help: "project policies may only add restrictions (`[[deny]]`, `[[protected]]`, `[[interpreter]]`, `[[test]]`); put this in your user policy",
+            label: "not allowed in a project layer",
+            at: "bad/project_adds_safe.toml:9:1",
+            spans: "[[safe]]",
+        },
     );
     check(
         "unknown_wrapper_mode.toml",
         Layer::Project,
-        "a project layer cannot add `[[wrapper]]` entries",
-        "project policies may only add restrictions (`[[deny]]`, `[[protected]]`, `[[interpreter]]`, `[[test]]`); put this in your user policy",
-        "bad/unknown_wrapper_mode.toml:3:1",
+        &Expected {
+            kind: "LayerNotAllowed",
+            message: "a project layer cannot add `[[wrapper]]` entries",
+            help: "project policies may only add restrictions (`[[deny]]`, `[[protected]]`, `[[interpreter]]`, `[[test]]`); put this in your user policy",
+            label: "not allowed in a project layer",
+            at: "bad/unknown_wrapper_mode.toml:3:1",
+            spans: "[[wrapper]]",
+        },
     );
 }
 
@@ -229,9 +336,14 @@ fn later_layer_cannot_raise_the_depth() {
     check(
         "project_raises_depth.toml",
         Layer::Project,
-        "a later layer cannot raise `max_shell_depth` above 8",
-        "later layers may only tighten settings; use a smaller depth",
-        "bad/project_raises_depth.toml:4:19",
+        &Expected {
+            kind: "LayerNotAllowed",
+            message: "a later layer cannot raise `max_shell_depth` above 8",
+            help: "later layers may only tighten settings; use a smaller depth",
+            label: "raises the limit",
+            at: "bad/project_raises_depth.toml:4:19",
+            spans: "12",
+        },
     );
 }
 
@@ -240,9 +352,14 @@ fn unsupported_version() {
     check(
         "unsupported_version.toml",
         Layer::User,
-        "unsupported policy version `2`",
-        "this shellgate understands `version = 1`",
-        "bad/unsupported_version.toml:1:11",
+        &Expected {
+            kind: "BadValue",
+            message: "unsupported policy version `2`",
+            help: "this shellgate understands `version = 1`",
+            label: "unsupported version",
+            at: "bad/unsupported_version.toml:1:11",
+            spans: "2",
+        },
     );
 }
 
@@ -251,9 +368,14 @@ fn missing_version() {
     check(
         "missing_version.toml",
         Layer::User,
-        "missing key `version`",
-        "add `version = 1` at the top of the file",
-        "bad/missing_version.toml:1:1",
+        &Expected {
+            kind: "MissingKey",
+            message: "missing key `version`",
+            help: "add `version = 1` at the top of the file",
+            label: "in this file",
+            at: "bad/missing_version.toml:1:1",
+            spans: "",
+        },
     );
 }
 
@@ -262,9 +384,14 @@ fn failing_match_example_names_rule_and_example() {
     check(
         "failing_match.toml",
         Layer::User,
-        "deny rule `git-force-push` does not match its example `git push -f`",
-        "shellgate sees `git push -f`; fix the rule's matchers or move the example to `not_match`",
-        "bad/failing_match.toml:9:30",
+        &Expected {
+            kind: "ExampleFailed",
+            message: "deny rule `git-force-push` does not match its example `git push -f`",
+            help: "shellgate sees `git push -f`; fix the rule's matchers or move the example to `not_match`",
+            label: "not matched",
+            at: "bad/failing_match.toml:9:30",
+            spans: r#""git push -f""#,
+        },
     );
 }
 
@@ -273,9 +400,14 @@ fn failing_not_match_example_names_rule_and_example() {
     check(
         "failing_not_match.toml",
         Layer::Project,
-        "deny rule `rm-recursive` matches its `not_match` example `rm -rf ./build`",
-        "shellgate sees `rm -rf ./build`; narrow the rule's matchers or move the example to `match`",
-        "bad/failing_not_match.toml:11:3",
+        &Expected {
+            kind: "ExampleFailed",
+            message: "deny rule `rm-recursive` matches its `not_match` example `rm -rf ./build`",
+            help: "shellgate sees `rm -rf ./build`; narrow the rule's matchers or move the example to `match`",
+            label: "matched",
+            at: "bad/failing_not_match.toml:11:3",
+            spans: r#""rm -rf ./build""#,
+        },
     );
 }
 
@@ -284,9 +416,14 @@ fn unknown_placeholder_suggests_the_placeholder() {
     check(
         "unknown_placeholder.toml",
         Layer::User,
-        "unknown placeholder `{projcet}` in zone `{projcet}/out`",
-        "did you mean `{project}`?",
-        "bad/unknown_placeholder.toml:5:10",
+        &Expected {
+            kind: "UnknownValue",
+            message: "unknown placeholder `{projcet}` in zone `{projcet}/out`",
+            help: "did you mean `{project}`?",
+            label: "unknown placeholder",
+            at: "bad/unknown_placeholder.toml:5:10",
+            spans: r#""{projcet}/out""#,
+        },
     );
 }
 
@@ -295,9 +432,14 @@ fn toml_syntax_error() {
     check(
         "syntax_error.toml",
         Layer::User,
-        "unclosed array table, expected `]`",
-        "this is not valid TOML; see https://toml.io for the syntax",
-        "bad/syntax_error.toml:3:8",
+        &Expected {
+            kind: "Syntax",
+            message: "unclosed array table, expected `]`",
+            help: "this is not valid TOML; see https://toml.io for the syntax",
+            label: "here",
+            at: "bad/syntax_error.toml:3:8",
+            spans: "",
+        },
     );
 }
 
@@ -306,9 +448,14 @@ fn wrong_type() {
     check(
         "wrong_type.toml",
         Layer::User,
-        "invalid type: integer `3`, expected a string",
-        "write a string here",
-        "bad/wrong_type.toml:4:6",
+        &Expected {
+            kind: "WrongType",
+            message: "invalid type: integer `3`, expected a string",
+            help: "write a string here",
+            label: "wrong type",
+            at: "bad/wrong_type.toml:4:6",
+            spans: "3",
+        },
     );
 }
 
@@ -317,9 +464,14 @@ fn raw_is_not_combined() {
     check(
         "raw_combined.toml",
         Layer::User,
-        "`raw` cannot be combined with other matchers",
-        "a `raw` rule matches the whole command text; move the other matchers to a separate rule",
-        "bad/raw_combined.toml:8:7",
+        &Expected {
+            kind: "Inconsistent",
+            message: "`raw` cannot be combined with other matchers",
+            help: "a `raw` rule matches the whole command text; move the other matchers to a separate rule",
+            label: "combined with other matchers",
+            at: "bad/raw_combined.toml:8:7",
+            spans: r#"':\(\)'"#,
+        },
     );
 }
 
@@ -328,9 +480,14 @@ fn test_names_unknown_rule() {
     check(
         "test_unknown_rule.toml",
         Layer::User,
-        "test `root is protected` names unknown deny rule `rm-rf-rot`",
-        "did you mean `rm-rf-root`?",
-        "bad/test_unknown_rule.toml:7:8",
+        &Expected {
+            kind: "UnknownValue",
+            message: "test `root is protected` names unknown deny rule `rm-rf-rot`",
+            help: "did you mean `rm-rf-root`?",
+            label: "unknown rule",
+            at: "bad/test_unknown_rule.toml:7:8",
+            spans: r#""rm-rf-rot""#,
+        },
     );
 }
 
@@ -339,9 +496,14 @@ fn test_names_unknown_audience() {
     check(
         "unknown_test_audience.toml",
         Layer::User,
-        "test `status` names unknown audience `persnal`",
-        "did you mean `personal`?",
-        "bad/unknown_test_audience.toml:11:12",
+        &Expected {
+            kind: "UnknownValue",
+            message: "test `status` names unknown audience `persnal`",
+            help: "did you mean `personal`?",
+            label: "unknown audience",
+            at: "bad/unknown_test_audience.toml:11:12",
+            spans: r#""persnal""#,
+        },
     );
 }
 
@@ -350,9 +512,14 @@ fn flag_spelling_without_dash() {
     check(
         "not_a_flag.toml",
         Layer::User,
-        "`recursive` in `flags_any` is not a flag",
-        "a flag starts with `-`",
-        "bad/not_a_flag.toml:8:21",
+        &Expected {
+            kind: "BadValue",
+            message: "`recursive` in `flags_any` is not a flag",
+            help: "a flag starts with `-`",
+            label: "not a flag",
+            at: "bad/not_a_flag.toml:8:21",
+            spans: r#""recursive""#,
+        },
     );
 }
 
@@ -361,9 +528,14 @@ fn unknown_decision_suggests_the_decision() {
     check(
         "unknown_decision.toml",
         Layer::User,
-        "unknown decision `HardDeny` in `write`",
-        "did you mean `HardDenied`?",
-        "bad/unknown_decision.toml:7:9",
+        &Expected {
+            kind: "UnknownValue",
+            message: "unknown decision `HardDeny` in `write`",
+            help: "did you mean `HardDenied`?",
+            label: "unknown decision",
+            at: "bad/unknown_decision.toml:7:9",
+            spans: r#""HardDeny""#,
+        },
     );
 }
 
@@ -372,9 +544,14 @@ fn id_must_be_kebab_case() {
     check(
         "not_kebab_id.toml",
         Layer::User,
-        "deny rule id `No_Rm` is not kebab-case",
-        "use lowercase letters, digits and single dashes, such as `rm-recursive-root`",
-        "bad/not_kebab_id.toml:4:6",
+        &Expected {
+            kind: "BadValue",
+            message: "deny rule id `No_Rm` is not kebab-case",
+            help: "use lowercase letters, digits and single dashes, such as `rm-recursive-root`",
+            label: "not kebab-case",
+            at: "bad/not_kebab_id.toml:4:6",
+            spans: r#""No_Rm""#,
+        },
     );
 }
 
@@ -383,9 +560,14 @@ fn unknown_wrapper_mode_suggests_the_mode() {
     check(
         "unknown_wrapper_mode.toml",
         Layer::User,
-        "unknown wrapper mode `exec-options`",
-        "did you mean `exec-option`?",
-        "bad/unknown_wrapper_mode.toml:5:8",
+        &Expected {
+            kind: "UnknownValue",
+            message: "unknown wrapper mode `exec-options`",
+            help: "did you mean `exec-option`?",
+            label: "unknown mode",
+            at: "bad/unknown_wrapper_mode.toml:5:8",
+            spans: r#""exec-options""#,
+        },
     );
 }
 
@@ -394,21 +576,32 @@ fn every_error_of_a_file_is_reported() {
     let error = load("two_errors.toml", Layer::User);
     assert!(matches!(error, PolicyError::Several(_)));
     assert_eq!(error.to_string(), "2 errors in the policy");
-    let all: Vec<_> = error.errors().into_iter().map(parts).collect();
-    assert_eq!(
-        all,
-        [
-            (
-                "`reason` is empty".to_owned(),
-                Some("write a short sentence for `reason`".to_owned()),
-                "bad/two_errors.toml:6:10".to_owned()
-            ),
-            (
-                "`verb` is empty".to_owned(),
-                Some("name the command, such as `verb = [\"git\", \"log\"]`".to_owned()),
-                "bad/two_errors.toml:13:8".to_owned()
-            ),
-        ]
+    let text = fixture("two_errors.toml").text;
+    let all = error.errors();
+    assert_eq!(all.len(), 2);
+    assert_error(
+        all[0],
+        &text,
+        &Expected {
+            kind: "EmptyValue",
+            message: "`reason` is empty",
+            help: "write a short sentence for `reason`",
+            label: "empty",
+            at: "bad/two_errors.toml:6:10",
+            spans: "\"\"",
+        },
+    );
+    assert_error(
+        all[1],
+        &text,
+        &Expected {
+            kind: "EmptyValue",
+            message: "`verb` is empty",
+            help: "name the command, such as `verb = [\"git\", \"log\"]`",
+            label: "no words",
+            at: "bad/two_errors.toml:13:8",
+            spans: "[]",
+        },
     );
     assert_eq!(error.related().map(Iterator::count), Some(2));
 }
@@ -447,13 +640,17 @@ fn layers_must_come_in_order() {
     let user = PolicySource::new("user.toml", "version = 1\n", Layer::User);
     let default = PolicySource::new("default.toml", "version = 1\n", Layer::Default);
     let error = Policy::load(&[user, default]).unwrap_err();
-    assert_eq!(
-        parts(&error),
-        (
-            "a default layer cannot follow a user layer".to_owned(),
-            Some("load the default layer first, then user layers, then project layers".to_owned()),
-            "default.toml:1:1".to_owned()
-        )
+    assert_error(
+        &error,
+        "version = 1\n",
+        &Expected {
+            kind: "LayerNotAllowed",
+            message: "a default layer cannot follow a user layer",
+            help: "load the default layer first, then user layers, then project layers",
+            label: "out of order",
+            at: "default.toml:1:1",
+            spans: "",
+        },
     );
 }
 
@@ -465,13 +662,113 @@ fn unknown_layer_name_suggests_the_layer() {
     assert_eq!(error.location(), None);
 }
 
+/// Every fixture in the directory is loaded by a test of this file, and every fixture a test
+/// names exists.
 #[test]
-fn at_least_fifteen_fixtures() {
-    let count = std::fs::read_dir(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/policies/bad"
-    ))
-    .unwrap()
-    .count();
-    assert!(count >= 15, "{count} fixtures");
+fn every_fixture_is_checked() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/policies/bad");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let source = include_str!("rules_errors.rs");
+    // Fixtures are named as `check("NAME", …` or `load("NAME", …`.
+    let mut named: Vec<String> = source
+        .split('"')
+        .filter(|s| s.ends_with(".toml") && !s.contains(['/', ' ']))
+        .filter(|s| {
+            source.contains(&format!("\n        \"{s}\",\n        Layer::"))
+                || source.contains(&format!("load(\"{s}\""))
+        })
+        .map(str::to_owned)
+        .collect();
+    named.sort();
+    named.dedup();
+    assert_eq!(files, named);
+}
+
+/// Loads each text as the user file `p.toml` and compares its one error with the expectation.
+#[expect(
+    clippy::panic,
+    reason = "a test helper: a text that loads fails the test"
+)]
+fn check_inline(cases: &[(&str, Expected<'_>)]) {
+    for (text, expected) in cases {
+        match Policy::load(&[PolicySource::new("p.toml", *text, Layer::User)]) {
+            Ok(_) => panic!("{text:?} loaded"),
+            Err(error) => assert_error(&error, text, expected),
+        }
+    }
+}
+
+/// Schema errors inside nested tables and lists point at the offending key or value.
+#[test]
+fn schema_errors_in_nested_tables_and_lists() {
+    let cases = [
+        (
+            "version = 1\n[[safe]]\nverb = [\"ls\"]\nwhy = \"lists\"\nunless_flags = [{ flags = [\"-R\"], why = \"deep\", when = 1 }]\n",
+            Expected {
+                kind: "UnknownKey",
+                message: "unknown key `when`",
+                help: "expected one of `flags`, `why`",
+                label: "unknown key",
+                at: "p.toml:5:49",
+                spans: "when",
+            },
+        ),
+        (
+            "version = 1\n[[deny]]\nid = \"x\"\ncategory = \"custom\"\nreason = \"a; b\"\nargs_any = [\"/\", 7]\n",
+            Expected {
+                kind: "WrongType",
+                message: "invalid type: integer `7`, expected a string",
+                help: "write a string here",
+                label: "wrong type",
+                at: "p.toml:6:18",
+                spans: "7",
+            },
+        ),
+        (
+            "version = 1\n[[protected]]\nid = \"keys\"\npaths = [\"~/.ssh/**\"]\nread = \"NeedsPrompt\"\nwhy = \"keys\"\n",
+            Expected {
+                kind: "MissingKey",
+                message: "missing key `write`",
+                help: "add `write = …` to this table",
+                label: "in this table",
+                at: "p.toml:2:1",
+                spans: "[[protected]]",
+            },
+        ),
+    ];
+    check_inline(&cases);
+}
+
+/// A verb catalogued twice, and a wrapper key its mode does not use, are refused.
+#[test]
+fn catalog_entries_that_contradict_themselves() {
+    let cases = [
+        (
+            "version = 1\n[[safe]]\nverb = [\"ls\"]\nwhy = \"lists\"\n\n[[safe]]\nverbs = [[\"cat\"], [\"ls\"]]\nwhy = \"reads\"\n",
+            Expected {
+                kind: "DuplicateId",
+                message: "duplicate `[[safe]]` entry for `ls`",
+                help: "`ls` is already catalogued at p.toml:2:1; merge the two entries",
+                label: "duplicate entry",
+                at: "p.toml:6:1",
+                spans: "[[safe]]",
+            },
+        ),
+        (
+            "version = 1\n[[wrapper]]\nverb = [\"git\"]\nmode = \"strip\"\nvalue_flags = [\"-C\"]\nstop_at = [\"--\"]\n",
+            Expected {
+                kind: "Inconsistent",
+                message: "`stop_at` does not apply to a `strip` wrapper",
+                help: "remove `stop_at`, or give the wrapper the mode that uses it",
+                label: "not used by this mode",
+                at: "p.toml:6:11",
+                spans: "[\"--\"]",
+            },
+        ),
+    ];
+    check_inline(&cases);
 }

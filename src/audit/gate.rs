@@ -242,7 +242,7 @@ impl Judge for GateJudge {
                         policy
                             .wrappers()
                             .iter()
-                            .filter(|wrapper| wrapper.mode == WrapperMode::Prefix)
+                            .filter(|wrapper| matches!(wrapper.mode, WrapperMode::Prefix(_)))
                             .map(|wrapper| &wrapper.verb),
                     );
                 if NEVER_HEADS.contains(&head)

@@ -5,9 +5,11 @@
 //! directory for a relative target) makes the directory unknown (`None`). `CDPATH` is not
 //! consulted: a relative `cd` is resolved against the current directory only.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::clause::Word;
+pub(crate) use crate::path::normalize_path as normalize;
+use crate::path::{self, Tilde};
 
 /// The words of a command that changes the directory, without a `builtin`/`command` prefix.
 fn cd_words(argv: &[Word]) -> Option<(&str, &[Word])> {
@@ -101,37 +103,12 @@ pub(crate) fn apply(
 }
 
 fn resolve_tilde(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
-    let (prefix, rest) = match text.find('/') {
-        Some(i) => (text.get(..i)?, text.get(i + 1..)?),
-        None => (text, ""),
-    };
-    let base = match prefix {
-        "~" => home?,
-        "~+" => cwd?,
-        _ => return None,
+    let (base, rest) = match path::tilde(text)? {
+        Tilde::Home(rest) => (home?, rest),
+        Tilde::WorkingDir(rest) => (cwd?, rest),
+        Tilde::Unknown => return None,
     };
     Some(normalize(&base.join(rest)))
-}
-
-/// Lexical normalisation: drops `.`, resolves `..` against the path so far (never above the
-/// root), keeps everything else.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() && !out.has_root() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    if out.as_os_str().is_empty() {
-        out.push(".");
-    }
-    out
 }
 
 #[cfg(test)]
@@ -194,6 +171,11 @@ mod tests {
         assert_eq!(
             run("builtin cd /srv", Some("/x")),
             Some(Some(PathBuf::from("/srv")))
+        );
+        // Regression: `~//tmp` was joined as the absolute `/tmp`.
+        assert_eq!(
+            run("cd ~//tmp", Some("/x")),
+            Some(Some(PathBuf::from("/home/me/tmp")))
         );
     }
 

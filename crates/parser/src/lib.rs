@@ -59,6 +59,7 @@ mod grammar;
 mod graph;
 pub mod limits;
 mod lower;
+pub mod path;
 mod recover;
 mod render;
 mod verb;

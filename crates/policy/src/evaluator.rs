@@ -114,7 +114,8 @@ impl GateEvaluator {
         for wrapper in policy.wrappers() {
             // Package runners are heads that need a subcommand (`npx prettier *`), see
             // `proposal::SUBCOMMAND_HEADS`.
-            if wrapper.mode == shellgate_rules::WrapperMode::Prefix && wrapper.runs.is_none() {
+            if matches!(&wrapper.mode, shellgate_rules::WrapperMode::Prefix(p) if p.runs.is_none())
+            {
                 add(&wrapper.verb);
             }
         }

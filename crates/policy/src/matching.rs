@@ -19,17 +19,23 @@
 //!      directory, `..` normalised, symbolic links followed when the state resolves them) and
 //!      compared component by component with the glob: a final bare `*` (or `**`) matches
 //!      anything strictly below its directory at any depth, `**` elsewhere matches any number
-//!      of components, and any other component is a shell glob within one component. So
+//!      of components, and any other component is a glob over that one component. So
 //!      `rm /tmp/*` matches `rm -rf /tmp/a/b` but never `rm /tmpevil`, `rm /tmp`,
 //!      `rm /tmp/../etc` or `rm /tmp/a /etc/x`;
 //!    - any other glob (`v*`, `test-?`) must match *every* remaining word, and there must be at
 //!      least one (`git tag v*` matches `git tag v1.2`, not `git tag -d v1`).
+//!
+//!    Globs are in the policy glob dialect (`shellgate_rules::glob`: `*`, `?`, `[…]`, `{a,b}`,
+//!    `\` escapes); a word or component is matched as one segment, and a glob that cannot be
+//!    compiled (an unclosed `[`) matches nothing.
 //! 3. **Embedded code.** For an interpreter call with code the gate cannot read, a pattern only
 //!    matches the exact command: the prefix must cover every word, so the glob matches nothing.
 
 use std::path::{Component, Path, PathBuf};
 
-use shellgate_rules::VerbPattern;
+use shellgate_rules::glob::SegmentGlobs;
+use shellgate_rules::pattern::PathArg;
+use shellgate_rules::{ArgGlob, VerbPattern};
 
 use crate::paths;
 
@@ -140,7 +146,7 @@ pub fn matches(
         return false;
     }
     let rest = words.get(prefix.len()..).unwrap_or_default();
-    glob_matches(pattern.arg_glob(), rest, ctx)
+    glob_matches(pattern, rest, ctx)
 }
 
 /// Whether the pattern's first token names the command's executable.
@@ -164,22 +170,22 @@ fn verb_matches(head: &str, first: &Token<'_>, ctx: &MatchContext<'_>) -> bool {
 }
 
 /// Whether the argument glob matches the words after the prefix.
-fn glob_matches(glob: &str, rest: &[Token<'_>], ctx: &MatchContext<'_>) -> bool {
-    if glob == "*" {
-        return true;
+fn glob_matches(pattern: &VerbPattern, rest: &[Token<'_>], ctx: &MatchContext<'_>) -> bool {
+    match pattern.arg() {
+        ArgGlob::Any => true,
+        ArgGlob::Path(arg) => path_glob_matches(arg, rest, ctx),
+        ArgGlob::Word(glob) => {
+            !rest.is_empty()
+                && rest
+                    .iter()
+                    .all(|word| word.literal && glob.is_match(word.text))
+        }
     }
-    if glob.contains('/') || glob.starts_with('~') {
-        return path_glob_matches(glob, rest, ctx);
-    }
-    !rest.is_empty()
-        && rest
-            .iter()
-            .all(|word| word.literal && paths::fnmatch(glob, word.text, false))
 }
 
 /// A path glob: every operand (non-flag word) must lie inside the glob; at least one operand.
-fn path_glob_matches(glob: &str, rest: &[Token<'_>], ctx: &MatchContext<'_>) -> bool {
-    let Some(glob) = PathGlob::new(glob, ctx) else {
+fn path_glob_matches(arg: &PathArg, rest: &[Token<'_>], ctx: &MatchContext<'_>) -> bool {
+    let (Some(base), Some(below)) = (resolve_dir(arg.dir(), ctx), arg.below()) else {
         return false;
     };
     let mut operands = 0_usize;
@@ -198,20 +204,49 @@ fn path_glob_matches(glob: &str, rest: &[Token<'_>], ctx: &MatchContext<'_>) -> 
         let Some(path) = resolve_token(word, ctx) else {
             return false;
         };
-        if !glob.matches(&path) {
+        if !below_matches(&base, below, &path) {
             return false;
         }
     }
     operands > 0
 }
 
-/// A compiled path glob: the resolved literal directory and the glob components after it.
+/// The literal directory of a path glob, resolved like an operand.
+fn resolve_dir(literal: &str, ctx: &MatchContext<'_>) -> Option<PathBuf> {
+    if literal.starts_with('$') {
+        let text = paths::expand_home_variable(literal, ctx.home)?;
+        return paths::finish(Path::new(&text), ctx.symlinks);
+    }
+    let token = Token {
+        text: if literal.is_empty() { "." } else { literal },
+        literal: true,
+        tilde: literal.starts_with('~'),
+    };
+    resolve_token(&token, ctx)
+}
+
+/// Whether an absolute, resolved `path` is below `base` where `below` matches.
+fn below_matches(base: &Path, below: &SegmentGlobs, path: &Path) -> bool {
+    let Ok(rest) = path.strip_prefix(base) else {
+        return false;
+    };
+    let names: Vec<&str> = rest
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => name.to_str(),
+            _ => None,
+        })
+        .collect();
+    names.len() == rest.components().count() && below.matches(&names)
+}
+
+/// A compiled path glob: the resolved literal directory and the segment globs below it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathGlob {
     /// The literal directory, absolute and resolved.
     base: PathBuf,
-    /// The components from the first glob component on.
-    components: Vec<String>,
+    /// The segments from the first glob segment on.
+    below: SegmentGlobs,
 }
 
 impl PathGlob {
@@ -220,95 +255,18 @@ impl PathGlob {
     /// `None` when the glob cannot be resolved or has `..` after a glob component.
     #[must_use]
     pub fn new(glob: &str, ctx: &MatchContext<'_>) -> Option<Self> {
-        let split = glob_components(glob);
-        let (literal, rest) = split;
-        let base_token = Token {
-            text: if literal.is_empty() { "." } else { literal },
-            literal: true,
-            tilde: literal.starts_with('~'),
-        };
-        let base = if literal.starts_with('$') {
-            let text = paths::expand_home_variable(literal, ctx.home)?;
-            paths::finish(Path::new(&text), ctx.symlinks)?
-        } else {
-            resolve_token(&base_token, ctx)?
-        };
-        if rest.iter().any(|c| c == "..") {
-            return None;
-        }
+        let arg = PathArg::new(glob);
+        let base = resolve_dir(arg.dir(), ctx)?;
         Some(Self {
             base,
-            components: rest
-                .into_iter()
-                .filter(|c| !c.is_empty() && c != ".")
-                .collect(),
+            below: arg.below()?.clone(),
         })
     }
 
     /// Whether an absolute, resolved path matches.
     #[must_use]
     pub fn matches(&self, path: &Path) -> bool {
-        let Ok(below) = path.strip_prefix(&self.base) else {
-            return false;
-        };
-        let names: Vec<&str> = below
-            .components()
-            .filter_map(|c| match c {
-                Component::Normal(name) => name.to_str(),
-                _ => None,
-            })
-            .collect();
-        if names.len() != below.components().count() {
-            return false;
-        }
-        let globs: Vec<&str> = self.components.iter().map(String::as_str).collect();
-        match_components(&globs, &names)
-    }
-}
-
-/// Splits a glob path into its literal directory text and the components from the first glob
-/// component on.
-fn glob_components(glob: &str) -> (&str, Vec<String>) {
-    let mut offset = 0_usize;
-    for (index, component) in glob.split('/').enumerate() {
-        if component.contains(['*', '?', '[']) {
-            let literal = match index {
-                0 => "",
-                1 if glob.starts_with('/') => "/",
-                _ => glob.get(..offset.saturating_sub(1)).unwrap_or(""),
-            };
-            let rest = glob
-                .get(offset..)
-                .unwrap_or("")
-                .split('/')
-                .map(str::to_owned)
-                .collect();
-            return (literal, rest);
-        }
-        offset += component.len() + 1;
-    }
-    (glob, Vec::new())
-}
-
-/// Matches path components against glob components (see the module docs).
-fn match_components(globs: &[&str], names: &[&str]) -> bool {
-    match (globs.split_first(), names.split_first()) {
-        (None, None) => true,
-        (None, Some(_)) => false,
-        (Some((&glob, rest_globs)), _)
-            if glob == "**" || (glob == "*" && rest_globs.is_empty()) =>
-        {
-            if rest_globs.is_empty() {
-                // A final `*` or `**`: anything strictly below.
-                return !names.is_empty();
-            }
-            (0..=names.len())
-                .any(|skip| match_components(rest_globs, names.get(skip..).unwrap_or_default()))
-        }
-        (Some(_), None) => false,
-        (Some((&glob, rest_globs)), Some((&name, rest_names))) => {
-            paths::fnmatch(glob, name, false) && match_components(rest_globs, rest_names)
-        }
+        below_matches(&self.base, &self.below, path)
     }
 }
 
@@ -420,6 +378,12 @@ mod tests {
             ("git tag v*", "git tag", false),
             ("make test-?", "make test-a", true),
             ("make test-?", "make test-ab", false),
+            // The policy glob dialect: alternatives, escapes; an unclosed `[` matches nothing.
+            ("make {build,test}-*", "make test-a", true),
+            ("make {build,test}-*", "make lint-a", false),
+            ("echo \\*", "echo *", true),
+            ("echo \\*", "echo x", false),
+            ("ls a[*", "ls a[b", false),
         ];
         for (pattern, command, expected) in cases {
             assert_eq!(check(pattern, command), expected, "{pattern} vs {command}");

@@ -19,6 +19,8 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
+use shellgate_parser::path::{self as lexical, HomePrefix, Tilde};
+
 /// How many symbolic links one resolution may follow (Linux's `MAXSYMLINKS`).
 const MAX_SYMLINKS: usize = 40;
 
@@ -37,24 +39,9 @@ const MAX_SYMLINKS: usize = 40;
 /// ```
 #[must_use]
 pub fn normalize(path: &Path) -> Option<PathBuf> {
-    if !path.is_absolute() {
-        return None;
-    }
-    let mut out = PathBuf::from("/");
-    for component in path.components() {
-        match component {
-            // The root is already in `out`; `.` adds nothing.
-            Component::RootDir | Component::CurDir => {}
-            // `..` drops the previous segment; `pop` at the root is a no-op.
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(segment) => out.push(segment),
-            // Windows prefixes never occur in an absolute Unix path.
-            Component::Prefix(_) => return None,
-        }
-    }
-    Some(out)
+    // A Windows prefix never occurs in an absolute Unix path.
+    let prefixed = matches!(path.components().next(), Some(Component::Prefix(_)));
+    (path.is_absolute() && !prefixed).then(|| lexical::normalize_path(path))
 }
 
 /// Resolves an absolute path against the file system, following symbolic links.
@@ -154,23 +141,20 @@ pub fn finish(path: &Path, symlinks: bool) -> Option<PathBuf> {
 /// ```
 #[must_use]
 pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
-    if tilde && text.starts_with('~') {
-        let (head, rest) = match text.split_once('/') {
-            Some((head, rest)) => (head, Some(rest)),
-            None => (text, None),
-        };
-        let base = match head {
-            "~" => home?,
-            "~+" => cwd?,
+    if let Some(prefix) = lexical::tilde(text).filter(|_| tilde) {
+        let (base, rest) = match prefix {
+            Tilde::Home(rest) => (home?, rest),
+            Tilde::WorkingDir(rest) => (cwd?, rest),
             // `~user` needs the password database and `~-` the previous directory: unknown.
-            _ => return None,
+            Tilde::Unknown => return None,
         };
         if !base.is_absolute() {
             return None;
         }
-        return Some(match rest {
-            Some(rest) if !rest.is_empty() => base.join(rest),
-            _ => base.to_path_buf(),
+        return Some(if rest.is_empty() {
+            base.to_path_buf()
+        } else {
+            base.join(rest)
         });
     }
     if text.is_empty() {
@@ -196,12 +180,9 @@ pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) 
 /// variable (`$HOMEDIR`), or the home directory is unknown.
 #[must_use]
 pub fn expand_home_variable(cooked: &str, home: Option<&Path>) -> Option<String> {
-    let after = cooked
-        .strip_prefix("${HOME}")
-        .or_else(|| cooked.strip_prefix("$HOME"))?;
-    if !(after.is_empty() || after.starts_with('/')) {
+    let Some((HomePrefix::Variable, after)) = lexical::home_prefix(cooked) else {
         return None;
-    }
+    };
     // Any other `$` or backquote may be another expansion: refuse rather than guess.
     if after.contains(['$', '`']) {
         return None;
@@ -297,8 +278,11 @@ pub fn split_glob(text: &str) -> Option<GlobSplit<'_>> {
     Some(GlobSplit { prefix, rest })
 }
 
-/// Matches one path component (or one word) against a shell-style glob: `*` (any run of
-/// characters), `?` (one character) and `[…]` (a set, with ranges and `!`/`^` negation).
+/// Matches one path component against a glob of a *command* the way bash's pathname
+/// expansion does: `*` (any run of characters), `?` (one character) and `[…]` (a set, with
+/// ranges and `!`/`^` negation; an unclosed `[` is literal). This is the shell's dialect, used
+/// to expand a command's own globs against the file system; policy files and grants use the
+/// policy glob dialect (`shellgate_rules::glob`).
 ///
 /// When `leading_dot` is true, a leading `.` in `name` must be matched by a literal `.`, as in
 /// bash without `dotglob`.
@@ -437,7 +421,7 @@ mod tests {
     fn expansion_of_tilde_and_relative_paths() {
         let cwd = Some(Path::new("/w/proj"));
         let home = Some(Path::new("/home/u"));
-        let cases: [(&str, bool, Option<&str>); 11] = [
+        let cases: [(&str, bool, Option<&str>); 12] = [
             ("~", true, Some("/home/u")),
             ("~/", true, Some("/home/u")),
             ("~/.ssh/id", true, Some("/home/u/.ssh/id")),
@@ -449,6 +433,8 @@ mod tests {
             ("../x", false, Some("/w/proj/../x")),
             ("/abs", false, Some("/abs")),
             ("", false, None),
+            // Regression: `~//x` was joined as the absolute `/x`.
+            ("~//etc/x", true, Some("/home/u/etc/x")),
         ];
         for (text, tilde, expected) in cases {
             assert_eq!(expand(text, tilde, cwd, home), expected.map(p), "{text}");

@@ -1,15 +1,15 @@
-//! Loading: TOML → raw model → validation → layering → compiled [`Policy`].
+//! Loading: TOML → tree → raw model → validation → layering → compiled [`Policy`].
 //!
 //! Every file is checked whole; all of its errors are collected. Any error anywhere refuses the
 //! whole load: no partial policy is ever returned.
 //!
-//! The embedded default policy has a fast path ([`Builder::embedded_fast_path`]): its raw
-//! model comes from the binary form the build script made of `policies/default.toml` (no TOML
-//! parse at run time), the checks that only compile its globs and regexes are skipped (the
-//! test suite and `shellgate check` run them on the same text), and its matchers are compiled
-//! on first use (see `lazy.rs`). Everything else — layering, ids, names, references — is
-//! validated on every load exactly as for any file. User and project files always take the
-//! full path: parsed, validated and compiled while loading.
+//! Every file takes the same path. Validation records the globs and regexes a file writes as
+//! checks (`checks.rs`) and builds matchers that compile on first use (`lazy.rs`); the checks
+//! and the `match`/`not_match` examples of a file run when it loads. The one difference for
+//! the embedded default policy is where its work was done: its tree comes from the binary form
+//! the build script made of `policies/default.toml` (no TOML parse at run time), and its checks
+//! and examples ran when it was built, in the test suite, on the same text (loading with
+//! [`crate::Examples::All`] runs them again, as `shellgate check` does).
 //!
 //! This module holds the builder, layering and the final compilation; each table's validation
 //! lives in a child module: `fields` (the checks shared by every field), `deny`, `catalog`
@@ -20,45 +20,55 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::PathBuf;
 
-use globset::GlobBuilder;
-use regex::{Regex, RegexSet};
-
 use crate::classify::TokenClass;
+use crate::condition::{self, Condition, Row};
 use crate::decision::Decision;
-use crate::error::{ErrorKind, Location, PolicyError, SourceFile, did_you_mean};
+use crate::error::{Located, Location, PolicyError, SourceFile, did_you_mean};
 use crate::flags::spelling_problem;
-use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet, RawMatcher, RawRegex};
+use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet};
 use crate::model::{
-    Audience, Category, DenyMatcher, DenyRule, DisabledRule, EffectClass, Interpreter, Layer,
-    PLACEHOLDERS, PipelineMatcher, PolicySource, PolicyTest, Protected, ReadZones, Role, Runs,
-    SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, ViewMatcher, Wrapper,
-    WrapperMode, ZoneTemplate,
+    Audience, Category, DenyRule, DisabledRule, EffectClass, ExecMode, Interpreter, Layer,
+    PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones, Role, Runs,
+    SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode,
+    WrapperOptions, ZoneTemplate,
 };
-use crate::paths;
 use crate::pattern::VerbPattern;
-use crate::policy::{DEFAULT_POLICY, Policy, VerbIndex};
+use crate::policy::{DEFAULT_POLICY, Examples, Policy};
+use crate::protected::ProtectedPaths;
 use crate::raw::{
-    Embedded, FlagEntry, RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected,
-    RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
+    RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected, RawSafe, RawSettings,
+    RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
 };
+use crate::read::Reader;
+use crate::tree::{Embedded, Tree};
+use shellgate_parser::path as paths;
 
 mod catalog;
+mod checks;
+#[cfg(test)]
+mod default_tests;
 mod deny;
 mod fields;
 mod scope;
 
-use fields::FileCx;
+use checks::Check;
+pub(crate) use fields::FileCx;
+use fields::Pending;
 
-/// The embedded default policy's raw model in postcard form, written by `build.rs` from the
-/// same text as [`DEFAULT_POLICY`] (empty when that text did not parse at build time).
+/// The embedded default policy's tree in postcard form, written by `build.rs` from the same
+/// text as [`DEFAULT_POLICY`] (empty when that text did not parse at build time).
 const EMBEDDED_BINARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default_policy.bin"));
 
-/// The embedded default policy's raw model, when the build script could make it.
-pub(crate) fn embedded_raw() -> Option<Embedded> {
+/// The embedded default policy's tree, when the build script could make it.
+pub(crate) fn embedded_tree() -> Option<Embedded<'static>> {
     if EMBEDDED_BINARY.is_empty() {
         return None;
     }
-    postcard::from_bytes(EMBEDDED_BINARY).ok()
+    let embedded: Embedded<'static> = postcard::from_bytes(EMBEDDED_BINARY).ok()?;
+    Some(Embedded {
+        tree: embedded.tree.in_source(DEFAULT_POLICY),
+        ..embedded
+    })
 }
 
 /// The largest `max_shell_depth` accepted.
@@ -79,10 +89,6 @@ const OS_NAMES: [&str; 11] = [
     "windows",
 ];
 
-/// The matcher keys of a deny rule, for help texts.
-const DENY_MATCHERS: &str =
-    "`verb`, `flags_any`, `flags_all`, `args_any`, `redirect_to`, `env`, `pipeline` or `raw`";
-
 /// A `match`/`not_match` example waiting to be checked once the policy is compiled.
 pub(crate) struct PendingExample {
     pub(crate) rule: String,
@@ -90,16 +96,6 @@ pub(crate) struct PendingExample {
     pub(crate) must_match: bool,
     pub(crate) file: SourceFile,
     pub(crate) span: Range<usize>,
-}
-
-/// A `raw` regex, compiled once every layer is in.
-struct RawPattern {
-    rule: usize,
-    pattern: String,
-    /// From the embedded default on the fast path: compiled on first use.
-    trusted: bool,
-    file: SourceFile,
-    span: Range<usize>,
 }
 
 /// A test whose `rule` and `audience` are checked once every layer is in.
@@ -116,7 +112,6 @@ pub(crate) struct Builder {
     files: usize,
     last_layer: Option<Layer>,
     deny: Vec<DenyRule>,
-    raw_patterns: Vec<RawPattern>,
     declared: HashMap<String, Location>,
     disabled: Vec<DisabledRule>,
     safe: Vec<SafeEntry>,
@@ -132,117 +127,20 @@ pub(crate) struct Builder {
     tests: Vec<PendingTest>,
     pub(crate) examples: Vec<PendingExample>,
     errors: Vec<PolicyError>,
-    /// Load the embedded default through its fast path (see the module docs).
-    embedded_fast_path: bool,
-    /// Leave out the `match`/`not_match` examples of a source whose text is the embedded
-    /// default (the test suite checks them).
-    skip_embedded_examples: bool,
+    /// Which files' checks and examples run (see the module docs).
+    checking: Examples,
     /// Required literals of the embedded default's `raw` regexes, by pattern.
     guards: BTreeMap<String, Vec<String>>,
-    /// A file off the fast path set `[classify]` patterns or order: compile it while loading.
-    classify_eager: bool,
-    /// A file off the fast path added protected paths: compile them while loading.
-    protected_eager: bool,
-}
-
-/// Rewrites a TOML/serde error into a located policy error.
-fn toml_error(file: &SourceFile, error: &toml::de::Error) -> PolicyError {
-    let message = error.message().trim().to_owned();
-    let span = error.span().unwrap_or(0..0);
-    let names = backticked(&message);
-    if let Some(rest) = message.strip_prefix("unknown field ") {
-        let unknown = names.first().cloned().unwrap_or_default();
-        let expected: Vec<&str> = names.iter().skip(1).map(String::as_str).collect();
-        let help = did_you_mean(&unknown, expected.iter().copied()).unwrap_or_else(|| {
-            if rest.contains("there are no fields") || expected.is_empty() {
-                "this table takes no keys".to_owned()
-            } else {
-                format!(
-                    "expected one of {}",
-                    expected
-                        .iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        });
-        return file.error(
-            ErrorKind::Schema,
-            span,
-            format!("unknown key `{unknown}`"),
-            "unknown key",
-            Some(help),
-        );
-    }
-    if message.starts_with("missing field ") {
-        let key = names.first().cloned().unwrap_or_default();
-        return file.error(
-            ErrorKind::Schema,
-            span,
-            format!("missing key `{key}`"),
-            "in this table",
-            Some(format!("add `{key} = …` to this table")),
-        );
-    }
-    if message.starts_with("unknown variant ") {
-        let unknown = names.first().cloned().unwrap_or_default();
-        let expected: Vec<&str> = names.iter().skip(1).map(String::as_str).collect();
-        return file.error(
-            ErrorKind::Schema,
-            span,
-            format!("unknown value `{unknown}`"),
-            "unknown value",
-            Some(
-                did_you_mean(&unknown, expected.iter().copied()).unwrap_or_else(|| {
-                    format!(
-                        "expected one of {}",
-                        expected
-                            .iter()
-                            .map(|k| format!("`{k}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                }),
-            ),
-        );
-    }
-    if message.starts_with("invalid type")
-        || message.starts_with("invalid value")
-        || message.starts_with("invalid length")
-    {
-        let help = message
-            .rsplit_once(", expected ")
-            .map(|(_, expected)| format!("write {expected} here"));
-        return file.error(ErrorKind::Schema, span, message.clone(), "wrong type", help);
-    }
-    file.error(
-        ErrorKind::Syntax,
-        span,
-        message,
-        "here",
-        Some("this is not valid TOML; see https://toml.io for the syntax".to_owned()),
-    )
-}
-
-/// The texts between backticks, in order.
-fn backticked(message: &str) -> Vec<String> {
-    message
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_owned)
-        .collect()
 }
 
 impl Builder {
-    pub(crate) fn new() -> Self {
+    /// A builder running the checks and examples `examples` asks for.
+    pub(crate) fn new(checking: Examples) -> Self {
         Self {
             settings: Settings::default(),
             files: 0,
             last_layer: None,
             deny: Vec::new(),
-            raw_patterns: Vec::new(),
             declared: HashMap::new(),
             disabled: Vec::new(),
             safe: Vec::new(),
@@ -258,19 +156,9 @@ impl Builder {
             tests: Vec::new(),
             examples: Vec::new(),
             errors: Vec::new(),
-            embedded_fast_path: false,
-            skip_embedded_examples: false,
+            checking,
             guards: BTreeMap::new(),
-            classify_eager: false,
-            protected_eager: false,
         }
-    }
-
-    /// Loads a default-layer source whose text is the embedded default through the fast path
-    /// (see the module docs) and leaves out its examples.
-    pub(crate) fn embedded_fast_path(&mut self) {
-        self.embedded_fast_path = true;
-        self.skip_embedded_examples = true;
     }
 
     /// Adds one file. Errors are collected.
@@ -281,11 +169,7 @@ impl Builder {
     /// Adds one file from its name, text and layer. Errors are collected.
     pub(crate) fn add_text(&mut self, name: &str, text: &str, layer: Layer) {
         let embedded = std::ptr::eq(text, DEFAULT_POLICY) || text == DEFAULT_POLICY;
-        let mut fast = if self.embedded_fast_path && embedded && layer == Layer::Default {
-            embedded_raw()
-        } else {
-            None
-        };
+        let mut fast = if embedded { embedded_tree() } else { None };
         let file = if embedded {
             // The same text: point at the copy in the binary instead of copying it.
             let known = fast.as_mut().map(|f| std::mem::take(&mut f.line_starts));
@@ -293,17 +177,19 @@ impl Builder {
         } else {
             SourceFile::new(name, text)
         };
+        // The embedded default's checks and examples ran when it was built (module docs).
+        let checked = !(embedded && self.checking == Examples::SkipEmbeddedDefault);
         let mut cx = FileCx {
             file: &file,
             layer,
-            trusted: fast.is_some(),
-            keep_examples: !(self.skip_embedded_examples && embedded),
             errors: Vec::new(),
+            pending: checked.then(Pending::default),
         };
         if let Some(last) = self.last_layer
             && layer < last
         {
-            cx.invalid(
+            cx.error(
+                PolicyError::LayerNotAllowed,
                 0..0,
                 format!("a {layer} layer cannot follow a {last} layer"),
                 "out of order",
@@ -311,14 +197,43 @@ impl Builder {
             );
         }
         self.last_layer = Some(layer.max(self.last_layer.unwrap_or(Layer::Default)));
-        if let Some(fast) = fast {
-            self.guards.extend(fast.guards);
-            self.add_raw(&mut cx, fast.file);
-        } else {
-            match toml::from_str::<RawFile>(text) {
-                Ok(raw) => self.add_raw(&mut cx, raw),
-                Err(e) => cx.errors.push(toml_error(&file, &e)),
+        let tree = match fast {
+            Some(fast) => {
+                self.guards.extend(fast.guards);
+                Some(fast.tree)
             }
+            None => match Tree::parse(text) {
+                Ok(tree) => Some(tree),
+                Err(e) => {
+                    cx.errors.push(file.error(
+                        PolicyError::Syntax,
+                        e.span().unwrap_or(0..0),
+                        e.message().trim(),
+                        "here",
+                        Some("this is not valid TOML; see https://toml.io for the syntax".into()),
+                    ));
+                    None
+                }
+            },
+        };
+        if let Some(root) = tree.as_ref().and_then(Tree::root) {
+            let mut reader = Reader::new(&file);
+            let raw = reader.read::<RawFile>(root);
+            reader
+                .errors
+                .sort_by_key(|e| e.located().map(|l| l.span().start));
+            cx.errors.append(&mut reader.errors);
+            if let Some(raw) = raw {
+                self.add_raw(&mut cx, raw);
+            }
+        }
+        if let Some(mut pending) = cx.pending.take() {
+            for check in &pending.checks {
+                check.run(&file, &mut cx.errors);
+            }
+            cx.errors
+                .sort_by_key(|e| e.located().map(|l| l.span().start));
+            self.examples.append(&mut pending.examples);
         }
         self.files += 1;
         self.errors.append(&mut cx.errors);
@@ -327,13 +242,14 @@ impl Builder {
     fn add_raw(&mut self, cx: &mut FileCx<'_>, mut raw: RawFile) {
         match &raw.version {
             None => cx.errors.push(cx.file.error(
-                ErrorKind::Schema,
+                PolicyError::MissingKey,
                 0..0,
                 "missing key `version`",
                 "in this file",
                 Some("add `version = 1` at the top of the file".into()),
             )),
-            Some(v) if *v.get_ref() != 1 => cx.invalid(
+            Some(v) if *v.get_ref() != 1 => cx.error(
+                PolicyError::BadValue,
                 v.span(),
                 format!("unsupported policy version `{}`", v.get_ref()),
                 "unsupported version",
@@ -351,15 +267,18 @@ impl Builder {
             (&mut raw.safe, None),
             (&mut raw.writer, Some(EffectClass::Writer)),
             (&mut raw.repository, Some(EffectClass::Repository)),
-            (&mut raw.toolchain, Some(EffectClass::Toolchain)),
             (&mut raw.network, Some(EffectClass::Network)),
+            (&mut raw.toolchain, Some(EffectClass::Toolchain)),
         ] {
-            let name = class.map_or("safe", EffectClass::table);
-            if !cx.forbid(table, &format!("[[{name}]]")) {
-                let mut seen = HashMap::new();
+            let name = format!("[[{}]]", class.map_or("safe", EffectClass::table));
+            if !cx.forbid(table, &name) {
+                let first = self.safe.len();
+                let mut tables = Vec::new();
                 for safe in table.iter_mut() {
-                    self.add_safe(cx, safe, &mut seen, class);
+                    self.add_safe(cx, safe, class);
+                    tables.resize(self.safe.len() - first, safe.span());
                 }
+                self.check_safe_duplicates(cx, first, &tables, &name);
             }
         }
         if !cx.forbid(&raw.wrapper, "[[wrapper]]") {
@@ -382,7 +301,8 @@ impl Builder {
         }
         if let Some(classify) = &raw.classify {
             if cx.layer == Layer::Project {
-                cx.invalid(
+                cx.error(
+                    PolicyError::LayerNotAllowed,
                     classify.span(),
                     "a project layer cannot change `[classify]`".into(),
                     "not allowed in a project layer",
@@ -413,7 +333,8 @@ impl Builder {
         if let Some(depth) = &raw.max_shell_depth {
             let value = *depth.get_ref();
             if !(0..=MAX_SHELL_DEPTH).contains(&value) {
-                cx.invalid(
+                cx.error(
+                    PolicyError::BadValue,
                     depth.span(),
                     format!("`max_shell_depth` `{value}` is out of range"),
                     "out of range",
@@ -421,7 +342,8 @@ impl Builder {
                 );
             } else if let Ok(value) = usize::try_from(value) {
                 if !first && value > self.settings.max_shell_depth {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::LayerNotAllowed,
                         depth.span(),
                         format!(
                             "a later layer cannot raise `max_shell_depth` above {}",
@@ -439,7 +361,8 @@ impl Builder {
             let mut out = Vec::new();
             for dir in dirs.get_ref() {
                 if !dir.get_ref().starts_with('/') {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::BadValue,
                         dir.span(),
                         format!("trusted bin dir `{}` is not absolute", dir.get_ref()),
                         "relative directory",
@@ -449,7 +372,8 @@ impl Builder {
                 }
                 let normal = PathBuf::from(paths::normalize(dir.get_ref(), true));
                 if !first && !self.settings.trusted_bin_dirs.contains(&normal) {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::LayerNotAllowed,
                         dir.span(),
                         format!(
                             "a later layer cannot trust `{}`, which an earlier layer does not",
@@ -466,7 +390,8 @@ impl Builder {
         }
         if let Some(names) = &raw.disposable {
             if cx.layer == Layer::Project {
-                cx.invalid(
+                cx.error(
+                    PolicyError::LayerNotAllowed,
                     names.span(),
                     "a project layer cannot add `disposable` directories".into(),
                     "not allowed in a project layer",
@@ -480,7 +405,8 @@ impl Builder {
                 for name in names.get_ref() {
                     let text = name.get_ref();
                     if text.is_empty() || text.contains('/') || text == "." || text == ".." {
-                        cx.invalid(
+                        cx.error(
+                            PolicyError::BadValue,
                             name.span(),
                             format!("disposable directory `{text}` is not a directory name"),
                             "not a name",
@@ -492,23 +418,19 @@ impl Builder {
                 }
             }
         }
-        for (key, list, out) in [
-            (
-                "release_names",
-                &raw.release_names,
-                &mut self.settings.release_names,
-            ),
-            (
-                "secret_names",
-                &raw.secret_names,
-                &mut self.settings.secret_names,
-            ),
+        for (key, list) in [
+            ("release_names", &raw.release_names),
+            ("secret_names", &raw.secret_names),
         ] {
             for glob in list.iter().flat_map(|l| l.get_ref()) {
                 let mut text = glob.clone();
-                if let Some(glob) = cx.glob(&mut text, key)
-                    && !out.contains(&glob)
-                {
+                let glob = cx.glob(&mut text, key);
+                let out = if key == "release_names" {
+                    &mut self.settings.release_names
+                } else {
+                    &mut self.settings.secret_names
+                };
+                if !out.contains(&glob) {
                     out.push(glob);
                 }
             }
@@ -524,7 +446,7 @@ impl Builder {
             {
                 self.errors.push(
                     pending.file.error(
-                        ErrorKind::Invalid,
+                        PolicyError::UnknownValue,
                         span.clone(),
                         format!(
                             "test `{}` names unknown deny rule `{rule}`",
@@ -543,7 +465,7 @@ impl Builder {
             {
                 self.errors.push(
                     pending.file.error(
-                        ErrorKind::Invalid,
+                        PolicyError::UnknownValue,
                         span.clone(),
                         format!(
                             "test `{}` names unknown audience `{audience}`",
@@ -566,15 +488,6 @@ impl Builder {
         if let Some(error) = PolicyError::combine(std::mem::take(&mut self.errors)) {
             return Err(error);
         }
-        let internal = |what: &str, e: &dyn std::fmt::Display| {
-            SourceFile::new("<policy>", "").error(
-                ErrorKind::Invalid,
-                0..0,
-                format!("internal error compiling {what}: {e}"),
-                "here",
-                None,
-            )
-        };
         let pairs: Vec<(TokenClass, String)> = self
             .classify_order
             .iter()
@@ -588,44 +501,11 @@ impl Builder {
                 )
             })
             .collect();
-        let classifier = if self.classify_eager {
-            LazyClassifier::compiled(pairs).map_err(|e| internal("the token classifier", &e))?
-        } else {
-            LazyClassifier::new(pairs)
-        };
-        let raw = raw_matcher(&self.raw_patterns, &self.guards)?;
-        let raw_rules: Vec<usize> = self.raw_patterns.iter().map(|p| p.rule).collect();
-        // Renumber raw indices in set order (disabled rules left gaps).
-        let mut deny = self.deny;
-        for (index, rule) in raw_rules.iter().enumerate() {
-            if let Some(DenyRule {
-                matcher: DenyMatcher::Raw { index: slot },
-                ..
-            }) = deny.get_mut(*rule)
-            {
-                *slot = index;
-            }
-        }
-        let mut protected_globs = Vec::new();
-        let mut protected_owner = Vec::new();
-        let mut protected = Vec::new();
-        for (index, (entry, globs)) in self.protected.into_iter().enumerate() {
-            for glob in globs {
-                protected_globs.push(glob);
-                protected_owner.push(index);
-            }
-            protected.push(entry);
-        }
-        let protected_set = if self.protected_eager {
-            LazyGlobSet::compiled(protected_globs).map_err(|e| internal("protected paths", &e))?
-        } else {
-            LazyGlobSet::new(protected_globs)
-        };
+        let classifier = LazyClassifier::new(pairs);
         let policy = Policy::assemble(crate::policy::Parts {
             settings: self.settings,
-            deny,
-            raw,
-            raw_rules,
+            deny: self.deny,
+            guards: &self.guards,
             safe: self.safe,
             wrappers: self.wrappers,
             shells: self.shells,
@@ -633,47 +513,11 @@ impl Builder {
             verbs: self.verbs,
             classifier,
             audiences: self.audiences,
-            protected,
-            protected_set,
-            protected_owner,
+            protected: ProtectedPaths::new(self.protected),
             tests: self.tests.into_iter().map(|t| t.test).collect(),
             disabled: self.disabled,
         });
         Ok((policy, self.examples))
-    }
-}
-
-/// The `raw` regexes: those of the embedded default on the fast path are compiled on first
-/// use behind their guards; all others are compiled now, and any that does not compile is
-/// an error pointing at it.
-fn raw_matcher(
-    patterns: &[RawPattern],
-    guards: &BTreeMap<String, Vec<String>>,
-) -> Result<RawMatcher, PolicyError> {
-    let mut regexes = Vec::with_capacity(patterns.len());
-    let mut errors = Vec::new();
-    for p in patterns {
-        if p.trusted {
-            regexes.push(RawRegex::new(
-                p.pattern.clone(),
-                guards.get(&p.pattern).cloned(),
-            ));
-            continue;
-        }
-        match Regex::new(&p.pattern) {
-            Ok(regex) => regexes.push(RawRegex::compiled(p.pattern.clone(), regex)),
-            Err(e) => errors.push(p.file.error(
-                ErrorKind::Invalid,
-                p.span.clone(),
-                format!("invalid regex `{}` in `raw`", p.pattern),
-                "invalid regex",
-                Some(e.to_string()),
-            )),
-        }
-    }
-    match PolicyError::combine(errors) {
-        Some(error) => Err(error),
-        None => Ok(RawMatcher::new(regexes)),
     }
 }
 
@@ -705,7 +549,8 @@ fn count(cx: &mut FileCx<'_>, value: Option<&Spanned<i64>>, key: &str) -> usize 
     match usize::try_from(*value.get_ref()) {
         Ok(n) if n <= 16 => n,
         _ => {
-            cx.invalid(
+            cx.error(
+                PolicyError::BadValue,
                 value.span(),
                 format!("`{key}` `{}` is out of range", value.get_ref()),
                 "out of range",
@@ -714,14 +559,4 @@ fn count(cx: &mut FileCx<'_>, value: Option<&Spanned<i64>>, key: &str) -> usize 
             0
         }
     }
-}
-
-/// Builds the verb index of a table (helper for [`Policy::assemble`]).
-pub(crate) fn index_of<'a>(verbs: impl Iterator<Item = &'a [String]>) -> VerbIndex {
-    let mut index = VerbIndex::default();
-    for (i, verb) in verbs.enumerate() {
-        index.insert(verb, i);
-    }
-    index.sort();
-    index
 }

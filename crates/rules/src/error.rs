@@ -112,10 +112,12 @@ impl SourceFile {
         }
     }
 
-    /// An error of `kind` at byte range `span` with `message`, a `label` and an optional `help`.
+    /// An error made by `kind` (a variant of [`PolicyError`] such as
+    /// [`PolicyError::DuplicateId`]) at byte range `span`, with `message`, a `label` and an
+    /// optional `help`.
     pub(crate) fn error(
         &self,
-        kind: ErrorKind,
+        kind: fn(Box<Located>) -> PolicyError,
         span: std::ops::Range<usize>,
         message: impl Into<String>,
         label: impl Into<String>,
@@ -123,7 +125,7 @@ impl SourceFile {
     ) -> PolicyError {
         let start = span.start.min(self.text().len());
         let end = span.end.clamp(start, self.text().len());
-        let located = Located {
+        kind(Box::new(Located {
             message: message.into(),
             help,
             label: label.into(),
@@ -136,27 +138,8 @@ impl SourceFile {
                 },
             ),
             span: SourceSpan::from(start..end),
-        };
-        match kind {
-            ErrorKind::Syntax => PolicyError::Syntax(Box::new(located)),
-            ErrorKind::Schema => PolicyError::Schema(Box::new(located)),
-            ErrorKind::Invalid => PolicyError::Invalid(Box::new(located)),
-            ErrorKind::Example => PolicyError::Example(Box::new(located)),
-        }
+        }))
     }
-}
-
-/// Which kind of located error to build (see [`PolicyError`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ErrorKind {
-    /// [`PolicyError::Syntax`].
-    Syntax,
-    /// [`PolicyError::Schema`].
-    Schema,
-    /// [`PolicyError::Invalid`].
-    Invalid,
-    /// [`PolicyError::Example`].
-    Example,
 }
 
 /// One diagnostic that points into a policy file.
@@ -202,26 +185,64 @@ impl Located {
     }
 }
 
-/// Everything that can go wrong when loading a policy. An invalid file is refused whole: no
-/// partial policy is ever produced.
+/// Everything that can go wrong when loading a policy: one variant per kind of problem. An
+/// invalid file is refused whole: no partial policy is ever produced.
+///
+/// Every variant but [`PolicyError::UnknownName`] and [`PolicyError::Several`] points into a
+/// file ([`PolicyError::located`]). [`PolicyError::code_str`] groups the variants into the
+/// stable machine-readable codes `shellgate::policy::{syntax,schema,invalid,example}`.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PolicyError {
-    /// The file is not valid TOML.
+    /// The file is not valid TOML. Code `syntax`.
     #[error("{}", .0.message)]
     Syntax(Box<Located>),
-    /// The TOML does not fit the policy schema: an unknown key, a missing key or a value of
-    /// the wrong type.
+    /// A key the table does not take. Code `schema`.
     #[error("{}", .0.message)]
-    Schema(Box<Located>),
-    /// The file fits the schema but says something invalid: a bad glob or regex, a duplicate
-    /// id, an unknown name, a rule without matchers, a layer doing what it may not.
+    UnknownKey(Box<Located>),
+    /// A key the table needs is missing. Code `schema`.
     #[error("{}", .0.message)]
-    Invalid(Box<Located>),
+    MissingKey(Box<Located>),
+    /// A value of the wrong type (a number where a string belongs). Code `schema`.
+    #[error("{}", .0.message)]
+    WrongType(Box<Located>),
+    /// An id (or a catalogued verb, or a token class in `order`) declared twice. Code `invalid`.
+    #[error("{}", .0.message)]
+    DuplicateId(Box<Located>),
+    /// A name that is not one of the known ones: a category, decision, role, zone placeholder,
+    /// wrapper mode, operating system or token class, or the id of a rule or the name of an
+    /// audience that does not exist. Code `invalid`.
+    #[error("{}", .0.message)]
+    UnknownValue(Box<Located>),
+    /// A glob that does not compile. Code `invalid`.
+    #[error("{}", .0.message)]
+    BadGlob(Box<Located>),
+    /// A regex that does not compile. Code `invalid`.
+    #[error("{}", .0.message)]
+    BadRegex(Box<Located>),
+    /// A layer doing what it may not: a project layer loosening the policy, `disable` outside
+    /// a user layer, a later layer widening a setting, layers out of order. Code `invalid`.
+    #[error("{}", .0.message)]
+    LayerNotAllowed(Box<Located>),
+    /// A value that must not be empty is. Code `invalid`.
+    #[error("{}", .0.message)]
+    EmptyValue(Box<Located>),
+    /// A value of the right type that is not acceptable: not kebab-case, not a flag, not one
+    /// word, out of range, not absolute, an unsupported version, a malformed grant. Code
+    /// `invalid`.
+    #[error("{}", .0.message)]
+    BadValue(Box<Located>),
+    /// An entry whose keys do not fit together: a deny rule without a matcher or with `raw`
+    /// beside other matchers, a wrapper missing the keys of its mode, a shell that never finds
+    /// code, `disable` without a reason. Code `invalid`.
+    #[error("{}", .0.message)]
+    Inconsistent(Box<Located>),
     /// A deny rule does not match one of its `match` examples, or matches a `not_match` one.
+    /// Code `example`.
     #[error("{}", .0.message)]
-    Example(Box<Located>),
+    ExampleFailed(Box<Located>),
     /// A name given outside any policy file (such as a layer name on the command line) is not
-    /// known.
+    /// known. Code `unknown_name`.
     #[error("unknown {what} `{name}`")]
     UnknownName {
         /// What kind of name (`layer`).
@@ -231,7 +252,7 @@ pub enum PolicyError {
         /// The fix.
         help: String,
     },
-    /// Several errors, in file order. Never empty; never nested.
+    /// Several errors, in file order. Never empty; never nested. Code `several`.
     #[error("{} errors in the policy", .0.len())]
     Several(Vec<PolicyError>),
 }
@@ -241,7 +262,19 @@ impl PolicyError {
     #[must_use]
     pub fn located(&self) -> Option<&Located> {
         match self {
-            Self::Syntax(l) | Self::Schema(l) | Self::Invalid(l) | Self::Example(l) => Some(l),
+            Self::Syntax(l)
+            | Self::UnknownKey(l)
+            | Self::MissingKey(l)
+            | Self::WrongType(l)
+            | Self::DuplicateId(l)
+            | Self::UnknownValue(l)
+            | Self::BadGlob(l)
+            | Self::BadRegex(l)
+            | Self::LayerNotAllowed(l)
+            | Self::EmptyValue(l)
+            | Self::BadValue(l)
+            | Self::Inconsistent(l)
+            | Self::ExampleFailed(l) => Some(l),
             Self::UnknownName { .. } | Self::Several(_) => None,
         }
     }
@@ -256,9 +289,8 @@ impl PolicyError {
     #[must_use]
     pub fn help_text(&self) -> Option<&str> {
         match self {
-            Self::Syntax(l) | Self::Schema(l) | Self::Invalid(l) | Self::Example(l) => l.help(),
             Self::UnknownName { help, .. } => Some(help),
-            Self::Several(_) => None,
+            other => other.located().and_then(Located::help),
         }
     }
 
@@ -271,14 +303,24 @@ impl PolicyError {
         }
     }
 
-    /// A stable machine-readable code such as `shellgate::policy::schema`.
+    /// A stable machine-readable code such as `shellgate::policy::schema`: the group of the
+    /// variant (see each variant).
     #[must_use]
     pub const fn code_str(&self) -> &'static str {
         match self {
             Self::Syntax(_) => "shellgate::policy::syntax",
-            Self::Schema(_) => "shellgate::policy::schema",
-            Self::Invalid(_) => "shellgate::policy::invalid",
-            Self::Example(_) => "shellgate::policy::example",
+            Self::UnknownKey(_) | Self::MissingKey(_) | Self::WrongType(_) => {
+                "shellgate::policy::schema"
+            }
+            Self::DuplicateId(_)
+            | Self::UnknownValue(_)
+            | Self::BadGlob(_)
+            | Self::BadRegex(_)
+            | Self::LayerNotAllowed(_)
+            | Self::EmptyValue(_)
+            | Self::BadValue(_)
+            | Self::Inconsistent(_) => "shellgate::policy::invalid",
+            Self::ExampleFailed(_) => "shellgate::policy::example",
             Self::UnknownName { .. } => "shellgate::policy::unknown_name",
             Self::Several(_) => "shellgate::policy::several",
         }

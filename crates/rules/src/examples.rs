@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use shellgate_parser::ParseOptions;
 
 use crate::compile::PendingExample;
-use crate::error::{ErrorKind, PolicyError};
+use crate::error::PolicyError;
 use crate::expand::ExpandOptions;
 use crate::policy::Policy;
 
@@ -88,7 +88,7 @@ impl Policy {
                 )
             };
             errors.push(example.file.error(
-                ErrorKind::Example,
+                PolicyError::ExampleFailed,
                 example.span.clone(),
                 message,
                 label,

@@ -39,9 +39,11 @@ use shellgate_parser::{
 };
 
 use crate::flags::flag_is;
-use crate::model::{DenyMatcher, DenyRule, Interpreter, Shell, Wrapper, WrapperMode};
-use crate::paths;
+use crate::model::{
+    DenyRule, ExecMode, Interpreter, PrefixMode, Shell, Wrapper, WrapperMode, WrapperOptions,
+};
 use crate::policy::{CommandView, Policy};
+use shellgate_parser::path as paths;
 
 /// The most wrappers unwrapped inside one another (`nice nice nice …`) before giving up.
 const MAX_WRAPPERS: usize = 32;
@@ -327,11 +329,11 @@ impl Policy {
                 })
             };
             for rule in self.pipeline_hits(pipeline.stages.len(), &runs) {
-                let DenyMatcher::Pipeline(p) = &rule.matcher else {
+                let Some((_, to)) = rule.pipeline() else {
                     continue;
                 };
                 let receiving = (1..pipeline.stages.len())
-                    .find(|j| p.to.iter().any(|v| runs(*j, v)))
+                    .find(|j| to.iter().any(|v| runs(*j, v)))
                     .and_then(|j| pipeline.stages.get(j))
                     .and_then(|members| members.first().copied());
                 push(&mut hits, rule, receiving);
@@ -485,27 +487,9 @@ impl Walker<'_> {
         let policy = self.policy;
         let words = &inv.words;
         let matched = policy
-            .lookup(
-                &policy.shell_index,
-                &policy.shells,
-                |e| &e.verb,
-                words,
-                true,
-                &|_| true,
-            )
+            .shell(words)
             .map(|e| e.verb.clone())
-            .or_else(|| {
-                policy
-                    .lookup(
-                        &policy.wrapper_index,
-                        &policy.wrappers,
-                        |e| &e.verb,
-                        words,
-                        true,
-                        &|_| true,
-                    )
-                    .map(|e| e.verb.clone())
-            });
+            .or_else(|| policy.wrapper(words).map(|e| e.verb.clone()));
         matched.unwrap_or_else(|| {
             words
                 .first()
@@ -561,31 +545,17 @@ impl Walker<'_> {
         let Some((_, trusted)) = words.first().and_then(|w| policy.command_name(w)) else {
             return;
         };
-        let wrapper = policy.lookup(
-            &policy.wrapper_index,
-            &policy.wrappers,
-            |e| &e.verb,
-            words,
-            true,
-            &|_| true,
-        );
-        if let Some(interpreter) = policy.interpreter(words) {
+        let shell = policy.shell(words);
+        let wrapper = policy.wrapper(words);
+        if let Some(interpreter) = policy.interpreter(words)
             // A longer wrapper prefix wins (`bun x PKG` runs a package; `bun x.js` is code).
-            if wrapper.is_none_or(|w| w.verb.len() <= interpreter.verb.len()) {
-                if let Some(opaque) = interpreter_opaque(interpreter, words) {
-                    self.set_opaque(index, opaque);
-                }
-                return;
+            && wrapper.is_none_or(|w| w.verb.len() <= interpreter.verb.len())
+        {
+            if let Some(opaque) = interpreter_opaque(interpreter, words) {
+                self.set_opaque(index, opaque);
             }
+            return;
         }
-        let shell = policy.lookup(
-            &policy.shell_index,
-            &policy.shells,
-            |e| &e.verb,
-            words,
-            true,
-            &|_| true,
-        );
         if let Some(shell) = shell {
             let found = find_code(shell, words);
             if wrapper.is_none() || matches!(found, Found::Code(..) | Found::Joined(_)) {
@@ -658,9 +628,11 @@ impl Walker<'_> {
         let cwd = inv.cwd.clone();
         let home = inv.home.clone();
         let start = wrapper.verb.len();
-        match wrapper.mode {
-            WrapperMode::Prefix => {
-                let Some(found) = prefix_inner(wrapper, &words, start, cwd, home.as_deref()) else {
+        match &wrapper.mode {
+            WrapperMode::Prefix(prefix) => {
+                let strict = !wrapper.privileged;
+                let Some(found) = prefix_inner(prefix, strict, &words, start, cwd, home.as_deref())
+                else {
                     return;
                 };
                 if trusted && found.transparent {
@@ -685,13 +657,13 @@ impl Walker<'_> {
                     found.assignments,
                     found.cwd,
                     Via::Wrapper,
-                    wrapper.appends_args,
+                    prefix.appends_args,
                     depth,
                 );
             }
-            WrapperMode::Strip => {
+            WrapperMode::Strip(options) => {
                 let Some((inner_words, inner_cwd, transparent)) =
-                    strip_inner(wrapper, &words, start, cwd, home.as_deref())
+                    strip_inner(options, &words, start, cwd, home.as_deref())
                 else {
                     return;
                 };
@@ -708,8 +680,8 @@ impl Walker<'_> {
                     depth,
                 );
             }
-            WrapperMode::ExecOption => {
-                for range in exec_option_inners(wrapper, &words, start) {
+            WrapperMode::ExecOption(exec) => {
+                for range in exec_option_inners(exec, &words, start) {
                     // `-execdir`/`-okdir` style options run in each found file's directory.
                     let in_found_dir = range
                         .start
@@ -894,7 +866,7 @@ struct PrefixInner {
     cwd: Option<PathBuf>,
     /// False when a `judged_flags` option was given: the wrapper is judged by itself.
     transparent: bool,
-    /// The first option the wrapper's entry does not list (strict wrappers only).
+    /// The first option the wrapper's entry does not list (non-privileged wrappers only).
     unknown: Option<String>,
 }
 
@@ -919,9 +891,11 @@ fn moved(value: Option<&Word>, cwd: Option<&Path>, home: Option<&Path>) -> Optio
 }
 
 /// Options, assignments and positionals of a prefix-mode wrapper; `None` when it runs no
-/// command (no words left, or a query flag such as `command -v`).
+/// command (no words left, or a query flag such as `command -v`). With `strict`, the first
+/// option the entry lists nowhere is reported.
 fn prefix_inner(
-    wrapper: &Wrapper,
+    prefix: &PrefixMode,
+    strict: bool,
     words: &[Word],
     start: usize,
     mut cwd: Option<PathBuf>,
@@ -930,17 +904,15 @@ fn prefix_inner(
     let mut i = start;
     let mut transparent = true;
     let mut unknown: Option<String> = None;
-    // A non-privileged wrapper's options are an exact allow-list (a privileged one never
-    // passes silently anyway).
-    let strict = !wrapper.privileged;
+    let options = &prefix.options;
     let known = |name: &str| {
-        exactly(name, &wrapper.value_flags)
-            || exactly(name, &wrapper.cwd_flags)
-            || listed(name, &wrapper.query_flags)
-            || listed(name, &wrapper.judged_flags)
-            || listed(name, &wrapper.flags)
+        exactly(name, &options.value_flags)
+            || exactly(name, &options.cwd_flags)
+            || listed(name, &prefix.query_flags)
+            || listed(name, &options.judged_flags)
+            || listed(name, &prefix.flags)
             || (!name.starts_with("--")
-                && [&wrapper.query_flags, &wrapper.judged_flags, &wrapper.flags]
+                && [&prefix.query_flags, &options.judged_flags, &prefix.flags]
                     .iter()
                     .any(|list| exactly(name, list)))
     };
@@ -950,7 +922,7 @@ fn prefix_inner(
         if !word.literal {
             break;
         }
-        if exactly(text, &wrapper.stop_at) {
+        if exactly(text, &prefix.stop_at) {
             i += 1;
             break;
         }
@@ -962,20 +934,21 @@ fn prefix_inner(
                 Some((n, v)) => (n, Some(v)),
                 None => (long, None),
             };
-            if listed(name, &wrapper.query_flags) {
+            if listed(name, &prefix.query_flags) {
                 return None;
             }
-            if listed(name, &wrapper.judged_flags) {
+            if listed(name, &prefix.options.judged_flags) {
                 transparent = false;
             }
             if strict && unknown.is_none() && !known(name) {
                 unknown = Some(text.to_owned());
             }
-            let takes = exactly(name, &wrapper.value_flags) || exactly(name, &wrapper.cwd_flags);
+            let takes = exactly(name, &prefix.options.value_flags)
+                || exactly(name, &prefix.options.cwd_flags);
             if takes && inline.is_none() {
                 i += 1;
             }
-            if exactly(name, &wrapper.cwd_flags) {
+            if exactly(name, &prefix.options.cwd_flags) {
                 cwd = match inline {
                     Some(v) => moved(
                         Some(&synthetic_word(v.to_owned(), word.span)),
@@ -988,14 +961,14 @@ fn prefix_inner(
             i += 1;
             continue;
         }
-        if exactly(text, &wrapper.query_flags) {
+        if exactly(text, &prefix.query_flags) {
             return None;
         }
-        if exactly(text, &wrapper.judged_flags) {
+        if exactly(text, &prefix.options.judged_flags) {
             transparent = false;
         }
-        if exactly(text, &wrapper.value_flags) || exactly(text, &wrapper.cwd_flags) {
-            if exactly(text, &wrapper.cwd_flags) {
+        if exactly(text, &prefix.options.value_flags) || exactly(text, &prefix.options.cwd_flags) {
+            if exactly(text, &prefix.options.cwd_flags) {
                 cwd = moved(words.get(i + 1), cwd.as_deref(), home);
             }
             i += 2;
@@ -1004,17 +977,17 @@ fn prefix_inner(
         let body = text.get(1..).unwrap_or_default();
         for (pos, c) in body.char_indices() {
             let name = format!("-{c}");
-            if exactly(&name, &wrapper.query_flags) {
+            if exactly(&name, &prefix.query_flags) {
                 return None;
             }
-            if exactly(&name, &wrapper.judged_flags) {
+            if exactly(&name, &prefix.options.judged_flags) {
                 transparent = false;
             }
             if strict && unknown.is_none() && !known(&name) {
                 unknown = Some(text.to_owned());
             }
-            let is_cwd = exactly(&name, &wrapper.cwd_flags);
-            if is_cwd || exactly(&name, &wrapper.value_flags) {
+            let is_cwd = exactly(&name, &prefix.options.cwd_flags);
+            if is_cwd || exactly(&name, &prefix.options.value_flags) {
                 let rest = body.get(pos + c.len_utf8()..).unwrap_or_default();
                 if rest.is_empty() {
                     if is_cwd {
@@ -1034,7 +1007,7 @@ fn prefix_inner(
         i += 1;
     }
     let mut assignments = Vec::new();
-    if wrapper.assignments {
+    if prefix.assignments {
         while let Some(word) = words.get(i) {
             let Some((name, value)) = word.cooked.split_once('=') else {
                 break;
@@ -1059,7 +1032,7 @@ fn prefix_inner(
             i += 1;
         }
     }
-    let mut skip = wrapper.positionals;
+    let mut skip = prefix.positionals;
     while skip > 0 && words.get(i).is_some() {
         skip -= 1;
         i += 1;
@@ -1076,7 +1049,7 @@ fn prefix_inner(
 /// `git -C DIR log` → (`git log`, DIR, transparent); `None` when none of the value flags is
 /// present. Stripping a `judged_flags` option makes the wrapper non-transparent.
 fn strip_inner(
-    wrapper: &Wrapper,
+    options: &WrapperOptions,
     words: &[Word],
     start: usize,
     mut cwd: Option<PathBuf>,
@@ -1098,7 +1071,7 @@ fn strip_inner(
                 None => (text, None),
             }
         } else if text.chars().count() > 2
-            && wrapper
+            && options
                 .value_flags
                 .iter()
                 .any(|f| f.len() == 2 && text.starts_with(f.as_str()))
@@ -1108,9 +1081,9 @@ fn strip_inner(
         } else {
             (text, None)
         };
-        if exactly(name, &wrapper.value_flags) {
+        if exactly(name, &options.value_flags) {
             stripped = true;
-            if exactly(name, &wrapper.judged_flags) {
+            if exactly(name, &options.judged_flags) {
                 transparent = false;
             }
             let value = match inline {
@@ -1120,7 +1093,7 @@ fn strip_inner(
                     words.get(i).cloned()
                 }
             };
-            if exactly(name, &wrapper.cwd_flags) {
+            if exactly(name, &options.cwd_flags) {
                 cwd = moved(value.as_ref(), cwd.as_deref(), home);
             }
         } else {
@@ -1136,16 +1109,16 @@ fn strip_inner(
 }
 
 /// The word ranges of every `-exec … ;` style inner command.
-fn exec_option_inners(wrapper: &Wrapper, words: &[Word], start: usize) -> Vec<Range<usize>> {
+fn exec_option_inners(exec: &ExecMode, words: &[Word], start: usize) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut i = start;
     while let Some(word) = words.get(i) {
-        if word.literal && exactly(&word.cooked, &wrapper.exec_options) {
+        if word.literal && exactly(&word.cooked, &exec.exec_options) {
             let begin = i + 1;
             let mut end = begin;
             while let Some(w) = words.get(end) {
                 let terminator = w.literal
-                    && exactly(&w.cooked, &wrapper.terminators)
+                    && exactly(&w.cooked, &exec.terminators)
                     && (w.cooked != "+"
                         || end > begin && words.get(end - 1).is_some_and(|p| p.cooked == "{}"));
                 if terminator {

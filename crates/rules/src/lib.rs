@@ -29,14 +29,19 @@
 //! ```
 //!
 //! Loading is all or nothing: every file is validated whole, every error carries file, line
-//! and column ([`PolicyError`]), and every deny rule's `match`/`not_match` examples are checked
-//! against the compiled policy before it is returned.
+//! and column ([`PolicyError`], one variant per kind of problem), every glob and regex is
+//! checked to compile, and every deny rule's `match`/`not_match` examples are checked against
+//! the compiled policy before it is returned. Matchers compile when a command first needs
+//! them.
 //!
-//! The embedded default policy loads fast (see [`Policy::load_with`]): the build script turns
-//! `policies/default.toml` into a binary form, so no TOML is parsed at run time, and its globs
-//! and regexes are compiled when a command first needs them. Its examples and the compilation
-//! of every matcher are checked by the test suite and by `shellgate check` (which loads every
-//! file in full); what matches is the same either way.
+//! Every file takes that one path. The embedded default policy only saves work (see
+//! [`Policy::load_with`]): the build script turns `policies/default.toml` into a binary form
+//! of the same value tree a TOML file is read into, so no TOML is parsed at run time, and its
+//! checks and examples ran when it was built — in the test suite, and in `shellgate check`,
+//! which runs them again ([`Examples::All`]).
+//!
+//! A deny rule's conditions (`verb`, `flags_any`, `args_any`, `cwd_under`, `raw`, …) are one
+//! enum with one table of keys; [`glob`] is the one glob dialect of policy files and grants.
 //!
 //! Matching works on a [`CommandView`], so it applies equally to a clause as written and to a
 //! command unwrapped from `sudo` or `bash -c`; [`Policy::expand`] is the one traversal that
@@ -45,22 +50,29 @@
 mod braces;
 mod classify;
 mod compile;
+mod condition;
 mod decision;
+mod deny;
 mod error;
 mod evaluates;
 mod examples;
 mod expand;
 mod flags;
+pub mod glob;
 #[cfg(test)]
 mod guard;
 mod lazy;
 mod model;
-mod paths;
 mod policy;
 mod positional;
+mod protected;
 mod raw;
+mod read;
+mod safe;
 #[cfg(test)]
 mod testing;
+mod tree;
+mod verb_table;
 
 pub mod pattern;
 
@@ -77,10 +89,12 @@ pub use expand::{
     Pipeline, Via,
 };
 pub use model::{
-    ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, EffectClass, Interpreter, Layer,
-    PLACEHOLDERS, PolicySource, PolicyTest, Protected, ReadZones, Role, Runs, SafeEntry, Settings,
-    Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, ZoneTemplate, ZoneVars,
+    ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, EffectClass, ExecMode,
+    Interpreter, Layer, PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones,
+    Role, Runs, SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode,
+    WrapperOptions, ZoneTemplate, ZoneVars,
 };
-pub use paths::resolve_path;
-pub use pattern::{Access, PatternError, VerbPattern, ZonePath};
-pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy, SafeVerdict};
+pub use pattern::{Access, ArgGlob, PatternError, VerbPattern, ZonePath};
+pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy};
+pub use safe::SafeVerdict;
+pub use shellgate_parser::path::resolve as resolve_path;

@@ -4,10 +4,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use crate::condition::{Condition, Row};
 use crate::decision::Decision;
 use crate::error::{Location, PolicyError, did_you_mean};
 use crate::lazy::{LazyGlobSet, LazyRegexSet};
-use crate::paths;
+use crate::verb_table::Keyed;
+use shellgate_parser::path as paths;
 
 /// Which layer a policy file belongs to. Layers apply in this order; later layers add.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -153,29 +155,57 @@ pub struct DenyRule {
     pub examples: Vec<String>,
     /// Commands that must not hit it (checked when the policy loads).
     pub counter_examples: Vec<String>,
-    pub(crate) matcher: DenyMatcher,
+    /// What it matches, each condition with its row of the condition table: every one must
+    /// hold, `verb` first (see `condition.rs`).
+    pub(crate) conditions: Vec<(&'static Row, Condition)>,
+    /// How it is matched (all its conditions are of this family).
+    pub(crate) kind: DenyKind,
 }
 
 impl DenyRule {
     /// The cooked verb prefix the rule is keyed on, empty when it has none.
     #[must_use]
     pub fn verb(&self) -> &[String] {
-        match &self.matcher {
-            DenyMatcher::View(v) => &v.verb,
-            DenyMatcher::Raw { .. } | DenyMatcher::Pipeline(_) => &[],
-        }
+        self.conditions
+            .iter()
+            .find_map(|(_, c)| match c {
+                Condition::Verb(verb) => Some(verb.as_slice()),
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 
     /// Which kind of matcher the rule uses.
     #[must_use]
     pub const fn kind(&self) -> DenyKind {
-        match &self.matcher {
-            DenyMatcher::View(_) => DenyKind::Command,
-            DenyMatcher::Raw { .. } => DenyKind::Raw,
-            DenyMatcher::Pipeline(_) => DenyKind::Pipeline,
-        }
+        self.kind
+    }
+
+    /// The `from` and `to` prefixes of a `pipeline` rule.
+    pub(crate) fn pipeline(&self) -> Option<(&[Prefix], &[Prefix])> {
+        self.conditions.iter().find_map(|(_, c)| match c {
+            Condition::Pipeline { from, to } => Some((from.as_slice(), to.as_slice())),
+            _ => None,
+        })
+    }
+
+    /// The regex of a `raw` rule.
+    pub(crate) fn raw_regex(&self) -> Option<&str> {
+        self.conditions.iter().find_map(|(_, c)| match c {
+            Condition::Raw(regex) => Some(regex.as_str()),
+            _ => None,
+        })
     }
 }
+
+impl Keyed for DenyRule {
+    fn verb(&self) -> &[String] {
+        Self::verb(self)
+    }
+}
+
+/// A cooked command prefix such as `["git", "push"]`.
+pub(crate) type Prefix = Vec<String>;
 
 /// How a deny rule is matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -188,39 +218,6 @@ pub enum DenyKind {
     Raw,
     /// Against the stages of a pipeline ([`crate::Policy::deny_pipeline`]): `pipeline`.
     Pipeline,
-}
-
-/// The compiled matcher of a deny rule.
-#[derive(Clone, Debug)]
-pub(crate) enum DenyMatcher {
-    /// Matched against one command view.
-    View(ViewMatcher),
-    /// Matched against whole text; `index` is the rule's pattern in the raw regex set.
-    Raw {
-        /// Index into the policy's raw regex set.
-        index: usize,
-    },
-    /// Matched against pipeline stages.
-    Pipeline(PipelineMatcher),
-}
-
-/// Matchers against one command; all present ones must hold.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ViewMatcher {
-    pub(crate) verb: Vec<String>,
-    pub(crate) flags_any: Vec<Vec<String>>,
-    pub(crate) flags_all: Vec<Vec<String>>,
-    /// Each list of globs is one set, compiled on first use for the embedded default.
-    pub(crate) args_any: Option<LazyGlobSet>,
-    pub(crate) redirect_to: Option<LazyGlobSet>,
-    pub(crate) env: Option<LazyGlobSet>,
-}
-
-/// A stage matching `from` piped (directly or later) into a stage matching `to`.
-#[derive(Clone, Debug)]
-pub(crate) struct PipelineMatcher {
-    pub(crate) from: Vec<Vec<String>>,
-    pub(crate) to: Vec<Vec<String>>,
 }
 
 /// A deny rule removed by a user layer's `disable`.
@@ -312,7 +309,7 @@ pub struct SafeEntry {
     /// A declaration builtin (`export`, `local`): its `NAME=value` operands are assignments,
     /// never split into words, so an expansion in one cannot become an option.
     pub declares: bool,
-    /// Why the entry does not admit the command without an operand (`printenv` alone prints
+    /// Why the entry does not admit the command without any argument (`printenv` alone prints
     /// every variable).
     pub unless_bare: Option<String>,
     /// Why it is safe.
@@ -350,24 +347,90 @@ pub struct UnlessArg {
     pub why: String,
 }
 
-/// How a wrapper finds its inner command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// How a wrapper finds its inner command, with what that way needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WrapperMode {
     /// After options and `positionals`, the remaining words are the inner command (`sudo`,
     /// `env`, `timeout`, `xargs`…).
-    Prefix,
+    Prefix(PrefixMode),
     /// Each of `exec_options` starts an inner command that ends at one of `terminators`
     /// (`find -exec … ;`; `+` ends it only right after `{}`). The wrapper also runs by itself.
     /// The inner command of an option ending in `dir` (`-execdir`, `-okdir`) runs in each
     /// found file's directory, so its working directory is unknown.
-    ExecOption,
+    ExecOption(ExecMode),
     /// The wrapper's verb stays and the `value_flags` (with their values) are removed, such as
     /// `git -C DIR log` → `git log` run in `DIR`. Other options stay in place. Applies only when
     /// one of the `value_flags` is present. Stripping one that is also in `judged_flags`
     /// (`git -c KEY=VALUE`) keeps the wrapper judged by itself, so the inner `git push --force`
     /// meets the deny rules while `git -c core.pager=… log` is not silently safe.
-    Strip,
+    Strip(WrapperOptions),
+}
+
+impl WrapperMode {
+    /// The name used in policy files: `prefix`, `exec-option` or `strip`.
+    #[must_use]
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            Self::Prefix(_) => "prefix",
+            Self::ExecOption(_) => "exec-option",
+            Self::Strip(_) => "strip",
+        }
+    }
+}
+
+/// What a `prefix` wrapper needs to find its inner command.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PrefixMode {
+    /// Options that take a value, that set the working directory, or that make the wrapper
+    /// judged by itself.
+    pub options: WrapperOptions,
+    /// Skip `NAME=value` words (env); they become assignments of the inner command.
+    pub assignments: bool,
+    /// Positionals to skip before the inner command (`timeout DURATION`).
+    pub positionals: usize,
+    /// Words that end option parsing (`--`).
+    pub stop_at: Vec<String>,
+    /// Options that make the wrapper run nothing (`command -v`): no inner command.
+    pub query_flags: Vec<String>,
+    /// The inner command receives unknown appended arguments (`xargs`).
+    pub appends_args: bool,
+    /// A package runner: where the command it runs comes from.
+    pub runs: Option<Runs>,
+    /// `runs = "elsewhere"`: options with which only an installed (local) command runs
+    /// (`npx --no-install`).
+    pub local_flags: Vec<String>,
+    /// `runs = "elsewhere"`: directories, relative to the working directory or one of its
+    /// parents, where an installed command is found (`node_modules/.bin`): when the inner
+    /// command is there, the runner runs the project's copy.
+    pub local_bins: Vec<String>,
+    /// The options that take no value. A wrapper's options are an exact allow-list: an option
+    /// listed nowhere (`flags`, `value_flags`, `cwd_flags`, `query_flags`, `judged_flags`)
+    /// makes the invocation [`crate::Opaque::UnknownOption`], so a person decides (unless the
+    /// wrapper is privileged, which never passes anyway).
+    pub flags: Vec<String>,
+}
+
+/// What an `exec-option` wrapper needs to find its inner commands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExecMode {
+    /// The options that start an inner command.
+    pub exec_options: Vec<String>,
+    /// The words that end it (`;`, `+` after `{}`).
+    pub terminators: Vec<String>,
+}
+
+/// The options of a `prefix` or `strip` wrapper.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WrapperOptions {
+    /// Options that take a value (for `strip`: the options removed).
+    pub value_flags: Vec<String>,
+    /// Options whose value is the inner command's working directory (`git -C`, `env -C`).
+    pub cwd_flags: Vec<String>,
+    /// Options with which the wrapper does something of its own (`time -o FILE` writes a
+    /// file, `xargs -I{}` rewrites the inner command's words): the wrapper stays
+    /// [`crate::InvocationKind::Plain`] and is judged by itself, and its inner command is still
+    /// unwrapped and judged. List such an option in `value_flags` too when it takes a value.
+    pub judged_flags: Vec<String>,
 }
 
 /// Where a package runner's command comes from.
@@ -391,43 +454,6 @@ pub struct Wrapper {
     pub privileged: bool,
     /// How the inner command is found.
     pub mode: WrapperMode,
-    /// Options that take a value.
-    pub value_flags: Vec<String>,
-    /// Skip `NAME=value` words (env); they become assignments of the inner command.
-    pub assignments: bool,
-    /// Positionals to skip before the inner command (`timeout DURATION`).
-    pub positionals: usize,
-    /// Words that end option parsing (`--`).
-    pub stop_at: Vec<String>,
-    /// `exec-option` mode: the options that start an inner command.
-    pub exec_options: Vec<String>,
-    /// `exec-option` mode: the words that end it (`;`, `+` after `{}`).
-    pub terminators: Vec<String>,
-    /// The inner command receives unknown appended arguments (`xargs`).
-    pub appends_args: bool,
-    /// Options whose value is the inner command's working directory (`git -C`, `env -C`).
-    pub cwd_flags: Vec<String>,
-    /// Options that make the wrapper run nothing (`command -v`): no inner command.
-    pub query_flags: Vec<String>,
-    /// Options with which the wrapper does something of its own (`time -o FILE` writes a
-    /// file, `xargs -I{}` rewrites the inner command's words): the wrapper stays
-    /// [`crate::InvocationKind::Plain`] and is judged by itself, and its inner command is still
-    /// unwrapped and judged. List such an option in `value_flags` too when it takes a value.
-    pub judged_flags: Vec<String>,
-    /// `prefix` mode: the options that take no value. A wrapper's options are an exact
-    /// allow-list: an option listed nowhere (`flags`, `value_flags`, `cwd_flags`,
-    /// `query_flags`, `judged_flags`) makes the invocation [`crate::Opaque::UnknownOption`],
-    /// so a person decides (unless the wrapper is privileged, which never passes anyway).
-    pub flags: Vec<String>,
-    /// A package runner: where the command it runs comes from.
-    pub runs: Option<Runs>,
-    /// `runs = "elsewhere"`: options with which only an installed (local) command runs
-    /// (`npx --no-install`).
-    pub local_flags: Vec<String>,
-    /// `runs = "elsewhere"`: directories, relative to the working directory or one of its
-    /// parents, where an installed command is found (`node_modules/.bin`): when the inner
-    /// command is there, the runner runs the project's copy.
-    pub local_bins: Vec<String>,
     /// What it does, for explanations.
     pub why: Option<String>,
 }
@@ -535,7 +561,8 @@ impl Role {
         Self::Value,
     ];
 
-    /// The name used in policy files: `read`, `write`, `delete`, `exec`, `pathspec`, `value`.
+    /// The name used in policy files: `read`, `write`, `delete`, `exec`, `url`, `upload`,
+    /// `send`, `method`, `variable`, `pathspec`, `value`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -747,3 +774,16 @@ impl Default for Settings {
         }
     }
 }
+
+/// Implements [`Keyed`] for catalog entries with a `verb` field.
+macro_rules! keyed_by_verb {
+    ($($type:ty),*) => {
+        $(impl Keyed for $type {
+            fn verb(&self) -> &[String] {
+                &self.verb
+            }
+        })*
+    };
+}
+
+keyed_by_verb!(SafeEntry, Wrapper, Shell, Interpreter, VerbRoles);

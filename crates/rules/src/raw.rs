@@ -1,21 +1,17 @@
-//! The policy file as written: a serde model that keeps source spans for every value an error
-//! may need to point at. Every table denies unknown keys. Validation and compilation live in
-//! `compile.rs`; nothing here has meaning yet.
-//!
-//! The model reads TOML, and it also round-trips through a compact binary serde format
-//! (postcard): the build script (`build.rs`, which includes this file) parses the embedded
-//! `policies/default.toml` once at build time, so loading the embedded default does not parse
-//! TOML at run time. Values keep their spans in both forms. A binary format is not
-//! human-readable ([`serde::Deserializer::is_human_readable`]), which is how the types below
-//! with a TOML-specific reading (spans, `deserialize_any`) pick their binary reading.
+//! The policy file as written: a model that keeps source spans for every value an error may
+//! need to point at, read from the file's tree (`tree.rs`) by `read.rs`. Each table is
+//! declared with its reader (`table!`): its fields are the keys it takes, and any other key is
+//! reported as unknown. A `[[deny]]` table reads its conditions through the condition table
+//! (`condition.rs`). Validation and compilation live in `compile.rs`; nothing here has meaning
+//! yet.
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::ops::Range;
 
-use serde::de::{self, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
+use crate::condition::{ROWS, Row};
+use crate::read::{Read, Reader, read_table, table};
+use crate::tree::{At, Value};
 
 /// A spanned string.
 pub(crate) type Text = Spanned<String>;
@@ -23,318 +19,288 @@ pub(crate) type Text = Spanned<String>;
 /// A spanned list of spanned strings.
 pub(crate) type TextList = Spanned<Vec<Text>>;
 
-/// One policy file.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawFile {
-    pub(crate) version: Option<Spanned<i64>>,
-    pub(crate) settings: Option<Spanned<RawSettings>>,
-    #[serde(default)]
-    pub(crate) deny: Vec<Spanned<RawDeny>>,
-    #[serde(default)]
-    pub(crate) safe: Vec<Spanned<RawSafe>>,
-    #[serde(default)]
-    pub(crate) writer: Vec<Spanned<RawSafe>>,
-    #[serde(default)]
-    pub(crate) repository: Vec<Spanned<RawSafe>>,
-    #[serde(default)]
-    pub(crate) toolchain: Vec<Spanned<RawSafe>>,
-    #[serde(default)]
-    pub(crate) network: Vec<Spanned<RawSafe>>,
-    #[serde(default)]
-    pub(crate) wrapper: Vec<Spanned<RawWrapper>>,
-    #[serde(default)]
-    pub(crate) shell: Vec<Spanned<RawShell>>,
-    #[serde(default)]
-    pub(crate) interpreter: Vec<Spanned<RawInterpreter>>,
-    #[serde(default)]
-    pub(crate) verb: Vec<Spanned<RawVerb>>,
-    pub(crate) classify: Option<Spanned<RawClassify>>,
-    #[serde(default)]
-    pub(crate) audience: BTreeMap<Text, Spanned<RawAudience>>,
-    #[serde(default)]
-    pub(crate) protected: Vec<Spanned<RawProtected>>,
-    #[serde(default)]
-    pub(crate) test: Vec<Spanned<RawTest>>,
-    pub(crate) disable: Option<TextList>,
-    pub(crate) disable_reason: Option<Text>,
+table! {
+    /// One policy file.
+    RawFile {
+        version: Option<Spanned<i64>> = get,
+        settings: Option<Spanned<RawSettings>> = get,
+        deny: Vec<Spanned<RawDeny>> = or_default,
+        safe: Vec<Spanned<RawSafe>> = or_default,
+        writer: Vec<Spanned<RawSafe>> = or_default,
+        repository: Vec<Spanned<RawSafe>> = or_default,
+        network: Vec<Spanned<RawSafe>> = or_default,
+        toolchain: Vec<Spanned<RawSafe>> = or_default,
+        wrapper: Vec<Spanned<RawWrapper>> = or_default,
+        shell: Vec<Spanned<RawShell>> = or_default,
+        interpreter: Vec<Spanned<RawInterpreter>> = or_default,
+        verb: Vec<Spanned<RawVerb>> = or_default,
+        classify: Option<Spanned<RawClassify>> = get,
+        audience: BTreeMap<Text, Spanned<RawAudience>> = or_default,
+        protected: Vec<Spanned<RawProtected>> = or_default,
+        test: Vec<Spanned<RawTest>> = or_default,
+        disable: Option<TextList> = get,
+        disable_reason: Option<Text> = get,
+    }
 }
 
-/// `[settings]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawSettings {
-    pub(crate) trusted_bin_dirs: Option<TextList>,
-    pub(crate) max_shell_depth: Option<Spanned<i64>>,
-    pub(crate) disposable: Option<TextList>,
-    pub(crate) release_names: Option<TextList>,
-    pub(crate) secret_names: Option<TextList>,
+table! {
+    /// `[settings]`.
+    RawSettings {
+        trusted_bin_dirs: Option<TextList> = get,
+        max_shell_depth: Option<Spanned<i64>> = get,
+        disposable: Option<TextList> = get,
+        release_names: Option<TextList> = get,
+        secret_names: Option<TextList> = get,
+    }
 }
 
 /// `[[deny]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 pub(crate) struct RawDeny {
     pub(crate) id: Text,
     pub(crate) category: Text,
     pub(crate) reason: Text,
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) flags_any: Option<Spanned<Vec<Spanned<FlagEntry>>>>,
-    pub(crate) flags_all: Option<Spanned<Vec<Spanned<FlagEntry>>>>,
-    pub(crate) args_any: Option<TextList>,
-    pub(crate) redirect_to: Option<TextList>,
-    pub(crate) env: Option<TextList>,
-    pub(crate) pipeline: Option<Spanned<RawPipeline>>,
-    pub(crate) raw: Option<Text>,
-    #[serde(rename = "match", default)]
+    /// The conditions written, in the order of the condition table (`condition.rs`).
+    pub(crate) conditions: Vec<RawCondition>,
     pub(crate) match_: Vec<Text>,
-    #[serde(default)]
     pub(crate) not_match: Vec<Text>,
 }
 
-/// `pipeline = { from = […], to = […] }`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawPipeline {
-    pub(crate) from: Vec<Spanned<Words>>,
-    pub(crate) to: Vec<Spanned<Words>>,
+/// One condition of a `[[deny]]` table as written.
+#[derive(Debug)]
+pub(crate) struct RawCondition {
+    /// Its row of the condition table.
+    pub(crate) row: &'static Row,
+    /// Where its value is.
+    pub(crate) span: Range<usize>,
+    /// The value, read as its row's shape says.
+    pub(crate) value: RawValue,
 }
 
-/// `[[safe]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawSafe {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    pub(crate) why: Text,
-    pub(crate) os: Option<TextList>,
-    #[serde(default)]
-    pub(crate) pure: bool,
-    #[serde(default)]
-    pub(crate) hooks: bool,
-    #[serde(default)]
-    pub(crate) writes_cwd: bool,
-    pub(crate) unless_bare: Option<Text>,
-    #[serde(default)]
-    pub(crate) declares: bool,
-    #[serde(default)]
-    pub(crate) value_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) unless_flags: Vec<Spanned<RawUnlessFlag>>,
-    #[serde(default)]
-    pub(crate) unless_args: Vec<Spanned<RawUnlessArg>>,
+/// A condition's value as written, by shape.
+#[derive(Debug)]
+pub(crate) enum RawValue {
+    /// A command prefix.
+    Words(Spanned<Words>),
+    /// Flag entries.
+    Flags(Spanned<Vec<Spanned<FlagEntry>>>),
+    /// Globs.
+    Globs(TextList),
+    /// `{ from = […], to = […] }`.
+    Pipeline(Spanned<RawPipeline>),
+    /// A string (a regex).
+    Text(Text),
 }
 
-/// One `unless_flags` entry.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawUnlessFlag {
-    pub(crate) flags: Vec<Text>,
-    pub(crate) why: Text,
+table! {
+    /// `pipeline = { from = […], to = […] }`.
+    RawPipeline {
+        from: Vec<Spanned<Words>> = required,
+        to: Vec<Spanned<Words>> = required,
+    }
 }
 
-/// One `unless_args` entry.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawUnlessArg {
-    pub(crate) pattern: Text,
-    pub(crate) why: Text,
+table! {
+    /// `[[safe]]`.
+    RawSafe {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        why: Text = required,
+        os: Option<TextList> = get,
+        pure: bool = or_default,
+        hooks: bool = or_default,
+        writes_cwd: bool = or_default,
+        declares: bool = or_default,
+        unless_bare: Option<Text> = get,
+        value_flags: Vec<Text> = or_default,
+        unless_flags: Vec<Spanned<RawUnlessFlag>> = or_default,
+        unless_args: Vec<Spanned<RawUnlessArg>> = or_default,
+    }
 }
 
-/// `[[wrapper]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawWrapper {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    #[serde(default)]
-    pub(crate) privileged: bool,
-    #[serde(default)]
-    pub(crate) value_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) assignments: bool,
-    #[serde(default)]
-    pub(crate) positionals: Option<Spanned<i64>>,
-    #[serde(default)]
-    pub(crate) stop_at: Vec<Text>,
-    #[serde(default)]
-    pub(crate) exec_options: Vec<Text>,
-    #[serde(default)]
-    pub(crate) terminators: Vec<Text>,
-    #[serde(default)]
-    pub(crate) appends_args: bool,
-    pub(crate) mode: Option<Text>,
-    #[serde(default)]
-    pub(crate) cwd_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) query_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) judged_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) flags: Vec<Text>,
-    pub(crate) runs: Option<Text>,
-    #[serde(default)]
-    pub(crate) local_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) local_bins: Vec<Text>,
-    pub(crate) why: Option<Text>,
+table! {
+    /// One `unless_flags` entry.
+    RawUnlessFlag {
+        flags: Vec<Text> = required,
+        why: Text = required,
+    }
 }
 
-/// `[[shell]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawShell {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    #[serde(default)]
-    pub(crate) code_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) code_operand: bool,
-    #[serde(default)]
-    pub(crate) stdin: bool,
-    #[serde(default)]
-    pub(crate) script_operand: bool,
-    #[serde(default)]
-    pub(crate) join_args: bool,
-    #[serde(default)]
-    pub(crate) skip_positionals: Option<Spanned<i64>>,
-    #[serde(default)]
-    pub(crate) value_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) remote: bool,
-    #[serde(default)]
-    pub(crate) split_only: bool,
-    #[serde(default)]
-    pub(crate) privileged: bool,
-    pub(crate) why: Option<Text>,
+table! {
+    /// One `unless_args` entry.
+    RawUnlessArg {
+        pattern: Text = required,
+        why: Text = required,
+    }
 }
 
-/// `[[interpreter]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawInterpreter {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    #[serde(default)]
-    pub(crate) code_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) script_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) value_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) query_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) stdin: bool,
-    #[serde(default)]
-    pub(crate) script_operand: bool,
-    #[serde(default)]
-    pub(crate) program_operand: bool,
-    #[serde(default)]
-    pub(crate) unsafe_program: Vec<Text>,
-    pub(crate) why: Text,
+table! {
+    /// `[[wrapper]]`.
+    RawWrapper {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        privileged: bool = or_default,
+        mode: Option<Text> = get,
+        why: Option<Text> = get,
+        /// `prefix` and `strip`.
+        value_flags: Option<Spanned<Vec<Text>>> = get,
+        cwd_flags: Option<Spanned<Vec<Text>>> = get,
+        judged_flags: Option<Spanned<Vec<Text>>> = get,
+        /// `prefix` only.
+        flags: Option<Spanned<Vec<Text>>> = get,
+        runs: Option<Text> = get,
+        local_flags: Option<Spanned<Vec<Text>>> = get,
+        local_bins: Option<Spanned<Vec<Text>>> = get,
+        assignments: Option<Spanned<bool>> = get,
+        positionals: Option<Spanned<i64>> = get,
+        stop_at: Option<Spanned<Vec<Text>>> = get,
+        query_flags: Option<Spanned<Vec<Text>>> = get,
+        appends_args: Option<Spanned<bool>> = get,
+        /// `exec-option` only.
+        exec_options: Option<Spanned<Vec<Text>>> = get,
+        terminators: Option<Spanned<Vec<Text>>> = get,
+    }
 }
 
-/// `[[verb]]` argument roles.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawVerb {
-    pub(crate) verb: Option<Spanned<Words>>,
-    pub(crate) verbs: Option<Spanned<Vec<Spanned<Words>>>>,
-    pub(crate) operands: Option<Text>,
-    pub(crate) first: Option<Text>,
-    #[serde(default)]
-    pub(crate) first_unless: Vec<Text>,
-    pub(crate) last: Option<Text>,
-    #[serde(default)]
-    pub(crate) options: BTreeMap<Text, Text>,
-    #[serde(default)]
-    pub(crate) assign: BTreeMap<Text, Text>,
-    #[serde(default)]
-    pub(crate) value_flags: Vec<Text>,
-    #[serde(default)]
-    pub(crate) recursive_flags: Vec<Text>,
+table! {
+    /// `[[shell]]`.
+    RawShell {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        code_flags: Vec<Text> = or_default,
+        code_operand: bool = or_default,
+        stdin: bool = or_default,
+        script_operand: bool = or_default,
+        join_args: bool = or_default,
+        skip_positionals: Option<Spanned<i64>> = get,
+        value_flags: Vec<Text> = or_default,
+        remote: bool = or_default,
+        split_only: bool = or_default,
+        privileged: bool = or_default,
+        why: Option<Text> = get,
+    }
 }
 
-/// `[classify]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawClassify {
-    pub(crate) order: Option<TextList>,
-    #[serde(default)]
-    pub(crate) patterns: BTreeMap<Text, Text>,
+table! {
+    /// `[[interpreter]]`.
+    RawInterpreter {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        code_flags: Vec<Text> = or_default,
+        script_flags: Vec<Text> = or_default,
+        value_flags: Vec<Text> = or_default,
+        query_flags: Vec<Text> = or_default,
+        stdin: bool = or_default,
+        script_operand: bool = or_default,
+        program_operand: bool = or_default,
+        unsafe_program: Vec<Text> = or_default,
+        why: Text = required,
+    }
 }
 
-/// `[audience.NAME]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawAudience {
-    pub(crate) read: Spanned<ReadZones>,
-    pub(crate) write: Vec<Text>,
-    #[serde(default)]
-    pub(crate) run: Vec<Text>,
+table! {
+    /// `[[verb]]` argument roles.
+    RawVerb {
+        verb: Option<Spanned<Words>> = get,
+        verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
+        operands: Option<Text> = get,
+        first: Option<Text> = get,
+        first_unless: Vec<Text> = or_default,
+        last: Option<Text> = get,
+        options: BTreeMap<Text, Text> = or_default,
+        assign: BTreeMap<Text, Text> = or_default,
+        value_flags: Vec<Text> = or_default,
+        recursive_flags: Vec<Text> = or_default,
+    }
 }
 
-/// `[[protected]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawProtected {
-    pub(crate) id: Text,
-    pub(crate) paths: TextList,
-    pub(crate) read: Text,
-    pub(crate) write: Text,
-    pub(crate) why: Text,
+table! {
+    /// `[classify]`.
+    RawClassify {
+        order: Option<TextList> = get,
+        patterns: BTreeMap<Text, Text> = or_default,
+    }
 }
 
-/// `[[test]]`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawTest {
-    pub(crate) name: Text,
-    pub(crate) command: Text,
-    pub(crate) cwd: Option<Text>,
-    pub(crate) project: Option<Text>,
-    pub(crate) home: Option<Text>,
-    pub(crate) audience: Option<Text>,
-    #[serde(default)]
-    pub(crate) zones: Vec<Text>,
-    #[serde(default)]
-    pub(crate) grants: Vec<Text>,
-    pub(crate) expect: Text,
-    pub(crate) rule: Option<Text>,
+table! {
+    /// `[audience.NAME]`.
+    RawAudience {
+        read: Spanned<ReadZones> = required,
+        write: Vec<Text> = required,
+        run: Vec<Text> = or_default,
+    }
 }
+
+table! {
+    /// `[[protected]]`.
+    RawProtected {
+        id: Text = required,
+        paths: TextList = required,
+        read: Text = required,
+        write: Text = required,
+        why: Text = required,
+    }
+}
+
+table! {
+    /// `[[test]]`.
+    RawTest {
+        name: Text = required,
+        command: Text = required,
+        cwd: Option<Text> = get,
+        project: Option<Text> = get,
+        home: Option<Text> = get,
+        audience: Option<Text> = get,
+        zones: Vec<Text> = or_default,
+        grants: Vec<Text> = or_default,
+        expect: Text = required,
+        rule: Option<Text> = get,
+    }
+}
+
+read_table!(RawDeny, |t| RawDeny {
+    id: t.required("id"),
+    category: t.required("category"),
+    reason: t.required("reason"),
+    conditions: ROWS
+        .iter()
+        .filter_map(|row| {
+            t.with(row.key, |node, reader| {
+                Some(RawCondition {
+                    row,
+                    span: node.span(),
+                    value: row.shape.read(node, reader)?,
+                })
+            })
+        })
+        .collect(),
+    match_: t.or_default("match"),
+    not_match: t.or_default("not_match"),
+});
 
 /// A command prefix: a list of words, or one string split on whitespace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Words(pub(crate) Vec<String>);
 
-impl<'de> Deserialize<'de> for Words {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if !deserializer.is_human_readable() {
-            return Vec::deserialize(deserializer).map(Words);
+impl Read for Words {
+    const EXPECTED: &'static str = "a list of words such as [\"git\", \"log\"]";
+    fn read(node: At<'_, '_>, _: &mut Reader<'_>) -> Option<Self> {
+        match node.value() {
+            Value::String => node
+                .str()
+                .map(|text| Self(text.split_whitespace().map(str::to_owned).collect())),
+            Value::Array { .. } => node
+                .children()
+                .map(|item| item.str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .map(Self),
+            _ => None,
         }
-        struct WordsVisitor;
-        impl<'de> Visitor<'de> for WordsVisitor {
-            type Value = Words;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a list of words such as [\"git\", \"log\"]")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Words, E> {
-                Ok(Words(v.split_whitespace().map(str::to_owned).collect()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Words, A::Error> {
-                let mut words = Vec::new();
-                while let Some(word) = seq.next_element::<String>()? {
-                    words.push(word);
-                }
-                Ok(Words(words))
-            }
-        }
-        deserializer.deserialize_any(WordsVisitor)
     }
 }
 
 /// One flag entry: one spelling, or a list of alternative spellings of the same flag.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub(crate) enum FlagEntry {
     /// `"--no-preserve-root"`.
     One(String),
@@ -342,46 +308,35 @@ pub(crate) enum FlagEntry {
     Alternatives(Vec<Text>),
 }
 
-/// The binary form of [`FlagEntry`] (what `#[derive(Serialize)]` on it writes).
-#[derive(Deserialize)]
-enum FlagEntryBinary {
-    One(String),
-    Alternatives(Vec<Text>),
+impl Read for FlagEntry {
+    const EXPECTED: &'static str =
+        "a flag such as \"-f\" or a list of spellings such as [\"-f\", \"--force\"]";
+    const REPORTS_OWN_ERRORS: bool = true;
+    fn read(node: At<'_, '_>, reader: &mut Reader<'_>) -> Option<Self> {
+        one_or_list(node, reader, Self::One, Self::Alternatives)
+    }
 }
 
-impl<'de> Deserialize<'de> for FlagEntry {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if !deserializer.is_human_readable() {
-            return Ok(match FlagEntryBinary::deserialize(deserializer)? {
-                FlagEntryBinary::One(flag) => Self::One(flag),
-                FlagEntryBinary::Alternatives(all) => Self::Alternatives(all),
-            });
+/// A value written as one string (`one`) or a list of strings (`list`); anything else is
+/// reported as not a `T`.
+fn one_or_list<T: Read>(
+    node: At<'_, '_>,
+    reader: &mut Reader<'_>,
+    one: fn(String) -> T,
+    list: fn(Vec<Text>) -> T,
+) -> Option<T> {
+    match node.value() {
+        Value::String => node.str().map(|text| one(text.to_owned())),
+        Value::Array { .. } => Vec::<Text>::read(node, reader).map(list),
+        _ => {
+            reader.wrong_type::<T>(node);
+            None
         }
-        struct FlagVisitor;
-        impl<'de> Visitor<'de> for FlagVisitor {
-            type Value = FlagEntry;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(
-                    "a flag such as \"-f\" or a list of spellings such as [\"-f\", \"--force\"]",
-                )
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<FlagEntry, E> {
-                Ok(FlagEntry::One(v.to_owned()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FlagEntry, A::Error> {
-                let mut all = Vec::new();
-                while let Some(flag) = seq.next_element::<Text>()? {
-                    all.push(flag);
-                }
-                Ok(FlagEntry::Alternatives(all))
-            }
-        }
-        deserializer.deserialize_any(FlagVisitor)
     }
 }
 
 /// `read = "all"` or a list of zone templates.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub(crate) enum ReadZones {
     /// `"all"` (or another string, rejected during validation).
     Word(String),
@@ -389,45 +344,23 @@ pub(crate) enum ReadZones {
     List(Vec<Text>),
 }
 
-/// The binary form of [`ReadZones`] (what `#[derive(Serialize)]` on it writes).
-#[derive(Deserialize)]
-enum ReadZonesBinary {
-    Word(String),
-    List(Vec<Text>),
+impl Default for ReadZones {
+    fn default() -> Self {
+        Self::List(Vec::new())
+    }
 }
 
-impl<'de> Deserialize<'de> for ReadZones {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if !deserializer.is_human_readable() {
-            return Ok(match ReadZonesBinary::deserialize(deserializer)? {
-                ReadZonesBinary::Word(word) => Self::Word(word),
-                ReadZonesBinary::List(all) => Self::List(all),
-            });
-        }
-        struct ZonesVisitor;
-        impl<'de> Visitor<'de> for ZonesVisitor {
-            type Value = ReadZones;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("\"all\" or a list of zones such as [\"{project}\", \"{tmp}\"]")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<ReadZones, E> {
-                Ok(ReadZones::Word(v.to_owned()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ReadZones, A::Error> {
-                let mut all = Vec::new();
-                while let Some(zone) = seq.next_element::<Text>()? {
-                    all.push(zone);
-                }
-                Ok(ReadZones::List(all))
-            }
-        }
-        deserializer.deserialize_any(ZonesVisitor)
+impl Read for ReadZones {
+    const EXPECTED: &'static str = "\"all\" or a list of zones such as [\"{project}\", \"{tmp}\"]";
+    const REPORTS_OWN_ERRORS: bool = true;
+    fn read(node: At<'_, '_>, reader: &mut Reader<'_>) -> Option<Self> {
+        one_or_list(node, reader, Self::Word, Self::List)
     }
 }
 
 /// A value with the byte range of the source text it came from. Equality, order and hashing
 /// look at the value only (as with `toml::Spanned`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Spanned<T> {
     span: Range<usize>,
     value: T,
@@ -494,38 +427,4 @@ impl Borrow<str> for Spanned<String> {
     fn borrow(&self) -> &str {
         &self.value
     }
-}
-
-/// TOML: spans from the TOML deserializer. Binary: `(start, end, value)`.
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if deserializer.is_human_readable() {
-            let spanned = toml::Spanned::<T>::deserialize(deserializer)?;
-            let span = spanned.span();
-            Ok(Self::new(span, spanned.into_inner()))
-        } else {
-            let (start, end, value) = <(usize, usize, T)>::deserialize(deserializer)?;
-            Ok(Self::new(start..end, value))
-        }
-    }
-}
-
-/// Always `(start, end, value)`: only the binary form is ever written.
-impl<T: Serialize> Serialize for Spanned<T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        (self.span.start, self.span.end, &self.value).serialize(serializer)
-    }
-}
-
-/// What the build script writes for the embedded default policy: its raw model, the
-/// required literals of its `raw` regexes (see `guard.rs`) by pattern, and where its lines
-/// start.
-#[derive(Debug, Deserialize, Serialize)]
-pub(crate) struct Embedded {
-    /// The parsed file.
-    pub(crate) file: RawFile,
-    /// `raw` pattern → strings one of which occurs in every match.
-    pub(crate) guards: BTreeMap<String, Vec<String>>,
-    /// The byte offset of the start of every line of the text.
-    pub(crate) line_starts: Vec<usize>,
 }

@@ -61,9 +61,10 @@ impl<'a> Run<'a> {
                 judged.ask(kind, None, message);
             }
             if let Some(wrapper) = self.policy().wrapper(&inv.words)
-                && let Some(runs) = wrapper.runs
+                && let shellgate_rules::WrapperMode::Prefix(prefix) = &wrapper.mode
+                && let Some(runs) = prefix.runs
             {
-                self.judge_runner(inv, wrapper, runs, &ctx, &mut judged);
+                self.judge_runner(inv, wrapper, prefix, runs, &ctx, &mut judged);
             }
             return judged;
         }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use shellgate_rules::{Invocation, Runs, Wrapper};
+use shellgate_rules::{Invocation, PrefixMode, Runs, Wrapper};
 
 use crate::display;
 use crate::evaluation::ReasonKind;
@@ -22,13 +22,14 @@ impl Run<'_> {
         &self,
         inv: &Invocation,
         wrapper: &Wrapper,
+        prefix: &PrefixMode,
         runs: Runs,
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
         let silent = match runs {
             Runs::Project => self.runs_in_run_zone(ctx, judged),
-            Runs::Elsewhere => self.runs_local_package(inv, wrapper, ctx, judged),
+            Runs::Elsewhere => self.runs_local_package(inv, wrapper, prefix, ctx, judged),
         };
         if silent {
             return;
@@ -79,6 +80,7 @@ impl Run<'_> {
         &self,
         inv: &Invocation,
         wrapper: &Wrapper,
+        prefix: &PrefixMode,
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) -> bool {
@@ -89,7 +91,7 @@ impl Run<'_> {
             .take_while(|w| w.literal && w.cooked.starts_with('-'));
         if let Some(flag) = options
             .clone()
-            .find(|w| wrapper.local_flags.iter().any(|f| f == &w.cooked))
+            .find(|w| prefix.local_flags.iter().any(|f| f == &w.cooked))
         {
             judged.reason(
                 ReasonKind::Code,
@@ -118,7 +120,7 @@ impl Run<'_> {
             && let (Some(verb), Some(cwd)) = (inner, ctx.cwd)
         {
             for dir in cwd.ancestors() {
-                for bin in &wrapper.local_bins {
+                for bin in &prefix.local_bins {
                     let candidate = dir.join(bin).join(&verb.cooked);
                     if candidate.exists()
                         && let Some(resolved) = paths::resolve_symlinks(&candidate)

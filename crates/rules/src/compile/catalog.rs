@@ -10,7 +10,6 @@ impl Builder {
         &mut self,
         cx: &mut FileCx<'_>,
         safe: &mut Spanned<RawSafe>,
-        seen: &mut HashMap<Vec<String>, Location>,
         class: Option<EffectClass>,
     ) {
         let span = safe.span();
@@ -19,7 +18,8 @@ impl Builder {
         let table = format!("[[{}]]", class.map_or("safe", EffectClass::table));
         let verbs = cx.verb_list(raw.verb.as_mut(), raw.verbs.as_mut(), span.clone(), &table);
         if raw.pure && class.is_some() {
-            cx.invalid(
+            cx.error(
+                PolicyError::Inconsistent,
                 span.clone(),
                 format!("`pure` belongs to `[[safe]]` entries, not to `{table}`"),
                 "not a `[[safe]]` entry",
@@ -27,7 +27,8 @@ impl Builder {
             );
         }
         if raw.hooks && class != Some(EffectClass::Repository) {
-            cx.invalid(
+            cx.error(
+                PolicyError::Inconsistent,
                 span.clone(),
                 format!("`hooks` belongs to `[[repository]]` entries, not to `{table}`"),
                 "not a `[[repository]]` entry",
@@ -46,7 +47,8 @@ impl Builder {
                 if OS_NAMES.contains(&name.get_ref().as_str()) {
                     os.push(name.get_ref().clone());
                 } else {
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::UnknownValue,
                         name.span(),
                         format!("unknown operating system `{}`", name.get_ref()),
                         "unknown os",
@@ -66,7 +68,8 @@ impl Builder {
             let entry_span = entry.span();
             let e = entry.get_mut();
             if e.flags.is_empty() {
-                cx.invalid(
+                cx.error(
+                    PolicyError::EmptyValue,
                     entry_span,
                     "an `unless_flags` entry has no flags".into(),
                     "no flags",
@@ -83,43 +86,16 @@ impl Builder {
         let mut unless_globs = Vec::new();
         for entry in &mut raw.unless_args {
             let e = entry.get_mut();
-            let glob = cx.glob(&mut e.pattern, "unless_args");
+            let pattern = cx.glob(&mut e.pattern, "unless_args");
             let why = cx.nonempty(&mut e.why, "why").unwrap_or_default();
-            let pattern = match glob {
-                Some(glob) => {
-                    unless_globs.push(glob.clone());
-                    glob
-                }
-                None => e.pattern.get_ref().clone(),
-            };
+            unless_globs.push(pattern.clone());
             unless_args.push(UnlessArg { pattern, why });
         }
-        let unless_globs = if cx.errors.len() > before {
-            None
-        } else {
-            cx.glob_matcher(unless_globs, span.clone(), "unless_args")
-        };
-        let location = cx.file.location(span.clone().start);
-        if let Some(verbs) = &verbs {
-            for verb in verbs {
-                if let Some(previous) = seen.get(verb) {
-                    cx.invalid(
-                        span.clone(),
-                        format!("duplicate `{table}` entry for `{}`", verb.join(" ")),
-                        "duplicate entry",
-                        Some(format!(
-                            "`{}` is already catalogued at {previous}; merge the two entries",
-                            verb.join(" ")
-                        )),
-                    );
-                }
-                seen.insert(verb.clone(), location.clone());
-            }
-        }
+        let unless_globs = cx.glob_matcher(unless_globs, span.clone(), "unless_args");
         if cx.errors.len() > before {
             return;
         }
-        let (Some(verbs), Some(why), Some(unless_globs)) = (verbs, why, unless_globs) else {
+        let (Some(verbs), Some(why)) = (verbs, why) else {
             return;
         };
         let entry = SafeEntry {
@@ -127,8 +103,8 @@ impl Builder {
             class,
             hooks: raw.hooks,
             writes_cwd: raw.writes_cwd,
-            unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),
             declares: raw.declares,
+            unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),
             why,
             os,
             pure: raw.pure,
@@ -138,6 +114,45 @@ impl Builder {
             unless_globs,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.safe);
+    }
+
+    /// Reports every verb catalogued twice among the safe entries from `first` on, which one
+    /// file added; `tables[i]` is the span of the table of entry `first + i`.
+    pub(super) fn check_safe_duplicates(
+        &self,
+        cx: &mut FileCx<'_>,
+        first: usize,
+        tables: &[Range<usize>],
+        table: &str,
+    ) {
+        let added = self.safe.get(first..).unwrap_or_default();
+        let mut order: Vec<usize> = (0..added.len()).collect();
+        order.sort_by(|a, b| {
+            let verb = |i: &usize| added.get(*i).map(|e| &e.verb);
+            verb(a).cmp(&verb(b)).then(a.cmp(b))
+        });
+        for pair in order.windows(2) {
+            let [earlier, later] = *pair else { continue };
+            let (Some(a), Some(b)) = (added.get(earlier), added.get(later)) else {
+                continue;
+            };
+            let (Some(previous), Some(span)) = (tables.get(earlier), tables.get(later)) else {
+                continue;
+            };
+            if a.verb == b.verb {
+                let verb = b.verb.join(" ");
+                let previous = cx.file.location(previous.start);
+                cx.error(
+                    PolicyError::DuplicateId,
+                    span.clone(),
+                    format!("duplicate `{table}` entry for `{verb}`"),
+                    "duplicate entry",
+                    Some(format!(
+                        "`{verb}` is already catalogued at {previous}; merge the two entries"
+                    )),
+                );
+            }
+        }
     }
 
     pub(super) fn add_wrapper(&mut self, cx: &mut FileCx<'_>, wrapper: &mut Spanned<RawWrapper>) {
@@ -150,106 +165,7 @@ impl Builder {
             span.clone(),
             "[[wrapper]]",
         );
-        let mode = match &raw.mode {
-            None => Some(if raw.exec_options.is_empty() {
-                WrapperMode::Prefix
-            } else {
-                WrapperMode::ExecOption
-            }),
-            Some(m) => match m.get_ref().as_str() {
-                "prefix" => Some(WrapperMode::Prefix),
-                "exec-option" => Some(WrapperMode::ExecOption),
-                "strip" => Some(WrapperMode::Strip),
-                other => {
-                    cx.invalid(
-                        m.span(),
-                        format!("unknown wrapper mode `{other}`"),
-                        "unknown mode",
-                        Some(
-                            did_you_mean(other, ["prefix", "exec-option", "strip"]).unwrap_or_else(
-                                || "a mode is `prefix`, `exec-option` or `strip`".into(),
-                            ),
-                        ),
-                    );
-                    None
-                }
-            },
-        };
-        let value_flags = cx
-            .spellings(&mut raw.value_flags, "value_flags")
-            .unwrap_or_default();
-        let exec_options = cx
-            .spellings(&mut raw.exec_options, "exec_options")
-            .unwrap_or_default();
-        let cwd_flags = cx
-            .spellings(&mut raw.cwd_flags, "cwd_flags")
-            .unwrap_or_default();
-        let query_flags = cx
-            .spellings(&mut raw.query_flags, "query_flags")
-            .unwrap_or_default();
-        let judged_flags = cx
-            .spellings(&mut raw.judged_flags, "judged_flags")
-            .unwrap_or_default();
-        let flags = cx.spellings(&mut raw.flags, "flags").unwrap_or_default();
-        let local_flags = cx
-            .spellings(&mut raw.local_flags, "local_flags")
-            .unwrap_or_default();
-        let runs = match &raw.runs {
-            None => None,
-            Some(text) => match text.get_ref().as_str() {
-                "project" => Some(Runs::Project),
-                "elsewhere" => Some(Runs::Elsewhere),
-                other => {
-                    cx.invalid(
-                        text.span(),
-                        format!("unknown value `{other}` for `runs`"),
-                        "unknown value",
-                        Some(
-                            did_you_mean(other, ["project", "elsewhere"])
-                                .unwrap_or_else(|| "`runs` is `project` or `elsewhere`".into()),
-                        ),
-                    );
-                    None
-                }
-            },
-        };
-        for bin in &raw.local_bins {
-            let text = bin.get_ref();
-            if text.is_empty() || text.starts_with('/') || text.split('/').any(|c| c == "..") {
-                cx.invalid(
-                    bin.span(),
-                    format!("`{text}` in `local_bins` is not a relative directory"),
-                    "not a relative directory",
-                    Some("give a directory below the project, such as `node_modules/.bin`".into()),
-                );
-            }
-        }
-        let local_bins: Vec<String> = raw.local_bins.iter().map(|b| b.get_ref().clone()).collect();
-        let positionals = count(cx, raw.positionals.as_ref(), "positionals");
-        match mode {
-            Some(WrapperMode::ExecOption)
-                if exec_options.is_empty() || raw.terminators.is_empty() =>
-            {
-                cx.invalid(
-                    span.clone(),
-                    "an `exec-option` wrapper needs `exec_options` and `terminators`".into(),
-                    "incomplete wrapper",
-                    Some(
-                        "such as `exec_options = [\"-exec\"]` and `terminators = [\";\", \"+\"]`"
-                            .into(),
-                    ),
-                );
-            }
-            Some(WrapperMode::Strip) if value_flags.is_empty() => {
-                cx.invalid(
-                    span.clone(),
-                    "a `strip` wrapper needs `value_flags`".into(),
-                    "incomplete wrapper",
-                    Some("list the options to strip, such as `value_flags = [\"-C\"]`".into()),
-                );
-            }
-            _ => {}
-        }
+        let mode = wrapper_mode(cx, raw, &span);
         if cx.errors.len() > before {
             return;
         }
@@ -260,24 +176,6 @@ impl Builder {
             verb: Vec::new(),
             privileged: raw.privileged,
             mode,
-            value_flags,
-            assignments: raw.assignments,
-            positionals,
-            stop_at: raw.stop_at.iter().map(|s| s.get_ref().clone()).collect(),
-            exec_options,
-            terminators: raw
-                .terminators
-                .iter()
-                .map(|s| s.get_ref().clone())
-                .collect(),
-            appends_args: raw.appends_args,
-            cwd_flags,
-            query_flags,
-            judged_flags,
-            flags,
-            runs,
-            local_flags,
-            local_bins,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.wrappers);
@@ -306,7 +204,8 @@ impl Builder {
             && !raw.script_operand
             && !raw.join_args
         {
-            cx.invalid(
+            cx.error(
+                PolicyError::Inconsistent,
                 span.clone(),
                 "this `[[shell]]` entry never finds code".into(),
                 "no code source",
@@ -371,17 +270,16 @@ impl Builder {
             .collect();
         let unsafe_set = if raw.unsafe_program.is_empty() {
             None
-        } else if cx.trusted {
-            Some(LazyRegexSet::new(patterns.clone()))
         } else {
-            cx.regex_set(
+            cx.check_regexes(
                 &raw.unsafe_program.iter().collect::<Vec<_>>(),
                 "unsafe_program",
-            )
-            .map(|set| LazyRegexSet::compiled(patterns.clone(), set))
+            );
+            Some(LazyRegexSet::new(patterns.clone()))
         };
         if raw.program_operand && raw.unsafe_program.is_empty() {
-            cx.invalid(
+            cx.error(
+                PolicyError::Inconsistent,
                 span.clone(),
                 "`program_operand` needs `unsafe_program` patterns".into(),
                 "no patterns",
@@ -394,7 +292,8 @@ impl Builder {
             && !raw.script_operand
             && !raw.program_operand
         {
-            cx.invalid(
+            cx.error(
+                PolicyError::Inconsistent,
                 span.clone(),
                 "this `[[interpreter]]` entry never finds code".into(),
                 "no code source",
@@ -443,11 +342,15 @@ impl Builder {
         let first_unless = cx
             .spellings(&mut raw.first_unless, "first_unless")
             .unwrap_or_default();
+        let recursive_flags = cx
+            .spellings(&mut raw.recursive_flags, "recursive_flags")
+            .unwrap_or_default();
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
             if let Some(problem) = spelling_problem(flag.get_ref()) {
-                cx.invalid(
+                cx.error(
+                    PolicyError::BadValue,
                     flag.span(),
                     format!("`{}` in `options` is not a flag", flag.get_ref()),
                     "not a flag",
@@ -461,7 +364,8 @@ impl Builder {
         let mut assign = Vec::new();
         for (key, role) in &raw.assign {
             if key.get_ref().is_empty() || key.get_ref().contains(['=', ' ']) {
-                cx.invalid(
+                cx.error(
+                    PolicyError::BadValue,
                     key.span(),
                     format!("`{}` in `assign` is not a key", key.get_ref()),
                     "not a key",
@@ -474,9 +378,6 @@ impl Builder {
         }
         let value_flags = cx
             .spellings(&mut raw.value_flags, "value_flags")
-            .unwrap_or_default();
-        let recursive_flags = cx
-            .spellings(&mut raw.recursive_flags, "recursive_flags")
             .unwrap_or_default();
         if cx.errors.len() > before {
             return;
@@ -501,7 +402,8 @@ impl Builder {
         let class = |cx: &mut FileCx<'_>, name: &Text| -> Option<TokenClass> {
             let found = TokenClass::from_name(name.get_ref());
             if found.is_none() {
-                cx.invalid(
+                cx.error(
+                    PolicyError::UnknownValue,
                     name.span(),
                     format!("unknown token class `{}`", name.get_ref()),
                     "unknown class",
@@ -515,15 +417,13 @@ impl Builder {
             }
             found
         };
-        if !cx.trusted {
-            self.classify_eager = true;
-        }
         if let Some(order) = &raw.order {
             let mut out = Vec::new();
             for name in order.get_ref() {
                 if let Some(c) = class(cx, name) {
                     if out.contains(&c) {
-                        cx.invalid(
+                        cx.error(
+                            PolicyError::DuplicateId,
                             name.span(),
                             format!("token class `{c}` appears twice in `order`"),
                             "repeated",
@@ -536,16 +436,183 @@ impl Builder {
             self.classify_order = out;
         }
         let patterns: Vec<&Text> = raw.patterns.values().collect();
-        if !cx.trusted
-            && !patterns.is_empty()
-            && cx.regex_set(&patterns, "classify.patterns").is_none()
-        {
-            return;
+        if !patterns.is_empty() {
+            cx.check_regexes(&patterns, "classify.patterns");
         }
         for (name, pattern) in &raw.patterns {
             if let Some(c) = class(cx, name) {
                 self.classify_patterns.insert(c, pattern.get_ref().clone());
             }
+        }
+    }
+}
+
+/// The mode of a wrapper with what it needs; keys of another mode are refused.
+fn wrapper_mode(
+    cx: &mut FileCx<'_>,
+    raw: &mut RawWrapper,
+    span: &Range<usize>,
+) -> Option<WrapperMode> {
+    let name = match &raw.mode {
+        None if raw.exec_options.is_some() => "exec-option",
+        None => "prefix",
+        Some(m) => match m.get_ref().as_str() {
+            known @ ("prefix" | "exec-option" | "strip") => known,
+            other => {
+                cx.error(
+                    PolicyError::UnknownValue,
+                    m.span(),
+                    format!("unknown wrapper mode `{other}`"),
+                    "unknown mode",
+                    Some(
+                        did_you_mean(other, ["prefix", "exec-option", "strip"]).unwrap_or_else(
+                            || "a mode is `prefix`, `exec-option` or `strip`".into(),
+                        ),
+                    ),
+                );
+                return None;
+            }
+        },
+    };
+    // The keys each mode takes beyond `verb`, `privileged`, `mode` and `why`.
+    let prefix_only: [(&str, Option<Range<usize>>); 9] = [
+        ("flags", raw.flags.as_ref().map(Spanned::span)),
+        ("runs", raw.runs.as_ref().map(Spanned::span)),
+        ("local_flags", raw.local_flags.as_ref().map(Spanned::span)),
+        ("local_bins", raw.local_bins.as_ref().map(Spanned::span)),
+        ("assignments", raw.assignments.as_ref().map(Spanned::span)),
+        ("positionals", raw.positionals.as_ref().map(Spanned::span)),
+        ("stop_at", raw.stop_at.as_ref().map(Spanned::span)),
+        ("query_flags", raw.query_flags.as_ref().map(Spanned::span)),
+        ("appends_args", raw.appends_args.as_ref().map(Spanned::span)),
+    ];
+    let options: [(&str, Option<Range<usize>>); 3] = [
+        ("value_flags", raw.value_flags.as_ref().map(Spanned::span)),
+        ("cwd_flags", raw.cwd_flags.as_ref().map(Spanned::span)),
+        ("judged_flags", raw.judged_flags.as_ref().map(Spanned::span)),
+    ];
+    let exec_only: [(&str, Option<Range<usize>>); 2] = [
+        ("exec_options", raw.exec_options.as_ref().map(Spanned::span)),
+        ("terminators", raw.terminators.as_ref().map(Spanned::span)),
+    ];
+    let foreign: Vec<(&str, Option<Range<usize>>)> = match name {
+        "prefix" => exec_only.to_vec(),
+        "strip" => prefix_only.iter().chain(&exec_only).cloned().collect(),
+        _ => prefix_only.iter().chain(&options).cloned().collect(),
+    };
+    for (key, at) in foreign {
+        if let Some(at) = at {
+            cx.error(
+                PolicyError::Inconsistent,
+                at,
+                format!("`{key}` does not apply to a `{name}` wrapper"),
+                "not used by this mode",
+                Some(format!(
+                    "remove `{key}`, or give the wrapper the mode that uses it"
+                )),
+            );
+        }
+    }
+    let mut list = |field: &mut Option<Spanned<Vec<Text>>>, key: &str| -> Vec<String> {
+        field
+            .as_mut()
+            .and_then(|f| cx.spellings(f.get_mut(), key))
+            .unwrap_or_default()
+    };
+    let options = WrapperOptions {
+        value_flags: list(&mut raw.value_flags, "value_flags"),
+        cwd_flags: list(&mut raw.cwd_flags, "cwd_flags"),
+        judged_flags: list(&mut raw.judged_flags, "judged_flags"),
+    };
+    let exec_options = list(&mut raw.exec_options, "exec_options");
+    let query_flags = list(&mut raw.query_flags, "query_flags");
+    let flags = list(&mut raw.flags, "flags");
+    let local_flags = list(&mut raw.local_flags, "local_flags");
+    let runs = match &raw.runs {
+        None => None,
+        Some(text) => match text.get_ref().as_str() {
+            "project" => Some(Runs::Project),
+            "elsewhere" => Some(Runs::Elsewhere),
+            other => {
+                cx.error(
+                    PolicyError::UnknownValue,
+                    text.span(),
+                    format!("unknown value `{other}` for `runs`"),
+                    "unknown value",
+                    Some(
+                        did_you_mean(other, ["project", "elsewhere"])
+                            .unwrap_or_else(|| "`runs` is `project` or `elsewhere`".into()),
+                    ),
+                );
+                None
+            }
+        },
+    };
+    let mut local_bins = Vec::new();
+    for bin in raw.local_bins.iter().flat_map(|b| b.get_ref()) {
+        let text = bin.get_ref();
+        if text.is_empty() || text.starts_with('/') || text.split('/').any(|c| c == "..") {
+            cx.error(
+                PolicyError::BadValue,
+                bin.span(),
+                format!("`{text}` in `local_bins` is not a relative directory"),
+                "not a relative directory",
+                Some("give a directory below the project, such as `node_modules/.bin`".into()),
+            );
+        } else {
+            local_bins.push(text.clone());
+        }
+    }
+    let words = |field: &Option<Spanned<Vec<Text>>>| -> Vec<String> {
+        field
+            .iter()
+            .flat_map(|f| f.get_ref())
+            .map(|w| w.get_ref().clone())
+            .collect()
+    };
+    match name {
+        "prefix" => Some(WrapperMode::Prefix(PrefixMode {
+            options,
+            assignments: raw.assignments.as_ref().is_some_and(|b| *b.get_ref()),
+            positionals: count(cx, raw.positionals.as_ref(), "positionals"),
+            stop_at: words(&raw.stop_at),
+            query_flags,
+            appends_args: raw.appends_args.as_ref().is_some_and(|b| *b.get_ref()),
+            flags,
+            runs,
+            local_flags,
+            local_bins,
+        })),
+        "strip" if options.value_flags.is_empty() => {
+            cx.error(
+                PolicyError::Inconsistent,
+                span.clone(),
+                "a `strip` wrapper needs `value_flags`".into(),
+                "incomplete wrapper",
+                Some("list the options to strip, such as `value_flags = [\"-C\"]`".into()),
+            );
+            None
+        }
+        "strip" => Some(WrapperMode::Strip(options)),
+        _ => {
+            let terminators = words(&raw.terminators);
+            if exec_options.is_empty() || terminators.is_empty() {
+                cx.error(
+                    PolicyError::Inconsistent,
+                    span.clone(),
+                    "an `exec-option` wrapper needs `exec_options` and `terminators`".into(),
+                    "incomplete wrapper",
+                    Some(
+                        "such as `exec_options = [\"-exec\"]` and `terminators = [\";\", \"+\"]`"
+                            .into(),
+                    ),
+                );
+                return None;
+            }
+            Some(WrapperMode::ExecOption(ExecMode {
+                exec_options,
+                terminators,
+            }))
         }
     }
 }

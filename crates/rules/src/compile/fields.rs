@@ -4,37 +4,59 @@
 
 use super::*;
 
-/// Errors of one file, with the file at hand.
-pub(super) struct FileCx<'a> {
-    pub(super) file: &'a SourceFile,
-    pub(super) layer: Layer,
-    /// The embedded default on the fast path: globs and regexes are neither compiled to check
-    /// them nor compiled now, but on first use.
-    pub(super) trusted: bool,
-    /// Whether the file's `match`/`not_match` examples are to be checked.
-    pub(super) keep_examples: bool,
-    pub(super) errors: Vec<PolicyError>,
+/// Errors of one file, with the file at hand, and what is left to check once it is read.
+pub(crate) struct FileCx<'a> {
+    pub(crate) file: &'a SourceFile,
+    pub(crate) layer: Layer,
+    pub(crate) errors: Vec<PolicyError>,
+    /// What to check once the file is read; `None` when its checks ran when it was built
+    /// (the embedded default, see `checks.rs`).
+    pub(crate) pending: Option<Pending>,
+}
+
+/// The load-time checks of one file.
+#[derive(Default)]
+pub(crate) struct Pending {
+    /// Every glob and regex the file writes, to compile (see `checks.rs`).
+    pub(crate) checks: Vec<Check>,
+    /// Every `match`/`not_match` example, to run against the compiled policy.
+    pub(crate) examples: Vec<PendingExample>,
 }
 
 impl FileCx<'_> {
-    pub(super) fn invalid(
+    /// Records a load-time check.
+    pub(crate) fn check(&mut self, check: impl FnOnce() -> Check) {
+        if let Some(pending) = &mut self.pending {
+            pending.checks.push(check());
+        }
+    }
+
+    /// Records a `match`/`not_match` example to run.
+    pub(crate) fn example(&mut self, example: impl FnOnce() -> PendingExample) {
+        if let Some(pending) = &mut self.pending {
+            pending.examples.push(example());
+        }
+    }
+
+    /// Records an error made by `kind` (a variant of [`PolicyError`]).
+    pub(crate) fn error(
         &mut self,
+        kind: fn(Box<Located>) -> PolicyError,
         span: Range<usize>,
         message: String,
         label: &str,
         help: Option<String>,
     ) {
-        self.errors.push(
-            self.file
-                .error(ErrorKind::Invalid, span, message, label, help),
-        );
+        self.errors
+            .push(self.file.error(kind, span, message, label, help));
     }
 
     /// A non-empty string (moved out of `text`), or an error.
-    pub(super) fn nonempty(&mut self, text: &mut Text, key: &str) -> Option<String> {
+    pub(crate) fn nonempty(&mut self, text: &mut Text, key: &str) -> Option<String> {
         let value = text.get_ref().trim();
         if value.is_empty() {
-            self.invalid(
+            self.error(
+                PolicyError::EmptyValue,
                 text.span(),
                 format!("`{key}` is empty"),
                 "empty",
@@ -47,10 +69,11 @@ impl FileCx<'_> {
     }
 
     /// A command prefix (moved out of `words`): non-empty words without whitespace.
-    pub(super) fn words(&mut self, words: &mut Spanned<Words>, key: &str) -> Option<Vec<String>> {
+    pub(crate) fn words(&mut self, words: &mut Spanned<Words>, key: &str) -> Option<Vec<String>> {
         let list = &words.get_ref().0;
         if list.is_empty() {
-            self.invalid(
+            self.error(
+                PolicyError::EmptyValue,
                 words.span(),
                 format!("`{key}` is empty"),
                 "no words",
@@ -64,7 +87,8 @@ impl FileCx<'_> {
             .iter()
             .find(|w| w.is_empty() || w.contains(char::is_whitespace))
         {
-            self.invalid(
+            self.error(
+                PolicyError::BadValue,
                 words.span(),
                 format!("`{bad}` in `{key}` is not one word"),
                 "not one word",
@@ -76,7 +100,7 @@ impl FileCx<'_> {
     }
 
     /// `verb` or `verbs` (exactly one of them) → the prefixes.
-    pub(super) fn verb_list(
+    pub(crate) fn verb_list(
         &mut self,
         verb: Option<&mut Spanned<Words>>,
         verbs: Option<&mut Spanned<Vec<Spanned<Words>>>>,
@@ -87,7 +111,8 @@ impl FileCx<'_> {
             (Some(v), None) => self.words(v, "verb").map(|w| vec![w]),
             (None, Some(vs)) => {
                 if vs.get_ref().is_empty() {
-                    self.invalid(
+                    self.error(
+                        PolicyError::EmptyValue,
                         vs.span(),
                         "`verbs` is empty".to_owned(),
                         "no verbs",
@@ -102,7 +127,8 @@ impl FileCx<'_> {
                 Some(out)
             }
             (Some(_), Some(vs)) => {
-                self.invalid(
+                self.error(
+                    PolicyError::Inconsistent,
                     vs.span(),
                     "`verb` and `verbs` are both given".to_owned(),
                     "second list",
@@ -112,7 +138,7 @@ impl FileCx<'_> {
             }
             (None, None) => {
                 self.errors.push(self.file.error(
-                    ErrorKind::Schema,
+                    PolicyError::MissingKey,
                     header,
                     "missing key `verb`",
                     format!("this `{table}` entry"),
@@ -124,12 +150,13 @@ impl FileCx<'_> {
     }
 
     /// Flag spellings (`-x`, `--long`, `-single-dash-long`), moved out of `list`.
-    pub(super) fn spellings(&mut self, list: &mut [Text], key: &str) -> Option<Vec<String>> {
+    pub(crate) fn spellings(&mut self, list: &mut [Text], key: &str) -> Option<Vec<String>> {
         let mut out = Vec::with_capacity(list.len());
         let mut ok = true;
         for flag in list {
             if let Some(problem) = spelling_problem(flag.get_ref()) {
-                self.invalid(
+                self.error(
+                    PolicyError::BadValue,
                     flag.span(),
                     format!("`{}` in `{key}` is not a flag", flag.get_ref()),
                     "not a flag",
@@ -143,37 +170,25 @@ impl FileCx<'_> {
         ok.then_some(out)
     }
 
-    /// A glob (with `*` not crossing `/`; moved out of `text`), checked by compiling it
-    /// unless the file is trusted.
-    pub(super) fn glob(&mut self, text: &mut Text, key: &str) -> Option<String> {
-        if self.trusted {
-            return Some(text.take());
-        }
-        match GlobBuilder::new(text.get_ref())
-            .literal_separator(true)
-            .build()
-        {
-            Ok(_) => Some(text.take()),
-            Err(e) => {
-                self.invalid(
-                    text.span(),
-                    format!("invalid glob `{}` in `{key}`: {}", text.get_ref(), e.kind()),
-                    "invalid glob",
-                    Some(
-                        "globs use `*` (within one path segment), `**` (any depth), `?` and \
-                         `[…]`; write `[*]` for a literal `*`"
-                            .to_owned(),
-                    ),
-                );
-                None
-            }
-        }
+    /// A glob of the policy dialect, moved out of `text` (its compilation is a check).
+    pub(crate) fn glob(&mut self, text: &mut Text, key: &'static str) -> String {
+        self.check(|| Check::Glob {
+            span: text.span(),
+            key,
+            glob: text.get_ref().clone(),
+        });
+        text.take()
     }
 
     /// A non-empty list of globs (`None` on error).
-    pub(super) fn glob_list(&mut self, list: &mut TextList, key: &str) -> Option<Vec<String>> {
+    pub(crate) fn glob_list(
+        &mut self,
+        list: &mut TextList,
+        key: &'static str,
+    ) -> Option<Vec<String>> {
         if list.get_ref().is_empty() {
-            self.invalid(
+            self.error(
+                PolicyError::EmptyValue,
                 list.span(),
                 format!("`{key}` is empty"),
                 "empty list",
@@ -181,77 +196,47 @@ impl FileCx<'_> {
             );
             return None;
         }
-        let count = list.get_ref().len();
-        let globs: Vec<String> = list
-            .get_mut()
-            .iter_mut()
-            .filter_map(|t| self.glob(t, key))
-            .collect();
-        (globs.len() == count).then_some(globs)
+        Some(
+            list.get_mut()
+                .iter_mut()
+                .map(|t| self.glob(t, key))
+                .collect(),
+        )
     }
 
-    /// Checked globs as one matcher: compiled on first use when the file is trusted,
-    /// otherwise now (an error points at `span`).
-    pub(super) fn glob_matcher(
+    /// Globs as one matcher, compiled on first use (compiling them together is a check).
+    pub(crate) fn glob_matcher(
         &mut self,
         globs: Vec<String>,
         span: Range<usize>,
-        key: &str,
-    ) -> Option<LazyGlobSet> {
-        if self.trusted {
-            return Some(LazyGlobSet::new(globs));
-        }
-        match LazyGlobSet::compiled(globs) {
-            Ok(set) => Some(set),
-            Err(e) => {
-                self.invalid(
-                    span,
-                    format!("the globs in `{key}` cannot be compiled together"),
-                    "these globs",
-                    Some(format!("{e}; split them over several entries")),
-                );
-                None
-            }
-        }
+        key: &'static str,
+    ) -> LazyGlobSet {
+        self.check(|| Check::GlobList {
+            span,
+            key,
+            globs: globs.clone(),
+        });
+        LazyGlobSet::new(globs)
     }
 
-    /// A set of regexes, compiled once; on failure each bad pattern is reported with the
-    /// author's text (a separate compile per pattern happens only then).
-    pub(super) fn regex_set(&mut self, patterns: &[&Text], key: &str) -> Option<RegexSet> {
-        match RegexSet::new(patterns.iter().map(|p| p.get_ref())) {
-            Ok(set) => Some(set),
-            Err(set_error) => {
-                let mut found = false;
-                for text in patterns {
-                    if let Err(e) = Regex::new(text.get_ref()) {
-                        found = true;
-                        self.invalid(
-                            text.span(),
-                            format!("invalid regex `{}` in `{key}`", text.get_ref()),
-                            "invalid regex",
-                            Some(e.to_string()),
-                        );
-                    }
-                }
-                if !found && let Some(first) = patterns.first() {
-                    self.invalid(
-                        first.span(),
-                        format!("the regexes in `{key}` are too large together"),
-                        "first regex",
-                        Some(set_error.to_string()),
-                    );
-                }
-                None
-            }
-        }
+    /// Records that `patterns` must compile together as one regex set.
+    pub(crate) fn check_regexes(&mut self, patterns: &[&Text], key: &'static str) {
+        self.check(|| Check::Regexes {
+            key,
+            regexes: patterns
+                .iter()
+                .map(|p| (p.span(), p.get_ref().clone()))
+                .collect(),
+        });
     }
 
     /// A decision name.
-    pub(super) fn decision(&mut self, text: &Text, key: &str) -> Option<Decision> {
+    pub(crate) fn decision(&mut self, text: &Text, key: &str) -> Option<Decision> {
         if let Ok(d) = text.get_ref().parse::<Decision>() {
             return Some(d);
         }
-        self.invalid(
+        self.error(
+            PolicyError::UnknownValue,
             text.span(),
             format!("unknown decision `{}` in `{key}`", text.get_ref()),
             "unknown decision",
@@ -266,11 +251,12 @@ impl FileCx<'_> {
     }
 
     /// A role name.
-    pub(super) fn role(&mut self, text: &Text, key: &str) -> Option<Role> {
+    pub(crate) fn role(&mut self, text: &Text, key: &str) -> Option<Role> {
         if let Some(r) = Role::from_name(text.get_ref()) {
             return Some(r);
         }
-        self.invalid(
+        self.error(
+            PolicyError::UnknownValue,
             text.span(),
             format!("unknown role `{}` in `{key}`", text.get_ref()),
             "unknown role",
@@ -288,13 +274,14 @@ impl FileCx<'_> {
     }
 
     /// A zone template: known placeholders only, absolute after substitution.
-    pub(super) fn zone(&mut self, text: &Text) -> Option<ZoneTemplate> {
+    pub(crate) fn zone(&mut self, text: &Text) -> Option<ZoneTemplate> {
         let value = text.get_ref();
         let mut rest = value.as_str();
         while let Some(open) = rest.find('{') {
             let after = rest.get(open..).unwrap_or_default();
             let Some(close) = after.find('}') else {
-                self.invalid(
+                self.error(
+                    PolicyError::BadValue,
                     text.span(),
                     format!("unclosed placeholder in zone `{value}`"),
                     "no closing `}`",
@@ -304,7 +291,8 @@ impl FileCx<'_> {
             };
             let placeholder = after.get(..=close).unwrap_or_default();
             if !PLACEHOLDERS.contains(&placeholder) {
-                self.invalid(
+                self.error(
+                    PolicyError::UnknownValue,
                     text.span(),
                     format!("unknown placeholder `{placeholder}` in zone `{value}`"),
                     "unknown placeholder",
@@ -317,7 +305,8 @@ impl FileCx<'_> {
             rest = after.get(close + 1..).unwrap_or_default();
         }
         if !(value.starts_with('{') || value.starts_with('/') || value.starts_with('~')) {
-            self.invalid(
+            self.error(
+                PolicyError::BadValue,
                 text.span(),
                 format!("zone `{value}` is not absolute"),
                 "relative zone",
@@ -334,7 +323,7 @@ impl FileCx<'_> {
     }
 
     /// An id: lowercase kebab-case.
-    pub(super) fn id(&mut self, text: &Text, what: &str) -> Option<String> {
+    pub(crate) fn id(&mut self, text: &Text, what: &str) -> Option<String> {
         let id = text.get_ref();
         let kebab = !id.is_empty()
             && id.split('-').all(|part| {
@@ -346,7 +335,8 @@ impl FileCx<'_> {
         if kebab {
             Some(id.clone())
         } else {
-            self.invalid(
+            self.error(
+                PolicyError::BadValue,
                 text.span(),
                 format!("{what} id `{id}` is not kebab-case"),
                 "not kebab-case",
@@ -360,12 +350,13 @@ impl FileCx<'_> {
     }
 
     /// An absolute path from a test.
-    pub(super) fn abs_path(&mut self, text: Option<&Text>, key: &str) -> Option<PathBuf> {
+    pub(crate) fn abs_path(&mut self, text: Option<&Text>, key: &str) -> Option<PathBuf> {
         let text = text?;
         if text.get_ref().starts_with('/') {
             Some(PathBuf::from(paths::normalize(text.get_ref(), true)))
         } else {
-            self.invalid(
+            self.error(
+                PolicyError::BadValue,
                 text.span(),
                 format!("`{key}` `{}` is not an absolute path", text.get_ref()),
                 "relative path",
@@ -378,12 +369,13 @@ impl FileCx<'_> {
     }
 
     /// Refuses a table the layer may not use; returns true when refused.
-    pub(super) fn forbid<T>(&mut self, entries: &[Spanned<T>], table: &str) -> bool {
+    pub(crate) fn forbid<T>(&mut self, entries: &[Spanned<T>], table: &str) -> bool {
         if self.layer != Layer::Project {
             return false;
         }
         if let Some(first) = entries.first() {
-            self.invalid(
+            self.error(
+                PolicyError::LayerNotAllowed,
                 first.span(),
                 format!("a project layer cannot add `{table}` entries"),
                 "not allowed in a project layer",

@@ -11,7 +11,8 @@ impl Builder {
     ) {
         let raw = audience.get_ref();
         if cx.layer == Layer::Project && self.audiences.contains_key(name.get_ref()) {
-            cx.invalid(
+            cx.error(
+                PolicyError::LayerNotAllowed,
                 audience.span(),
                 format!(
                     "a project layer cannot redefine audience `{}`",
@@ -29,7 +30,8 @@ impl Builder {
         let read = match raw.read.get_ref() {
             crate::raw::ReadZones::Word(word) if word == "all" => Some(ReadZones::All),
             crate::raw::ReadZones::Word(word) => {
-                cx.invalid(
+                cx.error(
+                    PolicyError::BadValue,
                     raw.read.span(),
                     format!("`read` is `\"{word}\"`"),
                     "not `all` or a list",
@@ -46,7 +48,8 @@ impl Builder {
         let run: Vec<_> = raw.run.iter().filter_map(|z| cx.zone(z)).collect();
         for (zone, raw_zone) in run.iter().zip(&raw.run) {
             if !write.contains(zone) {
-                cx.invalid(
+                cx.error(
+                    PolicyError::Inconsistent,
                     raw_zone.span(),
                     format!(
                         "run zone `{}` is not one of the audience's write zones",
@@ -89,7 +92,8 @@ impl Builder {
         if let Some(id) = &id
             && let Some(previous) = self.protected_ids.get(id)
         {
-            cx.invalid(
+            cx.error(
+                PolicyError::DuplicateId,
                 raw.id.span(),
                 format!("duplicate protected id `{id}`"),
                 "duplicate id",
@@ -99,7 +103,8 @@ impl Builder {
             );
         }
         if raw.paths.get_ref().is_empty() {
-            cx.invalid(
+            cx.error(
+                PolicyError::EmptyValue,
                 raw.paths.span(),
                 "`paths` is empty".into(),
                 "empty list",
@@ -110,7 +115,7 @@ impl Builder {
             .paths
             .get_mut()
             .iter_mut()
-            .filter_map(|p| cx.glob(p, "paths"))
+            .map(|p| cx.glob(p, "paths"))
             .collect();
         let read = cx.decision(&raw.read, "read");
         let write = cx.decision(&raw.write, "write");
@@ -123,9 +128,6 @@ impl Builder {
         };
         self.protected_ids
             .insert(id.clone(), cx.file.location(span.clone().start));
-        if !cx.trusted {
-            self.protected_eager = true;
-        }
         self.protected.push((
             Protected {
                 id,
@@ -157,7 +159,8 @@ impl Builder {
                 Err(e) => {
                     use miette::Diagnostic as _;
                     let help = e.help().map(|h| h.to_string());
-                    cx.invalid(
+                    cx.error(
+                        PolicyError::BadValue,
                         grant.span(),
                         format!("invalid grant: {e}"),
                         "invalid grant",
@@ -196,7 +199,8 @@ impl Builder {
     pub(super) fn add_disable(&mut self, cx: &mut FileCx<'_>, raw: &RawFile) {
         let Some(disable) = &raw.disable else {
             if let Some(reason) = &raw.disable_reason {
-                cx.invalid(
+                cx.error(
+                    PolicyError::Inconsistent,
                     reason.span(),
                     "`disable_reason` without `disable`".into(),
                     "nothing disabled",
@@ -206,7 +210,8 @@ impl Builder {
             return;
         };
         if cx.layer != Layer::User {
-            cx.invalid(
+            cx.error(
+                PolicyError::LayerNotAllowed,
                 disable.span(),
                 format!("`disable` is not allowed in a {} layer", cx.layer),
                 "not allowed here",
@@ -222,7 +227,8 @@ impl Builder {
         let reason = match &raw.disable_reason {
             Some(r) if !r.get_ref().trim().is_empty() => r.get_ref().clone(),
             _ => {
-                cx.invalid(
+                cx.error(
+                    PolicyError::Inconsistent,
                     disable.span(),
                     "`disable` needs a `disable_reason`".into(),
                     "no reason given",
@@ -241,7 +247,8 @@ impl Builder {
                         || "`shellgate check` lists no such rule in earlier layers".into(),
                     )
                 };
-                cx.invalid(
+                cx.error(
+                    PolicyError::UnknownValue,
                     id.span(),
                     format!("unknown deny rule id `{name}`"),
                     "unknown rule",
@@ -250,12 +257,6 @@ impl Builder {
                 continue;
             };
             self.deny.remove(position);
-            self.raw_patterns.retain(|p| p.rule != position);
-            for pattern in &mut self.raw_patterns {
-                if pattern.rule > position {
-                    pattern.rule -= 1;
-                }
-            }
             self.disabled.push(DisabledRule {
                 id: name.clone(),
                 reason: reason.clone(),

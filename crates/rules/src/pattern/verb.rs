@@ -1,0 +1,393 @@
+//! Verb patterns: a literal command prefix and one argument glob.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{PatternError, escape_controls};
+use crate::glob::{SegmentGlobs, WordGlob};
+
+/// The characters that make a token a glob.
+const GLOB_CHARS: [char; 3] = ['*', '?', '['];
+
+/// Whether a token contains a glob character.
+fn is_glob(token: &str) -> bool {
+    token.contains(GLOB_CHARS)
+}
+
+/// A verb pattern: a literal command prefix followed by one argument glob.
+///
+/// The text is split on whitespace into tokens. Every token but the last is a literal word that
+/// must equal the command's cooked word at the same position; the last token is an argument glob
+/// (`*`, or a word or path containing `*` or `?`, such as `/tmp/build/*`). Quotes are not
+/// interpreted: tokens are compared as written. The canonical text joins the tokens with single
+/// spaces.
+///
+/// ```
+/// use shellgate_rules::pattern::VerbPattern;
+///
+/// let pattern: VerbPattern = "git  push *".parse().unwrap();
+/// assert_eq!(pattern.prefix(), ["git", "push"]);
+/// assert_eq!(pattern.arg_glob(), "*");
+/// assert_eq!(pattern.as_str(), "git push *");
+/// assert!("git push".parse::<VerbPattern>().is_err());
+/// ```
+///
+/// Equality, order and hashing look at the canonical text only (everything else is read from
+/// it).
+#[derive(Clone, Debug)]
+pub struct VerbPattern {
+    /// The canonical text: tokens joined by one space.
+    text: String,
+    /// The literal tokens before the glob; never empty.
+    prefix: Vec<String>,
+    /// The trailing argument glob; always contains `*` or `?`.
+    arg_glob: String,
+    /// What the argument glob matches.
+    arg: ArgGlob,
+}
+
+impl PartialEq for VerbPattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for VerbPattern {}
+
+impl PartialOrd for VerbPattern {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for VerbPattern {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.text.cmp(&other.text)
+    }
+}
+
+impl std::hash::Hash for VerbPattern {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+/// What the argument glob of a [`VerbPattern`] matches, in the policy glob dialect (see
+/// `shellgate_policy::matching` for how it meets a command).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgGlob {
+    /// `*`: any remaining words, including none.
+    Any,
+    /// A glob with a `/`, or starting with `~`: every operand must lie below it.
+    Path(PathArg),
+    /// Any other glob: every remaining word must match it.
+    Word(WordGlob),
+}
+
+impl ArgGlob {
+    /// Reads an argument glob.
+    #[must_use]
+    pub fn new(glob: &str) -> Self {
+        if glob == "*" {
+            Self::Any
+        } else if glob.contains('/') || glob.starts_with('~') {
+            Self::Path(PathArg::new(glob))
+        } else {
+            Self::Word(WordGlob::new(glob))
+        }
+    }
+}
+
+/// A path glob split at its first segment with a glob character: the literal directory before
+/// it, as written, and the segment globs from there on.
+///
+/// ```
+/// use shellgate_rules::pattern::PathArg;
+///
+/// let arg = PathArg::new("~/src/*/main.rs");
+/// assert_eq!(arg.dir(), "~/src");
+/// assert!(arg.below().unwrap().matches(&["app", "main.rs"]));
+/// assert!(PathArg::new("/tmp/*/../etc").below().is_none());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathArg {
+    /// The literal directory (`""`: the working directory; `/`: the root).
+    dir: String,
+    /// The segments from the first glob segment on; `None` when one of them is `..`.
+    below: Option<SegmentGlobs>,
+}
+
+impl PathArg {
+    /// Splits a path glob.
+    #[must_use]
+    pub fn new(glob: &str) -> Self {
+        let mut offset = 0_usize;
+        for (index, segment) in glob.split('/').enumerate() {
+            if segment.contains(GLOB_CHARS) {
+                let dir = match index {
+                    0 => "",
+                    1 if glob.starts_with('/') => "/",
+                    _ => glob.get(..offset.saturating_sub(1)).unwrap_or(""),
+                };
+                let rest = glob.get(offset..).unwrap_or("");
+                let climbs = rest.split('/').any(|s| s == "..");
+                return Self {
+                    dir: dir.to_owned(),
+                    below: (!climbs).then(|| SegmentGlobs::new(rest.split('/'))),
+                };
+            }
+            offset += segment.len() + 1;
+        }
+        Self {
+            dir: glob.to_owned(),
+            below: Some(SegmentGlobs::new([])),
+        }
+    }
+
+    /// The literal directory as written (`""`: the working directory).
+    #[must_use]
+    pub fn dir(&self) -> &str {
+        &self.dir
+    }
+
+    /// The globs of the segments below the directory; `None` when the glob climbs out of it
+    /// (`..` after a glob segment), so that it matches nothing.
+    #[must_use]
+    pub const fn below(&self) -> Option<&SegmentGlobs> {
+        self.below.as_ref()
+    }
+}
+
+impl VerbPattern {
+    /// Parses and validates a pattern.
+    ///
+    /// # Errors
+    ///
+    /// [`PatternError`] when the text is empty, contains a control character, has no trailing
+    /// argument glob, has no literal prefix, or has a glob before its last token.
+    pub fn new(text: &str) -> Result<Self, PatternError> {
+        if text.chars().any(char::is_control) {
+            return Err(PatternError::ControlCharacter {
+                text: escape_controls(text),
+            });
+        }
+        let mut tokens: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+        let Some(arg_glob) = tokens.pop() else {
+            return Err(PatternError::EmptyPattern);
+        };
+        if !arg_glob.contains(['*', '?']) {
+            return Err(PatternError::NoTrailingGlob {
+                text: text.trim().to_owned(),
+            });
+        }
+        if tokens.is_empty() {
+            return Err(PatternError::NoPrefix {
+                text: text.trim().to_owned(),
+            });
+        }
+        if let Some(token) = tokens.iter().find(|token| is_glob(token)) {
+            return Err(PatternError::GlobInPrefix {
+                text: text.trim().to_owned(),
+                token: token.clone(),
+            });
+        }
+        let mut canonical = tokens.join(" ");
+        canonical.push(' ');
+        canonical.push_str(&arg_glob);
+        Ok(Self {
+            text: canonical,
+            prefix: tokens,
+            arg: ArgGlob::new(&arg_glob),
+            arg_glob,
+        })
+    }
+
+    /// The literal tokens before the argument glob (at least one).
+    #[must_use]
+    pub fn prefix(&self) -> &[String] {
+        &self.prefix
+    }
+
+    /// The trailing argument glob, such as `*` or `/tmp/build/*`.
+    #[must_use]
+    pub fn arg_glob(&self) -> &str {
+        &self.arg_glob
+    }
+
+    /// What the argument glob matches.
+    #[must_use]
+    pub const fn arg(&self) -> &ArgGlob {
+        &self.arg
+    }
+
+    /// The canonical text: the tokens joined by single spaces.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether `words` starts with this pattern's prefix: the first N cooked words equal the N
+    /// prefix tokens exactly.
+    ///
+    /// This is only the prefix half of matching; how the remaining words are matched against
+    /// [`arg_glob`](Self::arg_glob) is decided by the policy engine.
+    #[must_use]
+    pub fn prefix_matches(&self, words: &[&str]) -> bool {
+        words.len() >= self.prefix.len()
+            && self
+                .prefix
+                .iter()
+                .zip(words)
+                .all(|(token, word)| token == word)
+    }
+}
+
+impl fmt::Display for VerbPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl FromStr for VerbPattern {
+    type Err = PatternError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::new(text)
+    }
+}
+
+impl Serialize for VerbPattern {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for VerbPattern {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Self::new(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(text: &str) -> VerbPattern {
+        VerbPattern::new(text).unwrap()
+    }
+
+    #[test]
+    fn patterns_split_into_prefix_and_glob() {
+        let cases: [(&str, &[&str], &str, &str); 6] = [
+            ("git push *", &["git", "push"], "*", "git push *"),
+            ("cargo test *", &["cargo", "test"], "*", "cargo test *"),
+            (
+                "rm /tmp/build/*",
+                &["rm"],
+                "/tmp/build/*",
+                "rm /tmp/build/*",
+            ),
+            (
+                "  git   push origin main  * ",
+                &["git", "push", "origin", "main"],
+                "*",
+                "git push origin main *",
+            ),
+            ("ls ?", &["ls"], "?", "ls ?"),
+            ("make test-*", &["make"], "test-*", "make test-*"),
+        ];
+        for (text, prefix, glob, canonical) in cases {
+            let parsed = pattern(text);
+            assert_eq!(parsed.prefix(), prefix, "{text}");
+            assert_eq!(parsed.arg_glob(), glob, "{text}");
+            assert_eq!(parsed.as_str(), canonical, "{text}");
+            assert_eq!(parsed.to_string(), canonical, "{text}");
+            assert_eq!(canonical.parse::<VerbPattern>().unwrap(), parsed, "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_patterns_are_rejected_with_their_text() {
+        let cases = [
+            ("", PatternError::EmptyPattern),
+            ("   ", PatternError::EmptyPattern),
+            (
+                "git push",
+                PatternError::NoTrailingGlob {
+                    text: "git push".into(),
+                },
+            ),
+            (
+                "rm /tmp/build/[ab]",
+                PatternError::NoTrailingGlob {
+                    text: "rm /tmp/build/[ab]".into(),
+                },
+            ),
+            ("*", PatternError::NoPrefix { text: "*".into() }),
+            (
+                "git * *",
+                PatternError::GlobInPrefix {
+                    text: "git * *".into(),
+                    token: "*".into(),
+                },
+            ),
+            (
+                "gi? push *",
+                PatternError::GlobInPrefix {
+                    text: "gi? push *".into(),
+                    token: "gi?".into(),
+                },
+            ),
+            (
+                "git [ab] *",
+                PatternError::GlobInPrefix {
+                    text: "git [ab] *".into(),
+                    token: "[ab]".into(),
+                },
+            ),
+            (
+                "git push *\nrm *",
+                PatternError::ControlCharacter {
+                    text: "git push *\\nrm *".into(),
+                },
+            ),
+            (
+                "git\tpush *",
+                PatternError::ControlCharacter {
+                    text: "git\\tpush *".into(),
+                },
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(VerbPattern::new(text), Err(expected), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn prefix_matching_compares_the_first_tokens_exactly() {
+        let p = pattern("git push origin *");
+        assert!(p.prefix_matches(&["git", "push", "origin"]));
+        assert!(p.prefix_matches(&["git", "push", "origin", "main", "--force"]));
+        assert!(!p.prefix_matches(&["git", "push"]));
+        assert!(!p.prefix_matches(&["git", "pull", "origin"]));
+        assert!(!p.prefix_matches(&["git", "push", "Origin"]));
+        assert!(!p.prefix_matches(&[]));
+    }
+
+    #[test]
+    fn patterns_serialize_as_strings() {
+        let p = pattern("git  push *");
+        assert_eq!(serde_json::to_string(&p).unwrap(), "\"git push *\"");
+        let back: VerbPattern = serde_json::from_str("\"cargo test *\"").unwrap();
+        assert_eq!(back, pattern("cargo test *"));
+        let err = serde_json::from_str::<VerbPattern>("\"cargo test\"").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("`cargo test` has no trailing argument glob"),
+            "{err}"
+        );
+    }
+}
