@@ -305,6 +305,19 @@ impl Answer {
         }
     }
 
+    /// The same answer with `note` added to its reason (a pass-through answer has no reason
+    /// and stays as it is).
+    #[must_use]
+    pub fn with_note(self, note: &str) -> Self {
+        match self {
+            Self::Decide { verdict, reason } => Self::Decide {
+                verdict,
+                reason: format!("{reason}; note: {note}"),
+            },
+            Self::PassThrough => Self::PassThrough,
+        }
+    }
+
     /// The same answer with ask turned into deny (for agents that ignore ask).
     #[must_use]
     pub fn ask_as_deny(self) -> Self {
@@ -326,37 +339,59 @@ impl Answer {
 /// each rule and its safer alternative).
 #[must_use]
 pub fn answer_for(evaluation: &Evaluation) -> Answer {
-    match evaluation.decision {
-        Decision::Approved => Answer::Decide {
-            verdict: Verdict::Allow,
-            reason: "shellgate: approved".to_owned(),
-        },
-        Decision::NeedsPrompt => Answer::Decide {
-            verdict: Verdict::Ask,
-            reason: prompt_reason(evaluation),
-        },
-        Decision::HardDenied => {
-            let rules: Vec<String> = evaluation
-                .hard_deny
-                .iter()
-                .map(|hit| format!("`{}` ({}): {}", hit.rule, hit.category, hit.reason))
-                .collect();
-            let reason = if rules.is_empty() {
-                "shellgate: refused".to_owned()
-            } else {
-                format!("shellgate: refused by {}", rules.join("; "))
-            };
-            Answer::Decide {
-                verdict: Verdict::Deny,
-                reason,
-            }
-        }
+    let (verdict, reason) = match evaluation.decision {
+        Decision::Approved => (Verdict::Allow, "approved".to_owned()),
+        Decision::NeedsPrompt => (Verdict::Ask, prompt_reason(evaluation)),
+        Decision::HardDenied => (Verdict::Deny, deny_reason(evaluation)),
+    };
+    Answer::Decide {
+        verdict,
+        reason: format!("shellgate: {reason}"),
     }
 }
 
+/// The answer for an evaluation made on the embedded default policy alone because the
+/// policy did not load (`problem` says why, with file, line and column): the default's deny
+/// rules and protected paths still refuse (deny), and nothing else runs without a person (ask,
+/// also where the default alone would approve). The reason starts with the problem, so the
+/// person learns why everything asks.
+#[must_use]
+pub fn answer_on_floor(evaluation: &Evaluation, problem: &str) -> Answer {
+    let floor = format!(
+        "shellgate: the policy did not load ({problem}), so only the embedded default policy's deny rules and protected paths apply and nothing runs without a person; fix the policy (check it with `shellgate check FILE`)"
+    );
+    let (verdict, reason) = match evaluation.decision {
+        Decision::Approved => (Verdict::Ask, floor),
+        Decision::NeedsPrompt => (
+            Verdict::Ask,
+            format!("{floor}; {}", prompt_reason(evaluation)),
+        ),
+        Decision::HardDenied => (
+            Verdict::Deny,
+            format!("{floor}; {}", deny_reason(evaluation)),
+        ),
+    };
+    Answer::Decide { verdict, reason }
+}
+
+/// Why an evaluation was refused: each rule with its category and safer alternative.
+fn deny_reason(evaluation: &Evaluation) -> String {
+    let rules: Vec<String> = evaluation
+        .hard_deny
+        .iter()
+        .map(|hit| format!("`{}` ({}): {}", hit.rule, hit.category, hit.reason))
+        .collect();
+    if rules.is_empty() {
+        "refused".to_owned()
+    } else {
+        format!("refused by {}", rules.join("; "))
+    }
+}
+
+/// What a person must approve, and how to approve it for good.
 fn prompt_reason(evaluation: &Evaluation) -> String {
     let Some(prompt) = &evaluation.prompt else {
-        return "shellgate: needs a person".to_owned();
+        return "needs a person".to_owned();
     };
     let mut parts: Vec<String> = Vec::new();
     for clause in &prompt.clauses {
@@ -389,9 +424,9 @@ fn prompt_reason(evaluation: &Evaluation) -> String {
         });
     }
     if parts.is_empty() {
-        return format!("shellgate: needs a person to approve `{}`", prompt.display);
+        return format!("needs a person to approve `{}`", prompt.display);
     }
-    format!("shellgate: needs a person to {}", parts.join("; "))
+    format!("needs a person to {}", parts.join("; "))
 }
 
 /// `text` as one shell word: as is when it holds only safe characters, else single-quoted.

@@ -13,3 +13,6 @@ pub use shellgate_policy::{
 
 pub mod audit;
 pub mod hook;
+pub mod trust_recipe;
+
+pub use trust_recipe::TrustRecipe;

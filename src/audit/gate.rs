@@ -7,8 +7,8 @@
 //! resolved: a replayed log comes from another time, often another machine. States are cached
 //! per (working directory, audience), since logs repeat a few directories.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Component, Path, PathBuf};
+use std::collections::HashMap;
+use std::path::{Component, Path};
 use std::sync::{Arc, RwLock};
 
 use shellgate_policy::proposal::{NEVER_HEADS, SUBCOMMAND_HEADS};
@@ -16,37 +16,13 @@ use shellgate_policy::{
     Evaluation, GateEvaluator, GrantSource, TrustState, VerbPattern, ZonePath, deciding_rules,
 };
 use shellgate_rules::WrapperMode;
-use shellgate_store::Grants;
 
-use super::judge::{
-    Access, Grant, HardDenyHit, Judge, Outcome, PromptClause, Record, UntrustedPath,
-};
+pub use crate::trust_recipe::TrustRecipe;
+
+use super::judge::{Grant, HardDenyHit, Judge, Outcome, PromptClause, Record, UntrustedPath};
 
 /// States cached at most; past that, states are built per record.
 const MAX_CACHED_STATES: usize = 4096;
-
-/// How to build the trust state of a record.
-#[derive(Clone, Debug, Default)]
-pub struct TrustRecipe {
-    /// The audience of records that do not name one.
-    pub audience: String,
-    /// The working directory of records that do not name one (absolute).
-    pub cwd: PathBuf,
-    /// The project directory; `None` takes each record's working directory (as `eval` does).
-    pub project: Option<PathBuf>,
-    /// The session directory, if any.
-    pub session: Option<PathBuf>,
-    /// The home directory, if any.
-    pub home: Option<PathBuf>,
-    /// The temporary directory.
-    pub tmp: PathBuf,
-    /// Grants saved in the trust file, per audience.
-    pub stored: BTreeMap<String, Grants>,
-    /// Session zones (`--zone`, `--read-zone`), for every audience.
-    pub zones: Vec<(PathBuf, Access)>,
-    /// Session patterns (`--allow`), for every audience.
-    pub patterns: Vec<VerbPattern>,
-}
 
 /// The audit's judge over a real [`GateEvaluator`].
 #[derive(Debug)]
@@ -57,9 +33,12 @@ pub struct GateJudge {
 }
 
 impl GateJudge {
-    /// A judge evaluating with `gate` in states built from `recipe`.
+    /// A judge evaluating with `gate` in states built from `recipe`. Symbolic links are never
+    /// resolved, whatever the recipe says: a replayed log comes from another time, often
+    /// another machine (and the audit's memo relies on it).
     #[must_use]
-    pub fn new(gate: GateEvaluator, recipe: TrustRecipe) -> Self {
+    pub fn new(gate: GateEvaluator, mut recipe: TrustRecipe) -> Self {
+        recipe.resolve_symlinks = false;
         Self {
             gate,
             recipe,
@@ -106,33 +85,8 @@ impl GateJudge {
     }
 
     fn build(&self, cwd: &Path, audience: &str) -> TrustState {
-        let recipe = &self.recipe;
-        let mut state = TrustState::new(audience, cwd);
-        state.set_resolve_symlinks(false);
-        state.set_project(recipe.project.as_deref().unwrap_or(cwd));
-        if let Some(session) = &recipe.session {
-            state.set_session(session);
-        }
-        if let Some(home) = &recipe.home {
-            state.set_home(home);
-        }
-        state.set_tmp(&recipe.tmp);
         // An audience the policy does not know gets no profile: it trusts less, never more.
-        let _unknown_audience = self.gate.apply_profile(&mut state);
-        if let Some(grants) = recipe.stored.get(audience) {
-            for zone in &grants.zones {
-                state.add_zone(zone.path.as_path(), zone.access, GrantSource::Store);
-            }
-            for pattern in &grants.patterns {
-                state.add_pattern(pattern.clone(), GrantSource::Store);
-            }
-        }
-        for (path, access) in &recipe.zones {
-            state.add_zone(path, *access, GrantSource::Session);
-        }
-        for pattern in &recipe.patterns {
-            state.add_pattern(pattern.clone(), GrantSource::Session);
-        }
+        let (state, _unknown_audience) = self.recipe.state_for(&self.gate, cwd, audience);
         state
     }
 

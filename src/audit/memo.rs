@@ -207,7 +207,11 @@ mod tests {
                 assert_eq!(got.fresh, round == 0 || i > 0, "round {round}, echo {i}");
             }
         }
-        assert!(!memo.judge(&judge, &record("ls", None, None), &mut key).fresh);
+        assert!(
+            !memo
+                .judge(&judge, &record("ls", None, None), &mut key)
+                .fresh
+        );
         let total: usize = memo
             .shards
             .iter()
@@ -224,7 +228,10 @@ mod tests {
         let memo = Memo::new(0);
         let mut key = Vec::new();
         for _ in 0..3 {
-            assert!(memo.judge(&judge, &record("ls", None, None), &mut key).fresh);
+            assert!(
+                memo.judge(&judge, &record("ls", None, None), &mut key)
+                    .fresh
+            );
         }
         assert_eq!(memo.misses(), 3);
     }

@@ -1,7 +1,6 @@
 //! `shellgate approvals`: show, grant and revoke the approvals persisted in the trust file.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -9,6 +8,7 @@ use shellgate_rules::{Access, PatternError, VerbPattern, ZonePath};
 use shellgate_store::{Grants, Quarantine, StoreError, TrustStore, validate_audience};
 
 use super::Exit;
+use super::output::{errln, out, outln};
 
 /// The audience changed when `--audience` is not given.
 const DEFAULT_AUDIENCE: &str = "personal";
@@ -138,7 +138,7 @@ impl Failure {
             }
             Self::Quarantined(quarantine) => {
                 warn_quarantine(&quarantine);
-                eprintln!(
+                errln!(
                     "  nothing else was done; run the command again to use the new, empty store"
                 );
                 Exit::NeedsPrompt
@@ -149,21 +149,20 @@ impl Failure {
 
 /// Prints `error: …`, each cause, and the help text.
 fn print_error(diagnostic: &dyn miette::Diagnostic) {
-    let mut stderr = std::io::stderr().lock();
-    let _ignored = writeln!(stderr, "error: {diagnostic}");
+    errln!("error: {diagnostic}");
     let mut source = diagnostic.source();
     while let Some(cause) = source {
-        let _ignored = writeln!(stderr, "  caused by: {cause}");
+        errln!("  caused by: {cause}");
         source = cause.source();
     }
     if let Some(help) = diagnostic.help() {
-        let _ignored = writeln!(stderr, "  help: {help}");
+        errln!("  help: {help}");
     }
 }
 
 /// Reports a quarantine loudly.
 fn warn_quarantine(quarantine: &Quarantine) {
-    eprintln!("warning: {quarantine}");
+    errln!("warning: {quarantine}");
 }
 
 /// Does the work; `Ok` carries the exit status of a command that ran.
@@ -194,7 +193,7 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
             } else {
                 "already trusted"
             };
-            println!("{verb}: zone `{zone}` ({access}) for audience `{audience}`");
+            outln!("{verb}: zone `{zone}` ({access}) for audience `{audience}`");
             Ok(finish(outcome.quarantined.as_ref()))
         }
         Action::TrustVerb { pattern } => {
@@ -205,7 +204,7 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
             } else {
                 "already trusted"
             };
-            println!("{verb}: pattern `{pattern}` for audience `{audience}`");
+            outln!("{verb}: pattern `{pattern}` for audience `{audience}`");
             Ok(finish(outcome.quarantined.as_ref()))
         }
         Action::Revoke { zone, pattern } => {
@@ -241,7 +240,7 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
                     audience: audience.to_owned(),
                 })));
             }
-            println!("revoked: {what} `{text}` for audience `{audience}`");
+            outln!("revoked: {what} `{text}` for audience `{audience}`");
             Ok(finish(outcome.quarantined.as_ref()))
         }
     }
@@ -281,12 +280,12 @@ fn list(store: &TrustStore, only: Option<&str>, json: bool) -> Exit {
         };
         return match serde_json::to_string(&listing) {
             Ok(text) => {
-                println!("{text}");
+                outln!("{text}");
                 Exit::Ok
             }
             // Strings and lists always encode; should that change, say so rather than print half.
             Err(err) => {
-                eprintln!("error: cannot encode the listing: {err}");
+                errln!("error: cannot encode the listing: {err}");
                 Exit::Error
             }
         };
@@ -312,6 +311,6 @@ fn list(store: &TrustStore, only: Option<&str>, json: bool) -> Exit {
             out.push_str(&format!("  pattern         {pattern}\n"));
         }
     }
-    print!("{out}");
+    out!("{out}");
     Exit::Ok
 }

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use shellgate_parser::ParseOptions;
 use shellgate_policy::display;
 
-use super::Exit;
 use super::eval_cmd::{self, GateArgs};
+use super::{Exit, output};
 
 /// Explain the gate's decision on a command: the clause graph, each clause's verdict, and the
 /// rule, zone or pattern that decided it.
@@ -136,6 +136,6 @@ pub fn run(args: &Args) -> Exit {
         };
         let _ = writeln!(out, "  choices: {choices}");
     }
-    print!("{out}");
+    output::out!("{out}");
     eval_cmd::exit_for(evaluation.decision)
 }

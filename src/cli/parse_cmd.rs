@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use shellgate_parser::{Clause, ParseOptions, ParseOutput, RedirectTarget, parse};
 
 use super::Exit;
+use super::output::{errln, out, outln};
 
 /// Arguments of `shellgate parse`.
 #[derive(Debug, clap::Args)]
@@ -31,7 +32,7 @@ pub fn run(args: &Args) -> Exit {
     let command = if args.command.len() == 1 && args.command.first().is_some_and(|c| c == "-") {
         let mut text = String::new();
         if let Err(error) = std::io::stdin().read_to_string(&mut text) {
-            eprintln!("error: cannot read the command from standard input: {error}");
+            errln!("error: cannot read the command from standard input: {error}");
             return Exit::Error;
         }
         text
@@ -47,9 +48,9 @@ pub fn run(args: &Args) -> Exit {
     };
     let output = parse(&command, &options);
     if args.json {
-        println!("{}", to_json(&output));
+        outln!("{}", to_json(&output));
     } else {
-        print!("{}", readable(&output));
+        out!("{}", readable(&output));
     }
     if output.complete {
         Exit::Ok
