@@ -376,3 +376,173 @@ fn a_broken_hook_command_line_blocks_with_exit_2() {
         assert!(stderr.starts_with("error: "), "{stderr}");
     }
 }
+
+/// A policy file with a typo on line 4 (column 1): `categry`.
+const BROKEN_POLICY: &str =
+    "version = 1\n\n[[deny]]\ncategry = \"destructive\"\nid = \"x\"\nreason = \"r\"\nverb = [\"x\"]\n";
+
+/// The start of every reason given on the default policy's floor, for `broken.toml`.
+fn floor_reason(file: &str) -> String {
+    format!(
+        "shellgate: the policy did not load ({file}:4:1: unknown key `categry` (did you mean `category`?)), so only the embedded default policy's deny rules and protected paths apply and nothing runs without a person; fix the policy (check it with `shellgate check FILE`)"
+    )
+}
+
+/// Regression (issue 13): a typo in `--policy` made the hook answer ask for
+/// `rm -rf / --no-preserve-root` — the embedded default's deny rules were dropped with the
+/// broken file, and the file and line were only on standard error, which agents do not show.
+#[test]
+fn regression_broken_user_policy_keeps_the_default_deny_floor() {
+    let env = Env::new();
+    let policy = env.path("broken.toml");
+    std::fs::write(&policy, BROKEN_POLICY).unwrap();
+    let policy = policy.display().to_string();
+    let floor = floor_reason(&policy);
+    let args = ["claude-code", "--policy", &policy];
+    // Denied by the default: deny, the policy problem first, then the rules.
+    let deny = env.answer(&args, &payload("claude-code-deny.json"));
+    let reason = deny["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(deny, claude("deny", &reason));
+    let rules = reason.strip_prefix(&format!("{floor}; ")).unwrap();
+    assert!(
+        rules.starts_with("refused by `rm-recursive-root` (destructive): "),
+        "{rules}"
+    );
+    // Approved by the default: ask, never allow.
+    assert_eq!(
+        env.answer(&args, &payload("claude-code-allow.json")),
+        claude("ask", &floor)
+    );
+    // Needs a person anyway: ask, with what to approve.
+    assert_eq!(
+        env.answer(&args, &payload("claude-code-ask.json")),
+        claude(
+            "ask",
+            &format!(
+                "{floor}; {}",
+                ASK_PUSH.strip_prefix("shellgate: ").unwrap()
+            )
+        )
+    );
+    // Codex and Gemini: the same decisions in their formats.
+    assert_eq!(
+        env.answer(&["codex", "--policy", &policy], &payload("codex-allow.json")),
+        claude(
+            "deny",
+            &format!(
+                "{floor} — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"
+            )
+        )
+    );
+    assert_eq!(
+        env.answer(&["gemini", "--policy", &policy], &payload("gemini-allow.json")),
+        json!({"decision": "ask", "reason": floor, "systemMessage": floor})
+    );
+    let gemini = env.answer(&["gemini", "--policy", &policy], &payload("gemini-deny.json"));
+    assert_eq!(gemini["decision"], "deny");
+    // Every decision is in the audit log with the error.
+    let log = env.audit_log();
+    let logged: Vec<(&str, &str)> = log
+        .iter()
+        .map(|r| (r["decision"].as_str().unwrap(), r["error"].as_str().unwrap()))
+        .collect();
+    let error = format!("{policy}:4:1: unknown key `categry` (did you mean `category`?)");
+    assert_eq!(
+        logged,
+        vec![
+            ("HardDenied", error.as_str()),
+            ("NeedsPrompt", error.as_str()),
+            ("NeedsPrompt", error.as_str()),
+            ("NeedsPrompt", error.as_str()),
+            ("NeedsPrompt", error.as_str()),
+            ("HardDenied", error.as_str()),
+        ]
+    );
+    assert_eq!(
+        log[0]["rule_ids"],
+        json!(["rm-recursive-root", "rm-no-preserve-root"])
+    );
+}
+
+/// The same floor for a policy file that cannot be read at all, and for a broken file among
+/// good ones.
+#[test]
+fn an_unreadable_policy_keeps_the_floor_too() {
+    let env = Env::new();
+    let missing = env.path("missing.toml").display().to_string();
+    let answer = env.answer(
+        &["claude-code", "--policy", &missing],
+        &payload("claude-code-allow.json"),
+    );
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "ask");
+    assert!(
+        reason.starts_with(&format!(
+            "shellgate: the policy did not load (cannot read `{missing}`: No such file or directory (os error 2)), so only"
+        )),
+        "{reason}"
+    );
+    let good = env.path("good.toml");
+    std::fs::write(&good, "version = 1\n").unwrap();
+    let broken = env.path("broken.toml");
+    std::fs::write(&broken, BROKEN_POLICY).unwrap();
+    let (good, broken) = (good.display().to_string(), broken.display().to_string());
+    assert_eq!(
+        env.answer(
+            &["claude-code", "--policy", &good, "--policy", &broken],
+            &payload("claude-code-allow.json")
+        ),
+        claude("ask", &floor_reason(&broken))
+    );
+}
+
+/// Issue 13: a trust file that had to be quarantined is named in that call's reason (and in
+/// the audit log), once: the next call finds the new, empty store.
+#[test]
+fn a_quarantined_trust_file_is_named_once_in_the_reason() {
+    let env = Env::new();
+    let trust = env.path("trust.toml");
+    std::fs::write(&trust, "version = 2\n").unwrap();
+    let trust_arg = trust.display().to_string();
+    let args = ["claude-code", "--trust", &trust_arg];
+    let first = env.answer(&args, &payload("claude-code-allow.json"));
+    let reason = first["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(first["hookSpecificOutput"]["permissionDecision"], "allow");
+    let note = reason
+        .strip_prefix("shellgate: approved; note: ")
+        .unwrap()
+        .to_owned();
+    let quarantined: Vec<PathBuf> = std::fs::read_dir(env.dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("trust.toml.quarantine-")
+        })
+        .collect();
+    assert_eq!(quarantined.len(), 1);
+    assert!(
+        note.ends_with(&format!(
+            "it was moved to `{}` and shellgate started with no saved approvals",
+            quarantined[0].display()
+        )),
+        "{note}"
+    );
+    assert_eq!(env.audit_log()[0]["error"], note);
+    // Once: the next call has nothing to say about it.
+    assert_eq!(
+        env.answer(&args, &payload("claude-code-allow.json")),
+        claude("allow", "shellgate: approved")
+    );
+    assert_eq!(env.audit_log()[1].get("error"), None);
+}
