@@ -7,8 +7,8 @@ pub use shellgate_parser::{
 
 pub use shellgate_policy::{
     Access, ApprovedPattern, Choice, ClauseVerdict, Decision, DenyHit, Effect, Evaluation,
-    GateError, GateEvaluator, GrantSource, Policy, Prompt, PromptClause, PromptPath, Reason,
-    ReasonKind, TrustState, VerbPattern, WorkflowError, Zone, ZonePath, respond,
+    GateError, GateEvaluator, GrantRefusal, GrantRule, GrantSource, Policy, Prompt, PromptClause,
+    PromptPath, Reason, ReasonKind, TrustState, VerbPattern, WorkflowError, Zone, ZonePath,
 };
 
 pub mod audit;

@@ -132,7 +132,11 @@ fn approvals_keep_their_exit_codes() {
             (&["approvals", "trust-verb", "cargo build *"], b"", 0),
             (&["approvals", "list", "--json"], b"", 0),
             (&["approvals", "trust-zone", "/srv/data/out"], b"", 0),
-            (&["approvals", "revoke", "--pattern", "cargo build *"], b"", 0),
+            (
+                &["approvals", "revoke", "--pattern", "cargo build *"],
+                b"",
+                0,
+            ),
         ],
     );
     // The grants were saved although nothing could be printed.

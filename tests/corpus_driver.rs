@@ -12,3 +12,6 @@ mod rules;
 
 #[path = "driver/adversarial.rs"]
 mod adversarial;
+
+#[path = "driver/grants.rs"]
+mod grants;

@@ -378,8 +378,7 @@ fn a_broken_hook_command_line_blocks_with_exit_2() {
 }
 
 /// A policy file with a typo on line 4 (column 1): `categry`.
-const BROKEN_POLICY: &str =
-    "version = 1\n\n[[deny]]\ncategry = \"destructive\"\nid = \"x\"\nreason = \"r\"\nverb = [\"x\"]\n";
+const BROKEN_POLICY: &str = "version = 1\n\n[[deny]]\ncategry = \"destructive\"\nid = \"x\"\nreason = \"r\"\nverb = [\"x\"]\n";
 
 /// The start of every reason given on the default policy's floor, for `broken.toml`.
 fn floor_reason(file: &str) -> String {
@@ -421,15 +420,15 @@ fn regression_broken_user_policy_keeps_the_default_deny_floor() {
         env.answer(&args, &payload("claude-code-ask.json")),
         claude(
             "ask",
-            &format!(
-                "{floor}; {}",
-                ASK_PUSH.strip_prefix("shellgate: ").unwrap()
-            )
+            &format!("{floor}; {}", ASK_PUSH.strip_prefix("shellgate: ").unwrap())
         )
     );
     // Codex and Gemini: the same decisions in their formats.
     assert_eq!(
-        env.answer(&["codex", "--policy", &policy], &payload("codex-allow.json")),
+        env.answer(
+            &["codex", "--policy", &policy],
+            &payload("codex-allow.json")
+        ),
         claude(
             "deny",
             &format!(
@@ -438,16 +437,27 @@ fn regression_broken_user_policy_keeps_the_default_deny_floor() {
         )
     );
     assert_eq!(
-        env.answer(&["gemini", "--policy", &policy], &payload("gemini-allow.json")),
+        env.answer(
+            &["gemini", "--policy", &policy],
+            &payload("gemini-allow.json")
+        ),
         json!({"decision": "ask", "reason": floor, "systemMessage": floor})
     );
-    let gemini = env.answer(&["gemini", "--policy", &policy], &payload("gemini-deny.json"));
+    let gemini = env.answer(
+        &["gemini", "--policy", &policy],
+        &payload("gemini-deny.json"),
+    );
     assert_eq!(gemini["decision"], "deny");
     // Every decision is in the audit log with the error.
     let log = env.audit_log();
     let logged: Vec<(&str, &str)> = log
         .iter()
-        .map(|r| (r["decision"].as_str().unwrap(), r["error"].as_str().unwrap()))
+        .map(|r| {
+            (
+                r["decision"].as_str().unwrap(),
+                r["error"].as_str().unwrap(),
+            )
+        })
         .collect();
     let error = format!("{policy}:4:1: unknown key `categry` (did you mean `category`?)");
     assert_eq!(

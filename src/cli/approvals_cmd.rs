@@ -1,21 +1,32 @@
 //! `shellgate approvals`: show, grant and revoke the approvals persisted in the trust file.
+//!
+//! `trust-verb` and `trust-zone` refuse what the policy's
+//! [`GrantRule`](shellgate_policy::GrantRule) refuses (`bash *`, `git *`, the home directory…),
+//! with the narrower grant to give instead; `--policy` adds files to the embedded default, as
+//! the hook's `--policy` does, so their shells, interpreters and wrappers count too.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Subcommand;
+use shellgate_policy::{GrantRefusal, GrantRule};
 use shellgate_rules::{Access, PatternError, VerbPattern, ZonePath};
 use shellgate_store::{Grants, Quarantine, StoreError, TrustStore, validate_audience};
 
 use super::Exit;
 use super::output::{errln, out, outln};
+use super::policy_files::{self, LoadError};
+use super::trust_args::PolicyFiles;
 
 /// The audience changed when `--audience` is not given.
 const DEFAULT_AUDIENCE: &str = "personal";
 
 /// Show, grant and revoke persisted approvals.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("policies", |arg| arg.global(true)))]
 pub struct Args {
+    #[command(flatten)]
+    policy: PolicyFiles,
     /// The trust file [default: $SHELLGATE_TRUST, else $XDG_CONFIG_HOME/shellgate/trust.toml,
     /// else ~/.config/shellgate/trust.toml].
     #[arg(long, value_name = "FILE", global = true)]
@@ -80,10 +91,18 @@ enum Failure {
     Store(StoreError),
     /// A store quarantined at open; nothing else was done: exit 2.
     Quarantined(Quarantine),
+    /// The policy did not load: exit 1.
+    Policy(LoadError),
 }
 
 impl From<PatternError> for Failure {
     fn from(err: PatternError) -> Self {
+        Self::Invalid(Box::new(err))
+    }
+}
+
+impl From<GrantRefusal> for Failure {
+    fn from(err: GrantRefusal) -> Self {
         Self::Invalid(Box::new(err))
     }
 }
@@ -136,6 +155,10 @@ impl Failure {
                 print_error(&err);
                 Exit::NeedsPrompt
             }
+            Self::Policy(error) => {
+                error.report();
+                Exit::Error
+            }
             Self::Quarantined(quarantine) => {
                 warn_quarantine(&quarantine);
                 errln!(
@@ -187,6 +210,7 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
             } else {
                 Access::Write
             };
+            rule(args)?.check_zone(zone.as_path(), access, home.as_deref())?;
             let outcome = store.add_zone(audience, &zone, access)?;
             let verb = if outcome.changed {
                 "trusted"
@@ -198,6 +222,7 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
         }
         Action::TrustVerb { pattern } => {
             let pattern: VerbPattern = pattern.parse()?;
+            rule(args)?.check_pattern(&pattern)?;
             let outcome = store.add_pattern(audience, &pattern)?;
             let verb = if outcome.changed {
                 "trusted"
@@ -244,6 +269,13 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
             Ok(finish(outcome.quarantined.as_ref()))
         }
     }
+}
+
+/// The grant rule of the embedded default policy and the `--policy` files.
+fn rule(args: &Args) -> Result<GrantRule, Failure> {
+    policy_files::load(&args.policy.policies)
+        .map(GrantRule::new)
+        .map_err(Failure::Policy)
 }
 
 /// Exit 0, or 2 after a quarantine that happened during the edit.

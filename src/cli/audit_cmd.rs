@@ -85,7 +85,9 @@ pub fn run(args: &Args) -> Exit {
 fn audit_files(args: &Args) -> Result<(), Exit> {
     let recipe = args.trust.recipe(false)?;
     let judge = GateJudge::new(
-        GateEvaluator::new(policy_files::load_or_report(&args.trust.policy.policies)?),
+        GateEvaluator::new(policy_files::load_or_report(
+            &args.trust.policy.files.policies,
+        )?),
         recipe.clone(),
     );
     let baseline = if args.baseline.is_empty() {

@@ -131,7 +131,9 @@ pub fn render(evaluation: &Evaluation) -> String {
 ///
 /// The exit status after a diagnostic was printed.
 pub fn prepare(args: &GateArgs) -> Result<Prepared, Exit> {
-    let gate = GateEvaluator::new(policy_files::load_or_report(&args.trust.policy.policies)?);
+    let gate = GateEvaluator::new(policy_files::load_or_report(
+        &args.trust.policy.files.policies,
+    )?);
     let recipe = args.trust.recipe(true)?;
     let (state, unknown_audience) = recipe.state(&gate);
     if let Some(error) = unknown_audience {

@@ -127,7 +127,7 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     };
     // A policy that does not load leaves the embedded default as a floor: its deny rules and
     // protected paths still refuse, and nothing is approved (see `answer_on_floor`).
-    let (policy, policy_error) = match policy_files::load(&args.policy.policies) {
+    let (policy, policy_error) = match policy_files::load(&args.policy.files.policies) {
         Ok(policy) => (policy, None),
         Err(error) => {
             error.report();

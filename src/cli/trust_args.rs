@@ -1,7 +1,7 @@
 //! The options that build a trust state, shared by `eval`, `explain`, `audit` and `hook`:
 //! [`PolicyArgs`] (`--policy`, `--trust`, `--audience`) and [`SessionArgs`] (`--cwd`,
 //! `--project`, `--session`, `--home`, `--zone`, `--read-zone`, `--allow`), together
-//! [`TrustArgs`].
+//! [`TrustArgs`]. `approvals` takes [`PolicyFiles`] (`--policy`) alone.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,13 +14,20 @@ use super::Exit;
 use super::output::errln;
 use super::policy_files::report;
 
-/// The policy and the trust file.
+/// The policy files.
 #[derive(Debug, clap::Args)]
-pub struct PolicyArgs {
+pub struct PolicyFiles {
     /// A policy file layered on the embedded default (as a user layer); repeatable. A file named
     /// `default.toml` replaces the embedded default.
     #[arg(long = "policy", value_name = "FILE")]
     pub policies: Vec<PathBuf>,
+}
+
+/// The policy and the trust file.
+#[derive(Debug, clap::Args)]
+pub struct PolicyArgs {
+    #[command(flatten)]
+    pub files: PolicyFiles,
     /// The trust file with saved approvals.
     #[arg(long, value_name = "FILE")]
     pub trust: Option<PathBuf>,

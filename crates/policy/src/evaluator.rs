@@ -56,6 +56,7 @@ use crate::error::GateError;
 use crate::evaluation::{
     ClauseVerdict, DenyHit, Evaluation, Prompt, PromptClause, PromptPath, Reason, ReasonKind,
 };
+use crate::grant_rule::GrantRule;
 use crate::matching::{self, Executable, MatchContext, Token};
 use crate::paths;
 use crate::proposal::{self, ProposalInput};
@@ -176,9 +177,8 @@ fn is_code_loading(name: &str) -> bool {
 #[derive(Clone, Debug)]
 pub struct GateEvaluator {
     policy: Arc<Policy>,
-    /// Verbs that never head a proposal (the policy's shells, interpreters and prefix
-    /// wrappers).
-    never_heads: Vec<String>,
+    /// What may be granted for good, and so proposed.
+    grant_rule: GrantRule,
 }
 
 const _: () = {
@@ -191,29 +191,14 @@ impl GateEvaluator {
     #[must_use]
     pub fn new(policy: impl Into<Arc<Policy>>) -> Self {
         let policy = policy.into();
-        let mut never_heads: Vec<String> = Vec::new();
-        let mut add = |verb: &[String]| {
-            if let [single] = verb
-                && !never_heads.contains(single)
-            {
-                never_heads.push(single.clone());
-            }
-        };
-        for shell in policy.shells() {
-            add(&shell.verb);
-        }
-        for interpreter in policy.interpreters() {
-            add(&interpreter.verb);
-        }
-        for wrapper in policy.wrappers() {
-            if wrapper.mode == shellgate_rules::WrapperMode::Prefix {
-                add(&wrapper.verb);
-            }
-        }
-        Self {
-            policy,
-            never_heads,
-        }
+        let grant_rule = GrantRule::new(Arc::clone(&policy));
+        Self { policy, grant_rule }
+    }
+
+    /// What may be granted for good (and so proposed) under this policy.
+    #[must_use]
+    pub const fn grant_rule(&self) -> &GrantRule {
+        &self.grant_rule
     }
 
     /// The policy.
@@ -660,7 +645,7 @@ impl<'a> Run<'a> {
         }
         let proposal = if interpreter_call {
             if self.code_visible(inv) {
-                proposal::propose_exact(&tokens, &executable)
+                proposal::propose_exact(&tokens, &executable, &self.gate.grant_rule)
             } else {
                 None
             }
@@ -676,7 +661,7 @@ impl<'a> Run<'a> {
                 words: &tokens,
                 hint: &hint,
                 executable: &executable,
-                never_heads: &self.gate.never_heads,
+                rule: &self.gate.grant_rule,
             })
         };
         if proposal.is_none() {
@@ -1258,9 +1243,17 @@ impl<'a> Run<'a> {
             format!("{access} of `{shown}` is outside every {access} zone"),
         );
         judged.raise(Decision::NeedsPrompt);
+        // A zone the grant rule refuses (the home directory, a system directory, one holding
+        // a protected path) is not offered: the prompt is then not persistable.
         let zone = path
             .to_str()
             .and_then(|text| ZonePath::new(text, None).ok())
+            .filter(|_| {
+                self.gate
+                    .grant_rule
+                    .check_zone(path, access, self.state.home())
+                    .is_ok()
+            })
             .map(|_| path.to_path_buf());
         judged.untrusted.push(Untrusted {
             shown,
