@@ -260,17 +260,30 @@ fn unusable_input_is_answered_with_ask_never_allow() {
             "{error}"
         );
     }
-    // A shell call without a command, and a payload for another event.
+    // A shell call without a command, with an empty one, and a payload for another event.
     assert_eq!(
         env.answer(
             &["claude-code"],
-            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""}}"#
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"cmd":"ls"}}"#
         ),
         claude(
             "ask",
             "shellgate could not judge this call (the `Bash` call has no `tool_input.command` string); a person must decide"
         )
     );
+    for blank in ["", " ", "\\n\\t "] {
+        let input = format!(
+            r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"{blank}"}}}}"#
+        );
+        assert_eq!(
+            env.answer(&["claude-code"], input.as_bytes()),
+            claude(
+                "ask",
+                "shellgate could not judge this call (the `Bash` call's command is empty); a person must decide"
+            ),
+            "{blank:?}"
+        );
+    }
     assert_eq!(
         env.answer(&["claude-code"], br#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#),
         claude("ask", "shellgate could not judge this call (the hook input is for event `PostToolUse`, expected `PreToolUse`); a person must decide")
@@ -555,4 +568,72 @@ fn a_quarantined_trust_file_is_named_once_in_the_reason() {
         claude("allow", "shellgate: approved")
     );
     assert_eq!(env.audit_log()[1].get("error"), None);
+}
+
+/// Regression (issue 13): bytes that are not UTF-8 are answered ask, with the bytes shown
+/// escaped; JSON cannot carry them, so the payload itself is refused.
+#[test]
+fn input_that_is_not_utf8_is_ask_with_the_bytes_escaped() {
+    let env = Env::new();
+    let input = b"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls \xff\xfe\"}}";
+    assert_eq!(
+        env.answer(&["claude-code"], input),
+        claude(
+            "ask",
+            "shellgate could not judge this call (the hook input is not valid UTF-8 (byte 0xff at offset 79, in `l_input\":{\"command\":\"ls \\xff\\xfe\"}}`)); a person must decide"
+        )
+    );
+    // A lone surrogate escape is not text either: JSON refuses it.
+    let answer = env.answer(
+        &["claude-code"],
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls \udcff"}}"#,
+    );
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "ask");
+    assert!(env.audit_log().is_empty());
+}
+
+/// Regression (issue 13): a 1 MiB command came back as a 1 MiB reason. Every agent's reason is
+/// at most 4 KiB, ending with how much was cut; Codex's own note is kept whole.
+#[test]
+fn regression_reasons_are_capped_at_4_kib() {
+    let env = Env::new();
+    let command = format!("printf '{}' > /srv/out/log", "y".repeat(1 << 20));
+    let payload = |event: &str, tool: &str| {
+        json!({"hook_event_name": event, "cwd": "/home/dev/p", "tool_name": tool,
+               "tool_input": {"command": command}})
+        .to_string()
+    };
+    let claude_answer = env.answer(&["claude-code"], payload("PreToolUse", "Bash").as_bytes());
+    let codex_answer = env.answer(&["codex"], payload("PreToolUse", "Bash").as_bytes());
+    let gemini_answer = env.answer(
+        &["gemini"],
+        payload("BeforeTool", "run_shell_command").as_bytes(),
+    );
+    let reasons = [
+        claude_answer["hookSpecificOutput"]["permissionDecisionReason"].clone(),
+        codex_answer["hookSpecificOutput"]["permissionDecisionReason"].clone(),
+        gemini_answer["reason"].clone(),
+        gemini_answer["systemMessage"].clone(),
+    ];
+    for reason in &reasons {
+        let reason = reason.as_str().unwrap();
+        assert!(reason.len() <= 4096, "{} bytes", reason.len());
+        assert!(reason.len() > 4000, "{} bytes", reason.len());
+        assert!(
+            reason.starts_with("shellgate: needs a person to run `printf 'yyy"),
+            "{reason:.80}"
+        );
+    }
+    let claude_reason = reasons[0].as_str().unwrap();
+    let more = claude_reason.rsplit_once("… (").unwrap().1;
+    assert!(more.ends_with(" more bytes)"), "{more}");
+    let codex_reason = reasons[1].as_str().unwrap();
+    assert!(
+        codex_reason.ends_with(" more bytes) — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"),
+        "{codex_reason:.200}"
+    );
+    assert_eq!(
+        claude_answer["hookSpecificOutput"]["permissionDecision"],
+        "ask"
+    );
 }

@@ -8,7 +8,10 @@
 //! defaults to the current one, the project to the working directory, the home to `$HOME`;
 //! there is no session directory unless `--session` names one.
 
+use std::borrow::Cow;
+use std::ffi::OsString;
 use std::io::Read as _;
+use std::os::unix::ffi::OsStrExt as _;
 
 use shellgate_policy::{Decision, Evaluation, GateEvaluator, TrustState};
 
@@ -24,7 +27,7 @@ pub struct GateArgs {
     pub trust: TrustArgs,
     /// The command to judge (after `--`); `-` reads it from standard input.
     #[arg(last = true, required = true, value_name = "COMMAND")]
-    pub command: Vec<String>,
+    pub command: Vec<OsString>,
 }
 
 /// Show the gate's decision on a command.
@@ -43,8 +46,21 @@ pub struct Prepared {
     pub gate: GateEvaluator,
     /// The trust state.
     pub state: TrustState,
-    /// The command text.
-    pub command: String,
+    /// The command as given: bytes, which need not be UTF-8.
+    pub command: Vec<u8>,
+}
+
+impl Prepared {
+    /// The command as text, every byte that is not UTF-8 replaced by U+FFFD.
+    pub fn text(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.command)
+    }
+
+    /// The gate's evaluation of the command (see
+    /// [`GateEvaluator::evaluate_bytes`]).
+    pub fn evaluate(&self) -> Evaluation {
+        self.gate.evaluate_bytes(&self.command, &self.state)
+    }
 }
 
 /// Runs `shellgate eval`.
@@ -53,7 +69,7 @@ pub fn run(args: &Args) -> Exit {
         Ok(prepared) => prepared,
         Err(exit) => return exit,
     };
-    let evaluation = prepared.gate.evaluate(&prepared.command, &prepared.state);
+    let evaluation = prepared.evaluate();
     if args.json {
         match serde_json::to_string(&evaluation) {
             Ok(text) => outln!("{text}"),
@@ -148,19 +164,29 @@ pub fn prepare(args: &GateArgs) -> Result<Prepared, Exit> {
     })
 }
 
-/// The command text: the words after `--` joined by spaces, or standard input for `-`.
-fn read_command(words: &[String]) -> Result<String, Exit> {
+/// The command: the words after `--` joined by spaces, or standard input for `-` (without
+/// its final line feed). Bytes, which need not be UTF-8.
+fn read_command(words: &[OsString]) -> Result<Vec<u8>, Exit> {
     if let [single] = words
         && single == "-"
     {
-        let mut text = String::new();
-        return match std::io::stdin().read_to_string(&mut text) {
-            Ok(_) => Ok(text.strip_suffix('\n').map_or(text.clone(), str::to_owned)),
+        let mut bytes = Vec::new();
+        return match std::io::stdin().read_to_end(&mut bytes) {
+            Ok(_) => {
+                if bytes.last() == Some(&b'\n') {
+                    bytes.pop();
+                }
+                Ok(bytes)
+            }
             Err(e) => {
                 errln!("error: cannot read the command from standard input: {e}");
                 Err(Exit::Error)
             }
         };
     }
-    Ok(words.join(" "))
+    Ok(words
+        .iter()
+        .map(|word| word.as_bytes())
+        .collect::<Vec<_>>()
+        .join(&b' '))
 }

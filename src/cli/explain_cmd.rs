@@ -24,16 +24,17 @@ pub fn run(args: &Args) -> Exit {
         Err(exit) => return exit,
     };
     let state = &prepared.state;
+    let text = prepared.text();
     let parsed = shellgate_parser::parse(
-        &prepared.command,
+        &text,
         &ParseOptions {
             cwd: Some(state.cwd().to_path_buf()),
             home: state.home().map(std::path::Path::to_path_buf),
         },
     );
-    let evaluation = prepared.gate.evaluate(&prepared.command, state);
+    let evaluation = prepared.evaluate();
     let mut out = String::new();
-    let _ = writeln!(out, "command: {}", display::escape(&prepared.command));
+    let _ = writeln!(out, "command: {}", display::escape_bytes(&prepared.command));
     let _ = writeln!(
         out,
         "where: audience `{}`, cwd `{}`, project `{}`, session `{}`, home `{}`",

@@ -255,8 +255,13 @@ impl GateEvaluator {
 
     /// Evaluates `command` as `state`'s audience would run it. Never fails: every problem
     /// raises the decision and is recorded in the result.
+    ///
+    /// An empty or blank command needs a person (see [`crate::odd_input`]).
     #[must_use]
     pub fn evaluate(&self, command: &str, state: &TrustState) -> Evaluation {
+        if crate::odd_input::is_blank(command) {
+            return crate::odd_input::blank(command);
+        }
         let cwd = state.cwd().is_absolute().then(|| state.cwd().to_path_buf());
         let home = state
             .home()

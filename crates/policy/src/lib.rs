@@ -45,6 +45,7 @@ pub mod evaluation;
 pub mod evaluator;
 pub mod grant_rule;
 pub mod matching;
+pub mod odd_input;
 pub mod paths;
 pub mod proposal;
 pub mod trust;
