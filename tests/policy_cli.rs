@@ -17,31 +17,8 @@ use serde_json::{Value, json};
 /// Runs the binary with a fixed home and an empty trust file location; returns (exit code,
 /// stdout, stderr).
 fn run(args: &[&str], trust: &Path, stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
-        .args(args)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("HOME", "/home/u")
-        .env("SHELLGATE_TRUST", trust)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .as_mut()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+    run_bytes(&args, trust, stdin.unwrap_or_default().as_bytes())
 }
 
 fn eval(extra: &[&str], command: &str, trust: &Path) -> (i32, Value) {

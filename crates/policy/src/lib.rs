@@ -51,6 +51,9 @@ pub mod proposal;
 pub mod trust;
 pub mod workflow;
 
+#[cfg(test)]
+mod testing;
+
 pub use cases::{CaseOutcome, deciding_rules};
 pub use error::GateError;
 pub use evaluation::{

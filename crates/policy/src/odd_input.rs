@@ -133,23 +133,12 @@ impl GateEvaluator {
 
 #[cfg(test)]
 mod tests {
-    use shellgate_rules::Policy;
-
     use super::*;
-
-    fn setup() -> (GateEvaluator, TrustState) {
-        let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
-        let mut state = TrustState::new("personal", "/home/u/proj");
-        state.set_home("/home/u");
-        state.set_project("/home/u/proj");
-        state.set_resolve_symlinks(false);
-        gate.apply_profile(&mut state).unwrap();
-        (gate, state)
-    }
+    use crate::testing::default_gate_and_state;
 
     #[test]
     fn blank_commands_need_a_person() {
-        let (gate, state) = setup();
+        let (gate, state) = default_gate_and_state();
         for command in ["", " ", "\n", " \t\n "] {
             let evaluation = gate.evaluate(command, &state);
             assert_eq!(evaluation, blank(command), "{command:?}");
@@ -166,7 +155,7 @@ mod tests {
 
     #[test]
     fn bytes_that_are_not_utf8_need_a_person_and_are_shown_escaped() {
-        let (gate, state) = setup();
+        let (gate, state) = default_gate_and_state();
         let evaluation = gate.evaluate_bytes(b"cat notes\xff.txt > out\xfe", &state);
         assert_eq!(evaluation.decision, Decision::NeedsPrompt);
         assert!(!evaluation.complete);

@@ -243,26 +243,15 @@ pub fn respond(
 
 #[cfg(test)]
 mod tests {
-    use shellgate_rules::Policy;
-
     use super::*;
     use crate::grant_rule::CodeHead;
-
-    fn setup() -> (GateEvaluator, TrustState) {
-        let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
-        let mut state = TrustState::new("personal", "/home/u/proj");
-        state.set_home("/home/u");
-        state.set_project("/home/u/proj");
-        state.set_resolve_symlinks(false);
-        gate.apply_profile(&mut state).unwrap();
-        (gate, state)
-    }
+    use crate::testing::default_gate_and_state;
 
     /// Issue 13: even a prompt that claims to be persistable (built or changed by hand) cannot
     /// make "Always" or "Session" remember a grant the rule refuses.
     #[test]
     fn refused_grants_are_never_remembered() {
-        let (gate, state) = setup();
+        let (gate, state) = default_gate_and_state();
         let evaluation = gate.evaluate("cp a.txt ~/notes.txt", &state);
         let mut home = evaluation.clone();
         home.prompt.as_mut().unwrap().paths[0].zone = Some(PathBuf::from("/home/u"));
