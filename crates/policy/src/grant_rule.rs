@@ -262,7 +262,7 @@ impl miette::Diagnostic for GrantRefusal {
     }
 }
 
-/// A head that needs a subcommand, with examples of subcommands from the policy.
+/// A head that needs a subcommand, with (at most two) of its subcommands from the policy.
 #[derive(Clone, Debug)]
 struct MultiPurpose {
     head: String,
@@ -342,16 +342,16 @@ impl GrantRule {
             if sub.starts_with('-') {
                 continue;
             }
-            let example = format!("{head} {sub} *");
+            // Two examples are shown in a refusal; the first ones in the policy are kept.
             match multi_purpose.iter_mut().find(|m| m.head == *head) {
                 Some(known) => {
-                    if !known.examples.contains(&example) {
-                        known.examples.push(example);
+                    if known.examples.len() < 2 && known.examples.iter().all(|e| e != sub) {
+                        known.examples.push(sub.clone());
                     }
                 }
                 None => multi_purpose.push(MultiPurpose {
                     head: head.clone(),
-                    examples: vec![example],
+                    examples: vec![sub.clone()],
                 }),
             }
         }
@@ -438,7 +438,11 @@ impl GrantRule {
             return Err(GrantRefusal::NeedsSubcommand {
                 pattern: text.to_owned(),
                 head: tool.head.clone(),
-                examples: tool.examples.iter().take(2).cloned().collect(),
+                examples: tool
+                    .examples
+                    .iter()
+                    .map(|sub| format!("{} {sub} *", tool.head))
+                    .collect(),
             });
         }
         Ok(())
