@@ -167,12 +167,14 @@ fn audit_ends_quietly_when_its_reader_goes() {
 fn hook_always_exits_0() {
     let env = Env::new();
     let payload = br#"{"hook_event_name":"PreToolUse","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"git status"}}"#;
+    // The deadline is not under test (a late answer would be logged by nobody).
+    let slow = ["--deadline-ms", "600000"];
     check(
         &env,
         &[
-            (&["hook", "claude-code"], payload, 0),
-            (&["hook", "codex"], payload, 0),
-            (&["hook", "gemini"], b"not json", 0),
+            (&["hook", "claude-code", slow[0], slow[1]], payload, 0),
+            (&["hook", "codex", slow[0], slow[1]], payload, 0),
+            (&["hook", "gemini", slow[0], slow[1]], b"not json", 0),
         ],
     );
     // The decision was still logged.

@@ -46,7 +46,14 @@ fn call(dir: &Path, log: &Path, stream: usize, n: usize) {
     })
     .to_string();
     let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
-        .args(["hook", "claude-code", "--audit-log"])
+        // The deadline is not under test: a loaded machine must not turn allow into ask.
+        .args([
+            "hook",
+            "claude-code",
+            "--deadline-ms",
+            "600000",
+            "--audit-log",
+        ])
         .arg(log)
         .env("HOME", dir.join("home"))
         .env("XDG_CONFIG_HOME", dir.join("config"))
