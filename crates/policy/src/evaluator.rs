@@ -43,7 +43,7 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use shellgate_parser::{Context, ParseOptions, ParseOutput, Redirect, RedirectTarget, Word};
 use shellgate_rules::{
@@ -177,8 +177,9 @@ fn is_code_loading(name: &str) -> bool {
 #[derive(Clone, Debug)]
 pub struct GateEvaluator {
     policy: Arc<Policy>,
-    /// What may be granted for good, and so proposed.
-    grant_rule: GrantRule,
+    /// What may be granted for good, and so proposed; built when first needed (an approved
+    /// command never needs it).
+    grant_rule: OnceLock<GrantRule>,
 }
 
 const _: () = {
@@ -190,15 +191,17 @@ impl GateEvaluator {
     /// An evaluator over `policy`.
     #[must_use]
     pub fn new(policy: impl Into<Arc<Policy>>) -> Self {
-        let policy = policy.into();
-        let grant_rule = GrantRule::new(Arc::clone(&policy));
-        Self { policy, grant_rule }
+        Self {
+            policy: policy.into(),
+            grant_rule: OnceLock::new(),
+        }
     }
 
     /// What may be granted for good (and so proposed) under this policy.
     #[must_use]
-    pub const fn grant_rule(&self) -> &GrantRule {
-        &self.grant_rule
+    pub fn grant_rule(&self) -> &GrantRule {
+        self.grant_rule
+            .get_or_init(|| GrantRule::new(Arc::clone(&self.policy)))
     }
 
     /// The policy.
@@ -650,7 +653,7 @@ impl<'a> Run<'a> {
         }
         let proposal = if interpreter_call {
             if self.code_visible(inv) {
-                proposal::propose_exact(&tokens, &executable, &self.gate.grant_rule)
+                proposal::propose_exact(&tokens, &executable, self.gate.grant_rule())
             } else {
                 None
             }
@@ -666,7 +669,7 @@ impl<'a> Run<'a> {
                 words: &tokens,
                 hint: &hint,
                 executable: &executable,
-                rule: &self.gate.grant_rule,
+                rule: self.gate.grant_rule(),
             })
         };
         if proposal.is_none() {
@@ -1255,7 +1258,7 @@ impl<'a> Run<'a> {
             .and_then(|text| ZonePath::new(text, None).ok())
             .filter(|_| {
                 self.gate
-                    .grant_rule
+                    .grant_rule()
                     .check_zone(path, access, self.state.home())
                     .is_ok()
             })

@@ -29,6 +29,7 @@
 //! would change nothing), and so is a *write* zone inside a system directory (it would let a
 //! command plant programs every user runs).
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -292,14 +293,15 @@ impl GrantRule {
                 .any(|known| known.iter().copied().eq(verb.iter().map(String::as_str)))
         };
         let mut code_heads: Vec<(Vec<String>, CodeHead)> = Vec::new();
+        let mut known: HashSet<&[String]> = HashSet::new();
         let mut add = |verb: &[String], kind: CodeHead| {
-            if !verb.is_empty() && !code_heads.iter().any(|(known, _)| known == verb) {
+            if !verb.is_empty() {
                 code_heads.push((verb.to_vec(), kind));
             }
         };
         // Wrappers first: `env` and `flock` are wrappers that also take shell code.
         for wrapper in policy.wrappers() {
-            if wrapper.mode == WrapperMode::Prefix {
+            if wrapper.mode == WrapperMode::Prefix && known.insert(&wrapper.verb) {
                 let kind = if wrapper.privileged {
                     CodeHead::Privileged
                 } else if runner(&wrapper.verb) {
@@ -311,18 +313,23 @@ impl GrantRule {
             }
         }
         for shell in policy.shells() {
-            add(&shell.verb, CodeHead::Shell);
+            if known.insert(&shell.verb) {
+                add(&shell.verb, CodeHead::Shell);
+            }
         }
         for interpreter in policy.interpreters() {
-            add(&interpreter.verb, CodeHead::Interpreter);
+            if known.insert(&interpreter.verb) {
+                add(&interpreter.verb, CodeHead::Interpreter);
+            }
         }
         for runner in PACKAGE_RUNNERS {
             let verb: Vec<String> = runner.iter().map(|w| (*w).to_owned()).collect();
-            add(&verb, CodeHead::PackageRunner);
+            if !known.contains(verb.as_slice()) {
+                add(&verb, CodeHead::PackageRunner);
+            }
         }
         // A longer prefix (`docker exec`) is more specific than a shorter one.
         code_heads.sort_by_key(|(verb, _)| std::cmp::Reverse(verb.len()));
-        let mut multi_purpose: Vec<MultiPurpose> = Vec::new();
         let verbs = policy
             .safe_entries()
             .iter()
@@ -337,24 +344,36 @@ impl GrantRule {
             .chain(policy.wrappers().iter().map(|w| w.verb.as_slice()))
             .chain(policy.shells().iter().map(|s| s.verb.as_slice()))
             .chain(policy.interpreters().iter().map(|i| i.verb.as_slice()));
+        // Each head with (at most two of) its subcommands, in the policy's order.
+        let mut heads: Vec<(&str, Vec<&str>)> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
         for verb in verbs {
             let [head, sub, ..] = verb else { continue };
             if sub.starts_with('-') {
                 continue;
             }
-            // Two examples are shown in a refusal; the first ones in the policy are kept.
-            match multi_purpose.iter_mut().find(|m| m.head == *head) {
-                Some(known) => {
-                    if known.examples.len() < 2 && known.examples.iter().all(|e| e != sub) {
-                        known.examples.push(sub.clone());
+            match index.get(head.as_str()) {
+                Some(&at) => {
+                    if let Some((_, subs)) = heads.get_mut(at)
+                        && subs.len() < 2
+                        && !subs.contains(&sub.as_str())
+                    {
+                        subs.push(sub);
                     }
                 }
-                None => multi_purpose.push(MultiPurpose {
-                    head: head.clone(),
-                    examples: vec![sub.clone()],
-                }),
+                None => {
+                    index.insert(head, heads.len());
+                    heads.push((head, vec![sub]));
+                }
             }
         }
+        let multi_purpose: Vec<MultiPurpose> = heads
+            .into_iter()
+            .map(|(head, subs)| MultiPurpose {
+                head: head.to_owned(),
+                examples: subs.into_iter().map(str::to_owned).collect(),
+            })
+            .collect();
         let mut system_dirs: Vec<PathBuf> = SYSTEM_DIRS.iter().map(PathBuf::from).collect();
         for dir in policy.trusted_bin_dirs() {
             if let Some(dir) = paths::normalize(dir)
