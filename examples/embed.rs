@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::thread;
 
-use shellgate::{Choice, Decision, Effect, GateEvaluator, Policy, TrustState, respond};
+use shellgate::{Choice, Decision, Effect, GateEvaluator, Policy, TrustState};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gate = Arc::new(GateEvaluator::new(Policy::embedded_default()?));
@@ -76,7 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for path in &prompt.paths {
         println!("  {} {}", path.access, path.path);
     }
-    let effects = respond(&evaluation, Choice::Session)?;
+    let effects = gate.respond(&evaluation, Choice::Session, &state)?;
     let mut session = (*state).clone();
     for effect in &effects {
         match effect {
@@ -97,7 +97,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // "Always" on a prompt that cannot be saved is refused.
     let dynamic = gate.evaluate("bash -c \"$SCRIPT\"", &session);
-    match respond(&dynamic, Choice::Always) {
+    match gate.respond(&dynamic, Choice::Always, &session) {
         Ok(_) => return Err("a dynamic command must not be saved".into()),
         Err(error) => println!("\nalways on `bash -c \"$SCRIPT\"`: {error}"),
     }

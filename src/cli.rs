@@ -9,8 +9,11 @@ mod eval_cmd;
 mod exit;
 mod explain_cmd;
 mod hook_cmd;
+mod output;
 mod parse_cmd;
+mod policy_files;
 mod test_cmd;
+mod trust_args;
 
 pub use exit::Exit;
 
@@ -44,8 +47,11 @@ enum Command {
 }
 
 /// Runs the parsed command line and returns the process exit status.
+///
+/// A closed standard output ends a subcommand's output, never the process (see
+/// [`output`]): the status is the subcommand's own, or 1 when writing failed otherwise.
 pub fn run(cli: Cli) -> Exit {
-    match cli.command {
+    let exit = match cli.command {
         Command::Parse(args) => parse_cmd::run(&args),
         Command::Approvals(args) => approvals_cmd::run(&args),
         Command::Check(args) => check_cmd::run(&args),
@@ -54,5 +60,6 @@ pub fn run(cli: Cli) -> Exit {
         Command::Test(args) => test_cmd::run(&args),
         Command::Audit(args) => audit_cmd::run(&args),
         Command::Hook(args) => hook_cmd::run(&args),
-    }
+    };
+    output::finish(exit)
 }

@@ -55,7 +55,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde_json::{Map, Value};
-use shellgate_policy::{Access, Decision, Evaluation};
+use shellgate_policy::{Access, Decision, Evaluation, display, odd_input};
 
 /// Largest payload read from standard input; larger input is answered with ask.
 pub const MAX_INPUT_BYTES: usize = 8 << 20;
@@ -169,6 +169,18 @@ pub enum HookError {
     /// Standard input could not be read.
     #[error("cannot read the hook input: {0}")]
     Read(String),
+    /// Bytes that are not UTF-8 (JSON text is always UTF-8).
+    #[error(
+        "the hook input is not valid UTF-8 (byte 0x{byte:02x} at offset {offset}, in `{excerpt}`)"
+    )]
+    NotUtf8 {
+        /// The first invalid byte.
+        byte: u8,
+        /// Its offset.
+        offset: usize,
+        /// The bytes around it, escaped (`\xff`).
+        excerpt: String,
+    },
     /// Not JSON, or truncated JSON.
     #[error("the hook input is not valid JSON: {0}")]
     NotJson(String),
@@ -192,6 +204,13 @@ pub enum HookError {
         /// The tool name.
         tool: String,
     },
+    /// The shell tool with an empty or blank command (as `shellgate eval` does, a person
+    /// decides: the command was most likely lost on the way).
+    #[error("the `{tool}` call's command is empty")]
+    EmptyCommand {
+        /// The tool name.
+        tool: String,
+    },
 }
 
 /// Parses `input` as `agent`'s pre-tool payload.
@@ -207,6 +226,17 @@ pub fn parse_request(agent: Agent, input: &[u8]) -> Result<HookRequest, HookErro
     if input.len() > MAX_INPUT_BYTES {
         return Err(HookError::TooLarge {
             limit: MAX_INPUT_BYTES,
+        });
+    }
+    if let Err(error) = std::str::from_utf8(input) {
+        let offset = error.valid_up_to();
+        let around = input
+            .get(offset.saturating_sub(24)..input.len().min(offset.saturating_add(8)))
+            .unwrap_or_default();
+        return Err(HookError::NotUtf8 {
+            byte: input.get(offset).copied().unwrap_or_default(),
+            offset,
+            excerpt: display::escape_bytes(around),
         });
     }
     let value: Value =
@@ -247,15 +277,20 @@ fn string<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     object.get(key).and_then(Value::as_str)
 }
 
-/// `tool_input.command` as a string, or the error for `tool`.
+/// `tool_input.command` as a string, or the error for `tool`: missing, or blank (as
+/// [`odd_input::is_blank`] says).
 fn command_of(tool: &str, input: Option<&Map<String, Value>>) -> Result<String, HookError> {
-    input
+    let command = input
         .and_then(|input| string(input, "command"))
-        .filter(|command| !command.trim().is_empty())
-        .map(str::to_owned)
         .ok_or_else(|| HookError::MissingCommand {
             tool: tool.to_owned(),
-        })
+        })?;
+    if odd_input::is_blank(command) {
+        return Err(HookError::EmptyCommand {
+            tool: tool.to_owned(),
+        });
+    }
+    Ok(command.to_owned())
 }
 
 /// What shellgate tells the agent.
@@ -305,6 +340,19 @@ impl Answer {
         }
     }
 
+    /// The same answer with `note` added to its reason (a pass-through answer has no reason
+    /// and stays as it is).
+    #[must_use]
+    pub fn with_note(self, note: &str) -> Self {
+        match self {
+            Self::Decide { verdict, reason } => Self::Decide {
+                verdict,
+                reason: format!("{reason}; note: {note}"),
+            },
+            Self::PassThrough => Self::PassThrough,
+        }
+    }
+
     /// The same answer with ask turned into deny (for agents that ignore ask).
     #[must_use]
     pub fn ask_as_deny(self) -> Self {
@@ -326,37 +374,59 @@ impl Answer {
 /// each rule and its safer alternative).
 #[must_use]
 pub fn answer_for(evaluation: &Evaluation) -> Answer {
-    match evaluation.decision {
-        Decision::Approved => Answer::Decide {
-            verdict: Verdict::Allow,
-            reason: "shellgate: approved".to_owned(),
-        },
-        Decision::NeedsPrompt => Answer::Decide {
-            verdict: Verdict::Ask,
-            reason: prompt_reason(evaluation),
-        },
-        Decision::HardDenied => {
-            let rules: Vec<String> = evaluation
-                .hard_deny
-                .iter()
-                .map(|hit| format!("`{}` ({}): {}", hit.rule, hit.category, hit.reason))
-                .collect();
-            let reason = if rules.is_empty() {
-                "shellgate: refused".to_owned()
-            } else {
-                format!("shellgate: refused by {}", rules.join("; "))
-            };
-            Answer::Decide {
-                verdict: Verdict::Deny,
-                reason,
-            }
-        }
+    let (verdict, reason) = match evaluation.decision {
+        Decision::Approved => (Verdict::Allow, "approved".to_owned()),
+        Decision::NeedsPrompt => (Verdict::Ask, prompt_reason(evaluation)),
+        Decision::HardDenied => (Verdict::Deny, deny_reason(evaluation)),
+    };
+    Answer::Decide {
+        verdict,
+        reason: format!("shellgate: {reason}"),
     }
 }
 
+/// The answer for an evaluation made on the embedded default policy alone because the
+/// policy did not load (`problem` says why, with file, line and column): the default's deny
+/// rules and protected paths still refuse (deny), and nothing else runs without a person (ask,
+/// also where the default alone would approve). The reason starts with the problem, so the
+/// person learns why everything asks.
+#[must_use]
+pub fn answer_on_floor(evaluation: &Evaluation, problem: &str) -> Answer {
+    let floor = format!(
+        "shellgate: the policy did not load ({problem}), so only the embedded default policy's deny rules and protected paths apply and nothing runs without a person; fix the policy (check it with `shellgate check FILE`)"
+    );
+    let (verdict, reason) = match evaluation.decision {
+        Decision::Approved => (Verdict::Ask, floor),
+        Decision::NeedsPrompt => (
+            Verdict::Ask,
+            format!("{floor}; {}", prompt_reason(evaluation)),
+        ),
+        Decision::HardDenied => (
+            Verdict::Deny,
+            format!("{floor}; {}", deny_reason(evaluation)),
+        ),
+    };
+    Answer::Decide { verdict, reason }
+}
+
+/// Why an evaluation was refused: each rule with its category and safer alternative.
+fn deny_reason(evaluation: &Evaluation) -> String {
+    let rules: Vec<String> = evaluation
+        .hard_deny
+        .iter()
+        .map(|hit| format!("`{}` ({}): {}", hit.rule, hit.category, hit.reason))
+        .collect();
+    if rules.is_empty() {
+        "refused".to_owned()
+    } else {
+        format!("refused by {}", rules.join("; "))
+    }
+}
+
+/// What a person must approve, and how to approve it for good.
 fn prompt_reason(evaluation: &Evaluation) -> String {
     let Some(prompt) = &evaluation.prompt else {
-        return "shellgate: needs a person".to_owned();
+        return "needs a person".to_owned();
     };
     let mut parts: Vec<String> = Vec::new();
     for clause in &prompt.clauses {
@@ -389,9 +459,9 @@ fn prompt_reason(evaluation: &Evaluation) -> String {
         });
     }
     if parts.is_empty() {
-        return format!("shellgate: needs a person to approve `{}`", prompt.display);
+        return format!("needs a person to approve `{}`", prompt.display);
     }
-    format!("shellgate: needs a person to {}", parts.join("; "))
+    format!("needs a person to {}", parts.join("; "))
 }
 
 /// `text` as one shell word: as is when it holds only safe characters, else single-quoted.
@@ -419,13 +489,19 @@ pub fn render(agent: Agent, answer: &Answer) -> String {
     value.to_string()
 }
 
+/// A reason as an agent is shown it: at most [`display::MAX_SHOWN_BYTES`] (a 1 MiB command is
+/// not a 1 MiB reason). Every agent's answer goes through here.
+fn shown(reason: &str) -> String {
+    display::cap(reason.to_owned())
+}
+
 /// The `hookSpecificOutput` object shared by Claude Code and Codex.
 fn pre_tool_use_output(verdict: Verdict, reason: &str) -> Value {
     serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": verdict.as_str(),
-            "permissionDecisionReason": reason,
+            "permissionDecisionReason": shown(reason),
         }
     })
 }

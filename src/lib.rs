@@ -7,9 +7,12 @@ pub use shellgate_parser::{
 
 pub use shellgate_policy::{
     Access, ApprovedPattern, Choice, ClauseVerdict, Decision, DenyHit, Effect, Evaluation,
-    GateError, GateEvaluator, GrantSource, Policy, Prompt, PromptClause, PromptPath, Reason,
-    ReasonKind, TrustState, VerbPattern, WorkflowError, Zone, ZonePath, respond,
+    GateError, GateEvaluator, GrantRefusal, GrantRule, GrantSource, Policy, Prompt, PromptClause,
+    PromptPath, Reason, ReasonKind, TrustState, VerbPattern, WorkflowError, Zone, ZonePath,
 };
 
 pub mod audit;
 pub mod hook;
+pub mod trust_recipe;
+
+pub use trust_recipe::TrustRecipe;

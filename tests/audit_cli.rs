@@ -403,8 +403,7 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
         json!([{"kind": "pattern", "pattern": "cargo build --release *", "prompts_removed": 5}])
     );
     // Interpreter one-liners are proposed as exact commands, but never suggested.
-    let never =
-        "`python3` runs other code (a shell, interpreter or wrapper); it is never suggested";
+    let never = "`python3` is an interpreter: its exact commands are saved when a prompt offers them, never suggested";
     assert_eq!(
         report["grant_check"],
         json!({"prompting_commands": 4, "refused_commands": 1, "complete": true, "rejected": [

@@ -13,5 +13,7 @@ mod rules;
 #[path = "driver/adversarial.rs"]
 mod adversarial;
 
+#[path = "driver/grants.rs"]
+mod grants;
 #[path = "driver/redirects.rs"]
 mod redirects;

@@ -33,11 +33,16 @@ impl Env {
         self.dir.path().join(name)
     }
 
+    /// The hook with `args`. Unless the test sets `--deadline-ms`, the deadline is ten minutes:
+    /// on a loaded machine a debug build may take longer than the default two seconds, and
+    /// only `no_answer_in_time_is_ask` tests the deadline.
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_shellgate"));
+        command.arg("hook").args(args);
+        if !args.contains(&"--deadline-ms") {
+            command.args(["--deadline-ms", "600000"]);
+        }
         command
-            .arg("hook")
-            .args(args)
             .env("HOME", self.path("home"))
             .env("XDG_CONFIG_HOME", self.path("config"))
             .env("XDG_STATE_HOME", self.path("state"))
@@ -260,17 +265,30 @@ fn unusable_input_is_answered_with_ask_never_allow() {
             "{error}"
         );
     }
-    // A shell call without a command, and a payload for another event.
+    // A shell call without a command, with an empty one, and a payload for another event.
     assert_eq!(
         env.answer(
             &["claude-code"],
-            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""}}"#
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"cmd":"ls"}}"#
         ),
         claude(
             "ask",
             "shellgate could not judge this call (the `Bash` call has no `tool_input.command` string); a person must decide"
         )
     );
+    for blank in ["", " ", "\\n\\t "] {
+        let input = format!(
+            r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"{blank}"}}}}"#
+        );
+        assert_eq!(
+            env.answer(&["claude-code"], input.as_bytes()),
+            claude(
+                "ask",
+                "shellgate could not judge this call (the `Bash` call's command is empty); a person must decide"
+            ),
+            "{blank:?}"
+        );
+    }
     assert_eq!(
         env.answer(&["claude-code"], br#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#),
         claude("ask", "shellgate could not judge this call (the hook input is for event `PostToolUse`, expected `PreToolUse`); a person must decide")
@@ -375,4 +393,258 @@ fn a_broken_hook_command_line_blocks_with_exit_2() {
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert!(stderr.starts_with("error: "), "{stderr}");
     }
+}
+
+/// A policy file with a typo on line 4 (column 1): `categry`.
+const BROKEN_POLICY: &str = "version = 1\n\n[[deny]]\ncategry = \"destructive\"\nid = \"x\"\nreason = \"r\"\nverb = [\"x\"]\n";
+
+/// The start of every reason given on the default policy's floor, for `broken.toml`.
+fn floor_reason(file: &str) -> String {
+    format!(
+        "shellgate: the policy did not load ({file}:4:1: unknown key `categry` (did you mean `category`?); 1 more error), so only the embedded default policy's deny rules and protected paths apply and nothing runs without a person; fix the policy (check it with `shellgate check FILE`)"
+    )
+}
+
+/// Regression (issue 13): a typo in `--policy` made the hook answer ask for
+/// `rm -rf / --no-preserve-root` — the embedded default's deny rules were dropped with the
+/// broken file, and the file and line were only on standard error, which agents do not show.
+#[test]
+fn regression_broken_user_policy_keeps_the_default_deny_floor() {
+    let env = Env::new();
+    let policy = env.path("broken.toml");
+    std::fs::write(&policy, BROKEN_POLICY).unwrap();
+    let policy = policy.display().to_string();
+    let floor = floor_reason(&policy);
+    let args = ["claude-code", "--policy", &policy];
+    // Denied by the default: deny, the policy problem first, then the rules.
+    let deny = env.answer(&args, &payload("claude-code-deny.json"));
+    let reason = deny["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(deny, claude("deny", &reason));
+    let rules = reason.strip_prefix(&format!("{floor}; ")).unwrap();
+    assert!(
+        rules.starts_with("refused by `rm-recursive-root` (destructive): "),
+        "{rules}"
+    );
+    // Approved by the default: ask, never allow.
+    assert_eq!(
+        env.answer(&args, &payload("claude-code-allow.json")),
+        claude("ask", &floor)
+    );
+    // Needs a person anyway: ask, with what to approve.
+    assert_eq!(
+        env.answer(&args, &payload("claude-code-ask.json")),
+        claude(
+            "ask",
+            &format!("{floor}; {}", ASK_PUSH.strip_prefix("shellgate: ").unwrap())
+        )
+    );
+    // Codex and Gemini: the same decisions in their formats.
+    assert_eq!(
+        env.answer(
+            &["codex", "--policy", &policy],
+            &payload("codex-allow.json")
+        ),
+        claude(
+            "deny",
+            &format!(
+                "{floor} — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"
+            )
+        )
+    );
+    assert_eq!(
+        env.answer(
+            &["gemini", "--policy", &policy],
+            &payload("gemini-allow.json")
+        ),
+        json!({"decision": "ask", "reason": floor, "systemMessage": floor})
+    );
+    let gemini = env.answer(
+        &["gemini", "--policy", &policy],
+        &payload("gemini-deny.json"),
+    );
+    assert_eq!(gemini["decision"], "deny");
+    // Every decision is in the audit log with the error.
+    let log = env.audit_log();
+    let logged: Vec<(&str, &str)> = log
+        .iter()
+        .map(|r| {
+            (
+                r["decision"].as_str().unwrap(),
+                r["error"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let error =
+        format!("{policy}:4:1: unknown key `categry` (did you mean `category`?); 1 more error");
+    assert_eq!(
+        logged,
+        vec![
+            ("HardDenied", error.as_str()),
+            ("NeedsPrompt", error.as_str()),
+            ("NeedsPrompt", error.as_str()),
+            ("NeedsPrompt", error.as_str()),
+            ("NeedsPrompt", error.as_str()),
+            ("HardDenied", error.as_str()),
+        ]
+    );
+    assert_eq!(
+        log[0]["rule_ids"],
+        json!(["rm-recursive-root", "rm-no-preserve-root"])
+    );
+}
+
+/// The same floor for a policy file that cannot be read at all, and for a broken file among
+/// good ones.
+#[test]
+fn an_unreadable_policy_keeps_the_floor_too() {
+    let env = Env::new();
+    let missing = env.path("missing.toml").display().to_string();
+    let answer = env.answer(
+        &["claude-code", "--policy", &missing],
+        &payload("claude-code-allow.json"),
+    );
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "ask");
+    assert!(
+        reason.starts_with(&format!(
+            "shellgate: the policy did not load (cannot read `{missing}`: No such file or directory (os error 2)), so only"
+        )),
+        "{reason}"
+    );
+    let good = env.path("good.toml");
+    std::fs::write(&good, "version = 1\n").unwrap();
+    let broken = env.path("broken.toml");
+    std::fs::write(&broken, BROKEN_POLICY).unwrap();
+    let (good, broken) = (good.display().to_string(), broken.display().to_string());
+    assert_eq!(
+        env.answer(
+            &["claude-code", "--policy", &good, "--policy", &broken],
+            &payload("claude-code-allow.json")
+        ),
+        claude("ask", &floor_reason(&broken))
+    );
+}
+
+/// Issue 13: a trust file that had to be quarantined is named in that call's reason (and in
+/// the audit log), once: the next call finds the new, empty store.
+#[test]
+fn a_quarantined_trust_file_is_named_once_in_the_reason() {
+    let env = Env::new();
+    let trust = env.path("trust.toml");
+    std::fs::write(&trust, "version = 2\n").unwrap();
+    let trust_arg = trust.display().to_string();
+    let args = ["claude-code", "--trust", &trust_arg];
+    let first = env.answer(&args, &payload("claude-code-allow.json"));
+    let reason = first["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(first["hookSpecificOutput"]["permissionDecision"], "allow");
+    let note = reason
+        .strip_prefix("shellgate: approved; note: ")
+        .unwrap()
+        .to_owned();
+    let quarantined: Vec<PathBuf> = std::fs::read_dir(env.dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("trust.toml.quarantine-")
+        })
+        .collect();
+    assert_eq!(quarantined.len(), 1);
+    assert!(
+        note.ends_with(&format!(
+            "it was moved to `{}` and shellgate started with no saved approvals",
+            quarantined[0].display()
+        )),
+        "{note}"
+    );
+    assert_eq!(env.audit_log()[0]["error"], note);
+    // Once: the next call has nothing to say about it.
+    assert_eq!(
+        env.answer(&args, &payload("claude-code-allow.json")),
+        claude("allow", "shellgate: approved")
+    );
+    assert_eq!(env.audit_log()[1].get("error"), None);
+}
+
+/// Regression (issue 13): bytes that are not UTF-8 are answered ask, with the bytes shown
+/// escaped; JSON cannot carry them, so the payload itself is refused.
+#[test]
+fn input_that_is_not_utf8_is_ask_with_the_bytes_escaped() {
+    let env = Env::new();
+    let input = b"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls \xff\xfe\"}}";
+    assert_eq!(
+        env.answer(&["claude-code"], input),
+        claude(
+            "ask",
+            "shellgate could not judge this call (the hook input is not valid UTF-8 (byte 0xff at offset 79, in `l_input\":{\"command\":\"ls \\xff\\xfe\"}}`)); a person must decide"
+        )
+    );
+    // A lone surrogate escape is not text either: JSON refuses it.
+    let answer = env.answer(
+        &["claude-code"],
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls \udcff"}}"#,
+    );
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "ask");
+    assert!(env.audit_log().is_empty());
+}
+
+/// Regression (issue 13): a 1 MiB command came back as a 1 MiB reason. Every agent's reason is
+/// at most 4 KiB, ending with how much was cut; Codex's own note is kept whole. (A 64 KiB
+/// command shows the cap as well, and is judged faster.)
+#[test]
+fn regression_reasons_are_capped_at_4_kib() {
+    let env = Env::new();
+    let command = format!("printf '{}' > /srv/out/log", "y".repeat(64 << 10));
+    let payload = |event: &str, tool: &str| {
+        json!({"hook_event_name": event, "cwd": "/home/dev/p", "tool_name": tool,
+               "tool_input": {"command": command}})
+        .to_string()
+    };
+    let args = |agent: &'static str| [agent, "--deadline-ms", "600000"];
+    let claude_answer = env.answer(
+        &args("claude-code"),
+        payload("PreToolUse", "Bash").as_bytes(),
+    );
+    let codex_answer = env.answer(&args("codex"), payload("PreToolUse", "Bash").as_bytes());
+    let gemini_answer = env.answer(
+        &args("gemini"),
+        payload("BeforeTool", "run_shell_command").as_bytes(),
+    );
+    let reasons = [
+        claude_answer["hookSpecificOutput"]["permissionDecisionReason"].clone(),
+        codex_answer["hookSpecificOutput"]["permissionDecisionReason"].clone(),
+        gemini_answer["reason"].clone(),
+        gemini_answer["systemMessage"].clone(),
+    ];
+    for reason in &reasons {
+        let reason = reason.as_str().unwrap();
+        assert!(reason.len() <= 4096, "{} bytes", reason.len());
+        assert!(reason.len() > 4000, "{} bytes", reason.len());
+        assert!(
+            reason.starts_with("shellgate: needs a person to run `printf 'yyy"),
+            "{reason:.80}"
+        );
+    }
+    let claude_reason = reasons[0].as_str().unwrap();
+    let more = claude_reason.rsplit_once("… (").unwrap().1;
+    assert!(more.ends_with(" more bytes)"), "{more}");
+    let codex_reason = reasons[1].as_str().unwrap();
+    assert!(
+        codex_reason.ends_with(" more bytes) — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"),
+        "{codex_reason:.200}"
+    );
+    assert_eq!(
+        claude_answer["hookSpecificOutput"]["permissionDecision"],
+        "ask"
+    );
 }

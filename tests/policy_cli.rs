@@ -17,31 +17,8 @@ use serde_json::{Value, json};
 /// Runs the binary with a fixed home and an empty trust file location; returns (exit code,
 /// stdout, stderr).
 fn run(args: &[&str], trust: &Path, stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
-        .args(args)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("HOME", "/home/u")
-        .env("SHELLGATE_TRUST", trust)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .as_mut()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+    run_bytes(&args, trust, stdin.unwrap_or_default().as_bytes())
 }
 
 fn eval(extra: &[&str], command: &str, trust: &Path) -> (i32, Value) {
@@ -345,4 +322,99 @@ fn test_runs_the_default_cases_and_a_layer() {
              1 passed, 1 failed\n"
         )
     );
+}
+
+/// Runs the binary with `args` given as raw bytes (which need not be UTF-8).
+fn run_bytes(args: &[&[u8]], trust: &Path, stdin: &[u8]) -> (i32, String, String) {
+    use std::os::unix::ffi::OsStrExt as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
+        .args(args.iter().map(|a| std::ffi::OsStr::from_bytes(a)))
+        .env_remove("XDG_CONFIG_HOME")
+        .env("HOME", "/home/u")
+        .env("SHELLGATE_TRUST", trust)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Regression (issue 13): a command that is not UTF-8 was a usage error (exit 1); it needs a
+/// person (exit 2), with its bytes shown escaped — as an argument or on standard input.
+#[test]
+fn regression_a_command_that_is_not_utf8_needs_a_person() {
+    let (_dir, trust) = temp_trust();
+    let base: [&[u8]; 5] = [b"eval", b"--json", b"--cwd", b"/home/u/proj", b"--"];
+    let mut args = base.to_vec();
+    args.push(b"ls \xff\xfe");
+    let (code, stdout, stderr) = run_bytes(&args, &trust, b"");
+    assert_eq!(code, 2, "{stderr}");
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value["decision"], "NeedsPrompt");
+    assert_eq!(
+        value["prompt"],
+        json!({"paths": [], "clauses": [{"text": "ls \\xff\\xfe", "pattern": null}],
+               "persistable": false, "display": "ls \\xff\\xfe"})
+    );
+    assert_eq!(
+        value["clauses"][1],
+        json!({"verb": [], "argv": [], "origin": "parse", "decision": "NeedsPrompt",
+               "reasons": [{"kind": "incomplete", "rule": null, "message": "the command is not valid UTF-8 (byte 0xff at offset 3): it was judged with each invalid byte replaced, and a person decides"}]})
+    );
+    // From standard input, and denied commands stay denied.
+    let mut args = base.to_vec();
+    args.push(b"-");
+    let (code, stdout, _) = run_bytes(&args, &trust, b"rm -rf / \xc3\n");
+    assert_eq!(code, 3);
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value["hard_deny"][0]["rule"], "rm-recursive-root");
+    // `explain` shows the bytes escaped.
+    let (code, stdout, _) = run_bytes(
+        &[b"explain", b"--cwd", b"/home/u/proj", b"--", b"cat a\xfeb"],
+        &trust,
+        b"",
+    );
+    assert_eq!(code, 2);
+    assert!(stdout.starts_with("command: cat a\\xfeb\n"), "{stdout}");
+    assert!(stdout.contains("\ndecision: NeedsPrompt\nprompt: cat a\\xfeb\n  run cat a\\xfeb (cannot be saved)\n  choices: once, deny\n"), "{stdout}");
+    // `parse` calls it an incomplete parse (exit 2).
+    let (code, stdout, _) = run_bytes(&[b"parse", b"--json", b"--", b"ls \xff"], &trust, b"");
+    assert_eq!(code, 2);
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value["complete"], false);
+    assert_eq!(
+        value["reason"],
+        "the command is not valid UTF-8 (byte 0xff)"
+    );
+}
+
+/// Regression (issue 13): `eval` approved an empty command while `hook` asked. Both need a
+/// person now: the command was most likely lost on the way.
+#[test]
+fn regression_an_empty_command_needs_a_person_as_in_the_hook() {
+    let (_dir, trust) = temp_trust();
+    for command in ["", "  ", "\n\t"] {
+        let (code, value) = eval(&[], command, &trust);
+        assert_eq!(code, 2, "{command:?}");
+        assert_eq!(
+            value,
+            json!({"decision": "NeedsPrompt",
+                   "clauses": [{"verb": [], "argv": [], "origin": "parse", "decision": "NeedsPrompt",
+                                "reasons": [{"kind": "incomplete", "rule": null, "message": "the command is empty: there is nothing to judge, so a person decides"}]}],
+                   "hard_deny": [],
+                   "prompt": {"paths": [], "clauses": [{"text": "(an empty command)", "pattern": null}],
+                              "persistable": false,
+                              "display": command.replace('\n', "\\n").replace('\t', "\\t")}}),
+            "{command:?}"
+        );
+    }
+    // A comment alone runs nothing and is not empty.
+    assert_eq!(eval(&[], "# nothing to do", &trust).0, 0);
 }

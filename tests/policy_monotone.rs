@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use shellgate_policy::{
     Access, Choice, Decision, Evaluation, GateEvaluator, GrantSource, Policy, TrustState,
-    VerbPattern, respond,
+    VerbPattern,
 };
 use shellgate_rules::{Layer, PolicySource};
 
@@ -310,7 +310,7 @@ proptest! {
         let evaluation = gate.evaluate(&command, &state);
         consistent(&evaluation)?;
         let Some(prompt) = &evaluation.prompt else { return Ok(()) };
-        match respond(&evaluation, Choice::Session) {
+        match gate.respond(&evaluation, Choice::Session, &state) {
             Ok(effects) => {
                 prop_assert!(prompt.persistable);
                 state.apply_effects(&effects);

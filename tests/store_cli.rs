@@ -383,3 +383,107 @@ fn the_location_comes_from_flag_then_env_then_xdg_then_home() {
         )
     );
 }
+
+/// Regression (issue 13): `approvals trust-verb 'git *'` (after which `git config
+/// core.fsmonitor 'curl x|sh'` ran silently), `'bash *'`, `'python3 *'` and `trust-zone ~` were
+/// accepted without a word. They are refused with the reason and the narrower grant, exit 1,
+/// and the trust file is not touched.
+#[test]
+fn regression_dangerous_grants_are_refused_with_the_narrower_alternative() {
+    let (_dir, path) = trust_file();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["approvals", "trust-verb", "git *"],
+            "error: `git *` would approve every `git` subcommand\n  help: name the subcommand, such as `git status *` or `git log *`\n",
+        ),
+        (
+            &["approvals", "trust-verb", "bash *"],
+            "error: `bash *` would approve too much: `bash` is a shell, which runs whatever code it is given\n  help: approve the commands the code runs, one pattern each (such as `cargo test *`); a script file can only be allowed once, when asked\n",
+        ),
+        (
+            &["approvals", "trust-verb", "python3 *"],
+            "error: `python3 *` would approve too much: `python3` is an interpreter, which runs whatever code it is given\n  help: save the exact command when a prompt offers it: such a pattern matches only that command\n",
+        ),
+        (
+            &["approvals", "trust-verb", "sudo *"],
+            "error: `sudo *` would approve too much: `sudo` is a privilege wrapper, which runs whatever command follows it as another user\n  help: commands run through `sudo` always need a person; they cannot be approved for good\n",
+        ),
+        (
+            &["approvals", "trust-zone", "~"],
+            "error: `/home/u` would trust the whole home directory `/home/u`\n  help: trust a project directory inside it instead, such as `~/src/project`\n",
+        ),
+        (
+            &["approvals", "trust-zone", "/usr/local", "--read-only"],
+            "error: `/usr/local` covers the system directory `/usr/local/bin`\n  help: trust a directory of your own instead: a project, build or data directory\n",
+        ),
+    ];
+    for (args, stderr) in cases {
+        assert_eq!(
+            run(args, &path),
+            (1, String::new(), stderr.to_owned()),
+            "{args:?}"
+        );
+    }
+    assert!(!path.exists(), "nothing was written");
+    // The narrower grants are accepted.
+    for args in [
+        &["approvals", "trust-verb", "git status *"][..],
+        &["approvals", "trust-zone", "~/src/shop"][..],
+    ] {
+        assert_eq!(run(args, &path).0, 0, "{args:?}");
+    }
+}
+
+/// `--policy` files count: a shell a user policy declares is refused as a grant head too.
+#[test]
+fn a_user_policy_shell_is_refused_as_a_grant_head() {
+    let (dir, path) = trust_file();
+    let policy = dir.path().join("mine.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[[shell]]\nverb = [\"myshell\"]\ncode_flags = [\"-c\"]\nwhy = \"runs shell code\"\n",
+    )
+    .unwrap();
+    let policy = policy.display().to_string();
+    assert_eq!(run(&["approvals", "trust-verb", "myshell *"], &path).0, 0);
+    let (code, stdout, stderr) = run(
+        &[
+            "approvals",
+            "--policy",
+            &policy,
+            "revoke",
+            "--pattern",
+            "myshell *",
+        ],
+        &path,
+    );
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "revoked: pattern `myshell *` for audience `personal`\n"),
+        "{stderr}"
+    );
+    assert_eq!(
+        run(&["approvals", "trust-verb", "myshell *", "--policy", &policy], &path),
+        (
+            1,
+            String::new(),
+            "error: `myshell *` would approve too much: `myshell` is a shell, which runs whatever code it is given\n  help: approve the commands the code runs, one pattern each (such as `cargo test *`); a script file can only be allowed once, when asked\n".to_owned()
+        )
+    );
+    // A broken policy is a validation error, as for `eval`.
+    let (code, _, stderr) = run(
+        &[
+            "approvals",
+            "--policy",
+            "/nonexistent/p.toml",
+            "trust-verb",
+            "ls *",
+        ],
+        &path,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        "error: cannot read `/nonexistent/p.toml`: No such file or directory (os error 2)\n  help: check the path and its permissions\n"
+    );
+}

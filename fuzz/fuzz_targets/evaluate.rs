@@ -18,7 +18,6 @@ use libfuzzer_sys::fuzz_target;
 
 use shellgate_policy::{
     Choice, Decision, Evaluation, GateEvaluator, GrantSource, Policy, TrustState, VerbPattern,
-    respond,
 };
 
 struct Gate {
@@ -92,7 +91,10 @@ fuzz_target!(|data: &[u8]| {
     if let Some(prompt) = &evaluation.prompt
         && prompt.persistable
     {
-        let effects = respond(&evaluation, Choice::Session).unwrap();
+        let effects = gate
+            .evaluator
+            .respond(&evaluation, Choice::Session, &gate.state)
+            .unwrap();
         let mut state = gate.state.clone();
         state.apply_effects(&effects);
         let again = gate.evaluator.evaluate(&command, &state);

@@ -7,46 +7,22 @@
 //! resolved: a replayed log comes from another time, often another machine. States are cached
 //! per (working directory, audience), since logs repeat a few directories.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Component, Path, PathBuf};
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, RwLock};
 
-use shellgate_policy::proposal::{NEVER_HEADS, SUBCOMMAND_HEADS};
+use shellgate_policy::grant_rule::CodeHead;
 use shellgate_policy::{
-    Evaluation, GateEvaluator, GrantSource, TrustState, VerbPattern, ZonePath, deciding_rules,
+    Evaluation, GateEvaluator, GrantRefusal, GrantSource, TrustState, VerbPattern, ZonePath,
+    deciding_rules,
 };
-use shellgate_rules::WrapperMode;
-use shellgate_store::Grants;
 
-use super::judge::{
-    Access, Grant, HardDenyHit, Judge, Outcome, PromptClause, Record, UntrustedPath,
-};
+pub use crate::trust_recipe::TrustRecipe;
+
+use super::judge::{Grant, HardDenyHit, Judge, Outcome, PromptClause, Record, UntrustedPath};
 
 /// States cached at most; past that, states are built per record.
 const MAX_CACHED_STATES: usize = 4096;
-
-/// How to build the trust state of a record.
-#[derive(Clone, Debug, Default)]
-pub struct TrustRecipe {
-    /// The audience of records that do not name one.
-    pub audience: String,
-    /// The working directory of records that do not name one (absolute).
-    pub cwd: PathBuf,
-    /// The project directory; `None` takes each record's working directory (as `eval` does).
-    pub project: Option<PathBuf>,
-    /// The session directory, if any.
-    pub session: Option<PathBuf>,
-    /// The home directory, if any.
-    pub home: Option<PathBuf>,
-    /// The temporary directory.
-    pub tmp: PathBuf,
-    /// Grants saved in the trust file, per audience.
-    pub stored: BTreeMap<String, Grants>,
-    /// Session zones (`--zone`, `--read-zone`), for every audience.
-    pub zones: Vec<(PathBuf, Access)>,
-    /// Session patterns (`--allow`), for every audience.
-    pub patterns: Vec<VerbPattern>,
-}
 
 /// The audit's judge over a real [`GateEvaluator`].
 #[derive(Debug)]
@@ -57,9 +33,12 @@ pub struct GateJudge {
 }
 
 impl GateJudge {
-    /// A judge evaluating with `gate` in states built from `recipe`.
+    /// A judge evaluating with `gate` in states built from `recipe`. Symbolic links are never
+    /// resolved, whatever the recipe says: a replayed log comes from another time, often
+    /// another machine (and the audit's memo relies on it).
     #[must_use]
-    pub fn new(gate: GateEvaluator, recipe: TrustRecipe) -> Self {
+    pub fn new(gate: GateEvaluator, mut recipe: TrustRecipe) -> Self {
+        recipe.resolve_symlinks = false;
         Self {
             gate,
             recipe,
@@ -106,33 +85,8 @@ impl GateJudge {
     }
 
     fn build(&self, cwd: &Path, audience: &str) -> TrustState {
-        let recipe = &self.recipe;
-        let mut state = TrustState::new(audience, cwd);
-        state.set_resolve_symlinks(false);
-        state.set_project(recipe.project.as_deref().unwrap_or(cwd));
-        if let Some(session) = &recipe.session {
-            state.set_session(session);
-        }
-        if let Some(home) = &recipe.home {
-            state.set_home(home);
-        }
-        state.set_tmp(&recipe.tmp);
         // An audience the policy does not know gets no profile: it trusts less, never more.
-        let _unknown_audience = self.gate.apply_profile(&mut state);
-        if let Some(grants) = recipe.stored.get(audience) {
-            for zone in &grants.zones {
-                state.add_zone(zone.path.as_path(), zone.access, GrantSource::Store);
-            }
-            for pattern in &grants.patterns {
-                state.add_pattern(pattern.clone(), GrantSource::Store);
-            }
-        }
-        for (path, access) in &recipe.zones {
-            state.add_zone(path, *access, GrantSource::Session);
-        }
-        for pattern in &recipe.patterns {
-            state.add_pattern(pattern.clone(), GrantSource::Session);
-        }
+        let (state, _unknown_audience) = self.recipe.state_for(&self.gate, cwd, audience);
         state
     }
 
@@ -212,74 +166,96 @@ impl Judge for GateJudge {
         outcome(self.evaluate(record, grants))
     }
 
-    /// A pattern must parse, must not be headed by a shell, interpreter, wrapper or privilege
-    /// tool (the proposal's banned widenings, plus the policy's own shells, interpreters and
-    /// prefix wrappers — even an exact interpreter command is never *suggested*), and must not
-    /// be a bare subcommand head (`git *`, `npx *`). A zone must be a valid trust-file zone
-    /// (absolute, at least two segments deep) that is neither the home directory nor one of its
-    /// parents.
+    /// A grant the gate's [`GrantRule`](shellgate_policy::GrantRule) admits. On top of it,
+    /// an interpreter's exact command (which the rule admits, since it matches only that
+    /// command) is never *suggested*: it removes one prompt and widens nothing.
     fn admissible(&self, grant: &Grant) -> Result<(), String> {
+        let rule = self.gate.grant_rule();
         match grant {
             Grant::Pattern(text) => {
                 let pattern = text
                     .parse::<VerbPattern>()
                     .map_err(|e| format!("not a valid pattern: {e}"))?;
+                rule.check_pattern(&pattern).map_err(|e| refusal(&e))?;
                 let prefix: Vec<&str> = pattern.prefix().iter().map(String::as_str).collect();
-                let head = prefix.first().copied().unwrap_or_default();
-                // The evaluator's own list: shells, interpreters and prefix wrappers.
-                let policy = self.gate.policy();
-                let mut policy_heads = policy
-                    .shells()
-                    .iter()
-                    .map(|shell| &shell.verb)
-                    .chain(
-                        policy
-                            .interpreters()
-                            .iter()
-                            .map(|interpreter| &interpreter.verb),
-                    )
-                    .chain(
-                        policy
-                            .wrappers()
-                            .iter()
-                            .filter(|wrapper| matches!(wrapper.mode, WrapperMode::Prefix(_)))
-                            .map(|wrapper| &wrapper.verb),
-                    );
-                if NEVER_HEADS.contains(&head)
-                    || policy_heads
-                        .any(|verb| matches!(verb.as_slice(), [single] if single == head))
-                {
+                if let Some((head, CodeHead::Interpreter)) = rule.code_head(&prefix) {
                     return Err(format!(
-                        "`{head}` runs other code (a shell, interpreter or wrapper); it is never suggested"
-                    ));
-                }
-                if SUBCOMMAND_HEADS
-                    .iter()
-                    .any(|subcommand_head| subcommand_head.starts_with(&prefix))
-                {
-                    return Err(format!(
-                        "`{}` needs a subcommand before the glob",
-                        prefix.join(" ")
+                        "`{}` is an interpreter: its exact commands are saved when a prompt offers them, never suggested",
+                        head.join(" ")
                     ));
                 }
                 Ok(())
             }
-            Grant::Zone { path, .. } => {
+            Grant::Zone { path, access } => {
                 let home = self.recipe.home.as_deref();
                 let zone =
                     ZonePath::new(path, home).map_err(|e| format!("not a valid zone: {e}"))?;
-                let zone = zone.as_path();
-                if !zone
-                    .components()
-                    .all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
-                {
-                    return Err("not a normalised absolute directory".to_owned());
-                }
-                if home.is_some_and(|home| home.starts_with(zone)) {
-                    return Err("it would trust the whole home directory".to_owned());
-                }
-                Ok(())
+                rule.check_zone(zone.as_path(), *access, home)
+                    .map_err(|e| refusal(&e))
             }
         }
+    }
+}
+
+/// A refusal and its narrower alternative, on one line.
+fn refusal(refusal: &GrantRefusal) -> String {
+    format!("{refusal}; {}", refusal.alternative())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use shellgate_policy::Policy;
+
+    use super::*;
+    use crate::audit::judge::Access;
+
+    /// Issue 13: the audit's suggestions go through the same grant rule as `shellgate
+    /// approvals` and the workflow's "Always" (the reasons are the rule's, with its help).
+    #[test]
+    fn suggestions_are_admitted_by_the_grant_rule() {
+        let judge = GateJudge::new(
+            GateEvaluator::new(Policy::embedded_default().unwrap()),
+            TrustRecipe {
+                audience: "personal".to_owned(),
+                cwd: PathBuf::from("/home/u/proj"),
+                home: Some(PathBuf::from("/home/u")),
+                ..TrustRecipe::default()
+            },
+        );
+        let pattern = |text: &str| judge.admissible(&Grant::Pattern(text.to_owned()));
+        let zone = |path: &str| {
+            judge.admissible(&Grant::Zone {
+                path: path.to_owned(),
+                access: Access::Write,
+            })
+        };
+        assert_eq!(pattern("cargo build --release *"), Ok(()));
+        assert_eq!(zone("/srv/data"), Ok(()));
+        assert_eq!(
+            pattern("git *"),
+            Err("`git *` would approve every `git` subcommand; name the subcommand, such as `git status *` or `git log *`".to_owned())
+        );
+        assert_eq!(
+            pattern("npx *"),
+            Err("`npx *` would approve too much: `npx` is a package runner, which downloads and runs whatever package it is named; name the package it runs, such as `npx prettier *`".to_owned())
+        );
+        assert_eq!(
+            pattern("python3 -c print(0) *"),
+            Err("`python3` is an interpreter: its exact commands are saved when a prompt offers them, never suggested".to_owned())
+        );
+        assert_eq!(
+            zone("/home/u"),
+            Err("`/home/u` would trust the whole home directory `/home/u`; trust a project directory inside it instead, such as `~/src/project`".to_owned())
+        );
+        assert_eq!(
+            zone("/usr/local/share/x"),
+            Err("`/usr/local/share/x` is inside the system directory `/usr`: writing there changes what other programs load and run; trust it for reading only (`--read-only`), or a directory of your own for writing".to_owned())
+        );
+        assert_eq!(
+            pattern("git push *x y"),
+            Err("not a valid pattern: `git push *x y` has no trailing argument glob".to_owned())
+        );
     }
 }

@@ -13,8 +13,10 @@
 //!   rule). Since adding a grant never raises a decision (a property the policy crate tests),
 //!   one evaluation with every candidate at once proves all of them for a record that stays
 //!   refused; only when it does not are the candidates judged one by one;
-//! - the judge must admit the grant (never a banned widening such as a bare `git`, `sudo`, a
-//!   shell or an interpreter; zones at least two segments deep, never the home directory);
+//! - the judge must admit the grant ([`GateJudge`](super::GateJudge) asks the policy's grant
+//!   rule, as `shellgate approvals` does: never `git *`, `sudo *`, a shell, an interpreter, a
+//!   package runner alone; never a zone holding the home directory, a system directory or a
+//!   protected path);
 //! - every kept prompting record the candidate may concern (its proposed patterns start with
 //!   the candidate's words, or one of its untrusted paths lies in the candidate directory) is
 //!   judged again with the candidate added, and the records that become `Approved` are counted.

@@ -1,21 +1,32 @@
 //! `shellgate approvals`: show, grant and revoke the approvals persisted in the trust file.
+//!
+//! `trust-verb` and `trust-zone` refuse what the policy's
+//! [`GrantRule`](shellgate_policy::GrantRule) refuses (`bash *`, `git *`, the home directory…),
+//! with the narrower grant to give instead; `--policy` adds files to the embedded default, as
+//! the hook's `--policy` does, so their shells, interpreters and wrappers count too.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Subcommand;
+use shellgate_policy::{GrantRefusal, GrantRule};
 use shellgate_rules::{Access, PatternError, VerbPattern, ZonePath};
 use shellgate_store::{Grants, Quarantine, StoreError, TrustStore, validate_audience};
 
 use super::Exit;
+use super::output::{errln, out, outln};
+use super::policy_files::{self, LoadError};
+use super::trust_args::PolicyFiles;
 
 /// The audience changed when `--audience` is not given.
 const DEFAULT_AUDIENCE: &str = "personal";
 
 /// Show, grant and revoke persisted approvals.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("policies", |arg| arg.global(true)))]
 pub struct Args {
+    #[command(flatten)]
+    policy: PolicyFiles,
     /// The trust file [default: $SHELLGATE_TRUST, else $XDG_CONFIG_HOME/shellgate/trust.toml,
     /// else ~/.config/shellgate/trust.toml].
     #[arg(long, value_name = "FILE", global = true)]
@@ -80,10 +91,18 @@ enum Failure {
     Store(StoreError),
     /// A store quarantined at open; nothing else was done: exit 2.
     Quarantined(Quarantine),
+    /// The policy did not load: exit 1.
+    Policy(LoadError),
 }
 
 impl From<PatternError> for Failure {
     fn from(err: PatternError) -> Self {
+        Self::Invalid(Box::new(err))
+    }
+}
+
+impl From<GrantRefusal> for Failure {
+    fn from(err: GrantRefusal) -> Self {
         Self::Invalid(Box::new(err))
     }
 }
@@ -136,9 +155,13 @@ impl Failure {
                 print_error(&err);
                 Exit::NeedsPrompt
             }
+            Self::Policy(error) => {
+                error.report();
+                Exit::Error
+            }
             Self::Quarantined(quarantine) => {
                 warn_quarantine(&quarantine);
-                eprintln!(
+                errln!(
                     "  nothing else was done; run the command again to use the new, empty store"
                 );
                 Exit::NeedsPrompt
@@ -149,21 +172,20 @@ impl Failure {
 
 /// Prints `error: …`, each cause, and the help text.
 fn print_error(diagnostic: &dyn miette::Diagnostic) {
-    let mut stderr = std::io::stderr().lock();
-    let _ignored = writeln!(stderr, "error: {diagnostic}");
+    errln!("error: {diagnostic}");
     let mut source = diagnostic.source();
     while let Some(cause) = source {
-        let _ignored = writeln!(stderr, "  caused by: {cause}");
+        errln!("  caused by: {cause}");
         source = cause.source();
     }
     if let Some(help) = diagnostic.help() {
-        let _ignored = writeln!(stderr, "  help: {help}");
+        errln!("  help: {help}");
     }
 }
 
 /// Reports a quarantine loudly.
 fn warn_quarantine(quarantine: &Quarantine) {
-    eprintln!("warning: {quarantine}");
+    errln!("warning: {quarantine}");
 }
 
 /// Does the work; `Ok` carries the exit status of a command that ran.
@@ -188,24 +210,26 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
             } else {
                 Access::Write
             };
+            rule(args)?.check_zone(zone.as_path(), access, home.as_deref())?;
             let outcome = store.add_zone(audience, &zone, access)?;
             let verb = if outcome.changed {
                 "trusted"
             } else {
                 "already trusted"
             };
-            println!("{verb}: zone `{zone}` ({access}) for audience `{audience}`");
+            outln!("{verb}: zone `{zone}` ({access}) for audience `{audience}`");
             Ok(finish(outcome.quarantined.as_ref()))
         }
         Action::TrustVerb { pattern } => {
             let pattern: VerbPattern = pattern.parse()?;
+            rule(args)?.check_pattern(&pattern)?;
             let outcome = store.add_pattern(audience, &pattern)?;
             let verb = if outcome.changed {
                 "trusted"
             } else {
                 "already trusted"
             };
-            println!("{verb}: pattern `{pattern}` for audience `{audience}`");
+            outln!("{verb}: pattern `{pattern}` for audience `{audience}`");
             Ok(finish(outcome.quarantined.as_ref()))
         }
         Action::Revoke { zone, pattern } => {
@@ -241,10 +265,17 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
                     audience: audience.to_owned(),
                 })));
             }
-            println!("revoked: {what} `{text}` for audience `{audience}`");
+            outln!("revoked: {what} `{text}` for audience `{audience}`");
             Ok(finish(outcome.quarantined.as_ref()))
         }
     }
+}
+
+/// The grant rule of the embedded default policy and the `--policy` files.
+fn rule(args: &Args) -> Result<GrantRule, Failure> {
+    policy_files::load(&args.policy.policies)
+        .map(GrantRule::new)
+        .map_err(Failure::Policy)
 }
 
 /// Exit 0, or 2 after a quarantine that happened during the edit.
@@ -281,12 +312,12 @@ fn list(store: &TrustStore, only: Option<&str>, json: bool) -> Exit {
         };
         return match serde_json::to_string(&listing) {
             Ok(text) => {
-                println!("{text}");
+                outln!("{text}");
                 Exit::Ok
             }
             // Strings and lists always encode; should that change, say so rather than print half.
             Err(err) => {
-                eprintln!("error: cannot encode the listing: {err}");
+                errln!("error: cannot encode the listing: {err}");
                 Exit::Error
             }
         };
@@ -312,6 +343,6 @@ fn list(store: &TrustStore, only: Option<&str>, json: bool) -> Exit {
             out.push_str(&format!("  pattern         {pattern}\n"));
         }
     }
-    print!("{out}");
+    out!("{out}");
     Exit::Ok
 }

@@ -10,52 +10,39 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal as _, Write};
 use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use shellgate::audit::{
-    Access, AuditOptions, Format, GateJudge, Grant, Input, Progress, Report, TrustRecipe, audit,
+    Access, AuditError, AuditOptions, Format, GateJudge, Grant, Input, Progress, Report, audit,
 };
 use shellgate::hook::shell_quote;
-use shellgate_policy::{GateEvaluator, VerbPattern};
+use shellgate_policy::GateEvaluator;
 
 use super::Exit;
-use super::eval_cmd::load_policy;
+use super::output::{self, errln};
+use super::policy_files;
+use super::trust_args::TrustArgs;
 
 /// Replay agent command logs through the gate and summarise what it would decide.
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("audience", |arg| arg.help("The audience of records that do not name one")),
+    mut_arg("cwd", |arg| arg.help(
+        "The working directory of records that do not name one (default: the current directory)"
+    )),
+    mut_arg("project", |arg| arg.help(
+        "The project directory (default: each record's working directory)"
+    )),
+    mut_arg("zones", |arg| arg.help("Trust a directory for reading and writing; repeatable")),
+    mut_arg("read_zones", |arg| arg.help("Trust a directory for reading; repeatable")),
+    mut_arg("allow", |arg| arg.help(
+        "Approve a verb pattern such as `'git push origin main *'`; repeatable"
+    )),
+)]
 pub struct Args {
-    /// A policy file layered on the embedded default (as a user layer); repeatable. A file named
-    /// `default.toml` replaces the embedded default.
-    #[arg(long = "policy", value_name = "FILE")]
-    policies: Vec<PathBuf>,
-    /// The trust file with saved approvals.
-    #[arg(long, value_name = "FILE")]
-    trust: Option<PathBuf>,
-    /// The audience of records that do not name one.
-    #[arg(long, value_name = "NAME", default_value = "personal")]
-    audience: String,
-    /// The working directory of records that do not name one (default: the current directory).
-    #[arg(long, value_name = "DIR")]
-    cwd: Option<PathBuf>,
-    /// The project directory (default: each record's working directory).
-    #[arg(long, value_name = "DIR")]
-    project: Option<PathBuf>,
-    /// The session directory (default: none).
-    #[arg(long, value_name = "DIR")]
-    session: Option<PathBuf>,
-    /// The home directory (default: `$HOME`).
-    #[arg(long, value_name = "DIR")]
-    home: Option<PathBuf>,
-    /// Trust a directory for reading and writing; repeatable.
-    #[arg(long = "zone", value_name = "DIR")]
-    zones: Vec<PathBuf>,
-    /// Trust a directory for reading; repeatable.
-    #[arg(long = "read-zone", value_name = "DIR")]
-    read_zones: Vec<PathBuf>,
-    /// Approve a verb pattern such as `'git push origin main *'`; repeatable.
-    #[arg(long = "allow", value_name = "PATTERN")]
-    allow: Vec<String>,
+    #[command(flatten)]
+    trust: TrustArgs,
     /// Also judge every record under this policy (layered like `--policy`; repeatable) and
     /// report each command whose decision changes.
     #[arg(long = "baseline", value_name = "FILE")]
@@ -96,59 +83,18 @@ pub fn run(args: &Args) -> Exit {
 }
 
 fn audit_files(args: &Args) -> Result<(), Exit> {
-    let current = std::env::current_dir()
-        .map_err(|e| fail(&format!("cannot read the current directory: {e}")))?;
-    let absolute = |path: &Path| {
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            current.join(path)
-        }
-    };
-    let home = args
-        .home
-        .as_deref()
-        .map(absolute)
-        .or_else(shellgate_store::home_dir);
-    let mut patterns = Vec::new();
-    for text in &args.allow {
-        patterns.push(text.parse::<VerbPattern>().map_err(|e| {
-            fail(&format!("invalid pattern `{text}`: {e}"));
-            Exit::Error
-        })?);
-    }
-    let recipe = TrustRecipe {
-        audience: args.audience.clone(),
-        cwd: args
-            .cwd
-            .as_deref()
-            .map_or_else(|| current.clone(), absolute),
-        project: args.project.as_deref().map(absolute),
-        session: args.session.as_deref().map(absolute),
-        home: home.clone(),
-        tmp: std::env::temp_dir(),
-        stored: stored_grants(args.trust.as_deref(), home.as_deref())?,
-        zones: args
-            .zones
-            .iter()
-            .map(|zone| (absolute(zone), Access::Write))
-            .chain(
-                args.read_zones
-                    .iter()
-                    .map(|zone| (absolute(zone), Access::Read)),
-            )
-            .collect(),
-        patterns,
-    };
+    let recipe = args.trust.recipe(false)?;
     let judge = GateJudge::new(
-        GateEvaluator::new(load_policy(&args.policies)?),
+        GateEvaluator::new(policy_files::load_or_report(
+            &args.trust.policy.files.policies,
+        )?),
         recipe.clone(),
     );
     let baseline = if args.baseline.is_empty() {
         None
     } else {
         Some(GateJudge::new(
-            GateEvaluator::new(load_policy(&args.baseline)?),
+            GateEvaluator::new(policy_files::load_or_report(&args.baseline)?),
             recipe,
         ))
     };
@@ -215,52 +161,38 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
         bar.finish_and_clear();
     }
     drop(sink);
-    let report = result.map_err(|e| fail(&e.to_string()))?;
+    let report = match result {
+        Ok(report) => report,
+        // `--decisions -` read by a pipe that closed (`… | head -1`): the reader has what it
+        // wanted, so the run ends here, quietly and successfully.
+        Err(AuditError::WriteDecisions(error))
+            if to_stdout && error.kind() == io::ErrorKind::BrokenPipe =>
+        {
+            output::stdout_failed(&error);
+            return Ok(());
+        }
+        Err(error) => return Err(fail(&error.to_string())),
+    };
     let text = if args.json {
         let mut json = serde_json::to_string(&report)
             .map_err(|e| fail(&format!("cannot write the summary: {e}")))?;
         json.push('\n');
         json
     } else {
-        render(&report, elapsed, &args.audience)
+        render(&report, elapsed, &args.trust.policy.audience)
     };
-    let written = if to_stdout {
-        io::stderr().write_all(text.as_bytes())
+    if to_stdout {
+        output::err!("{text}");
     } else {
-        io::stdout().write_all(text.as_bytes())
-    };
-    written.map_err(|e| fail(&format!("cannot write the summary: {e}")))
+        output::out!("{text}");
+    }
+    Ok(())
 }
 
 /// Prints an error and returns the error exit status.
 fn fail(message: &str) -> Exit {
-    eprintln!("error: {message}");
+    errln!("error: {message}");
     Exit::Error
-}
-
-/// The trust file's grants for every audience.
-fn stored_grants(
-    explicit: Option<&Path>,
-    home: Option<&Path>,
-) -> Result<std::collections::BTreeMap<String, shellgate_store::Grants>, Exit> {
-    let path = match explicit {
-        Some(path) => path.to_path_buf(),
-        None => match shellgate_store::default_trust_path(None) {
-            Ok(path) => path,
-            // No location at all (no HOME): nothing is trusted.
-            Err(_) => return Ok(std::collections::BTreeMap::new()),
-        },
-    };
-    let opened = shellgate_store::TrustStore::open_with_home(&path, home.map(Path::to_path_buf))
-        .map_err(|e| fail(&format!("cannot read the trust file: {e}")))?;
-    if let Some(quarantine) = &opened.quarantined {
-        eprintln!("warning: {quarantine}");
-    }
-    Ok(opened
-        .store
-        .audiences()
-        .map(|(name, grants)| (name.to_owned(), grants.clone()))
-        .collect())
 }
 
 /// A progress bar on standard error, only when it is a terminal.

@@ -1,12 +1,14 @@
 //! `shellgate check FILE… [--layer L] [--json]`: validate policy files layered on the embedded
 //! default.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use miette::{GraphicalReportHandler, GraphicalTheme};
-use shellgate_rules::{Examples, Layer, Policy, PolicyError, PolicySource};
+use shellgate_rules::{Examples, Layer, Policy, PolicyError};
 
 use super::Exit;
+use super::output::{errln, outln};
+use super::policy_files;
 
 /// Validate policy files layered on the embedded default policy.
 #[derive(Debug, clap::Args)]
@@ -73,9 +75,9 @@ pub fn run(args: &Args) -> Exit {
         Err(Failure::Other(errors)) => {
             if !args.json {
                 for error in &errors {
-                    eprintln!("error: {}", error.message);
+                    errln!("error: {}", error.message);
                     if let Some(help) = &error.help {
-                        eprintln!("  help: {help}");
+                        errln!("  help: {help}");
                     }
                 }
             }
@@ -91,14 +93,14 @@ pub fn run(args: &Args) -> Exit {
             summary,
         };
         match serde_json::to_string(&report) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => outln!("{text}"),
             Err(e) => {
-                eprintln!("error: cannot write the report: {e}");
+                errln!("error: cannot write the report: {e}");
                 return Exit::Error;
             }
         }
     } else if let Some(s) = &summary {
-        println!(
+        outln!(
             "ok: {} checked: {} deny rules ({} examples), {} safe entries, {} wrappers, {} shells, {} interpreters, {} verb roles, {} audiences, {} protected paths, {} tests",
             files.join(", "),
             s.deny,
@@ -135,50 +137,22 @@ fn check(args: &Args) -> Result<Policy, Failure> {
         Ok(layer) => layer,
         Err(e) => return Err(Failure::Other(vec![json_error(&e)])),
     };
-    let sources = sources(&args.files, layer).map_err(Failure::Other)?;
+    let sources = policy_files::sources(&args.files, layer).map_err(|unreadable| {
+        Failure::Other(
+            unreadable
+                .iter()
+                .map(|file| JsonError {
+                    file: Some(file.file.clone()),
+                    line: None,
+                    column: None,
+                    code: "shellgate::policy::io",
+                    message: file.message(),
+                    help: Some(policy_files::UNREADABLE_HELP.to_owned()),
+                })
+                .collect(),
+        )
+    })?;
     Policy::load_with(&sources, Examples::All).map_err(Failure::Policy)
-}
-
-/// Reads the files into sources: `default.toml` files as the default layer (first), the
-/// embedded default when none is given, then the others in order.
-fn sources(files: &[PathBuf], layer: Layer) -> Result<Vec<PolicySource>, Vec<JsonError>> {
-    let mut defaults = Vec::new();
-    let mut others = Vec::new();
-    let mut errors = Vec::new();
-    for file in files {
-        let name = file.display().to_string();
-        match std::fs::read_to_string(file) {
-            Ok(text) if is_default(file) => {
-                defaults.push(PolicySource::new(name, text, Layer::Default));
-            }
-            Ok(text) => others.push(PolicySource::new(name, text, layer)),
-            Err(e) => errors.push(JsonError {
-                file: Some(name.clone()),
-                line: None,
-                column: None,
-                code: "shellgate::policy::io",
-                message: format!("cannot read `{name}`: {e}"),
-                help: Some("check the path and its permissions".to_owned()),
-            }),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    if defaults.is_empty() {
-        defaults.push(PolicySource::new(
-            shellgate_rules::DEFAULT_POLICY_NAME,
-            shellgate_rules::DEFAULT_POLICY,
-            Layer::Default,
-        ));
-    }
-    defaults.extend(others);
-    Ok(defaults)
-}
-
-/// Whether a file is the default policy itself.
-fn is_default(file: &Path) -> bool {
-    file.file_name().is_some_and(|n| n == "default.toml")
 }
 
 fn usage(message: &str) -> JsonError {
@@ -212,10 +186,10 @@ fn render(error: &PolicyError) {
         if handler.render_report(&mut out, single).is_err() {
             out = format!("error: {single}\n");
         }
-        eprintln!("{out}");
+        errln!("{out}");
     }
     let count = error.errors().len();
-    eprintln!(
+    errln!(
         "{count} error{} found; the policy was not loaded",
         if count == 1 { "" } else { "s" }
     );

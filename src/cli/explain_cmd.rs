@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use shellgate_parser::ParseOptions;
 use shellgate_policy::display;
 
-use super::Exit;
 use super::eval_cmd::{self, GateArgs};
+use super::{Exit, output};
 
 /// Explain the gate's decision on a command: the clause graph, each clause's verdict, and the
 /// rule, zone or pattern that decided it.
@@ -24,16 +24,17 @@ pub fn run(args: &Args) -> Exit {
         Err(exit) => return exit,
     };
     let state = &prepared.state;
+    let text = prepared.text();
     let parsed = shellgate_parser::parse(
-        &prepared.command,
+        &text,
         &ParseOptions {
             cwd: Some(state.cwd().to_path_buf()),
             home: state.home().map(std::path::Path::to_path_buf),
         },
     );
-    let evaluation = prepared.gate.evaluate(&prepared.command, state);
+    let evaluation = prepared.evaluate();
     let mut out = String::new();
-    let _ = writeln!(out, "command: {}", display::escape(&prepared.command));
+    let _ = writeln!(out, "command: {}", display::escape_bytes(&prepared.command));
     let _ = writeln!(
         out,
         "where: audience `{}`, cwd `{}`, project `{}`, session `{}`, home `{}`",
@@ -136,6 +137,6 @@ pub fn run(args: &Args) -> Exit {
         };
         let _ = writeln!(out, "  choices: {choices}");
     }
-    print!("{out}");
+    output::out!("{out}");
     eval_cmd::exit_for(evaluation.decision)
 }

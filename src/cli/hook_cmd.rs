@@ -16,14 +16,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use shellgate::TrustRecipe;
 use shellgate::hook::{
-    Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, parse_request, render,
+    Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, answer_on_floor,
+    parse_request, render,
 };
-use shellgate_policy::{GateEvaluator, GrantSource, Policy, TrustState, deciding_rules};
+use shellgate_policy::{Decision, GateEvaluator, Policy, deciding_rules};
 use shellgate_store::{AuditLog, AuditRecord, timestamp_now};
 
 use super::Exit;
-use super::eval_cmd::load_policy;
+use super::output::errln;
+use super::policy_files;
+use super::trust_args::{PolicyArgs, stored_grants};
 
 /// The environment variable naming the audit log.
 pub const AUDIT_LOG_ENV: &str = "SHELLGATE_AUDIT_LOG";
@@ -34,15 +38,8 @@ pub struct Args {
     /// The agent: `claude-code`, `codex` or `gemini`.
     #[arg(value_name = "AGENT", value_parser = ["claude-code", "codex", "gemini"])]
     agent: String,
-    /// A policy file layered on the embedded default (as a user layer); repeatable.
-    #[arg(long = "policy", value_name = "FILE")]
-    policies: Vec<PathBuf>,
-    /// The trust file with saved approvals.
-    #[arg(long, value_name = "FILE")]
-    trust: Option<PathBuf>,
-    /// The audience profile.
-    #[arg(long, value_name = "NAME", default_value = "personal")]
-    audience: String,
+    #[command(flatten)]
+    policy: PolicyArgs,
     /// The audit log (default: `$SHELLGATE_AUDIT_LOG`, else
     /// `$XDG_STATE_HOME/shellgate/audit.jsonl`, else `~/.local/state/shellgate/audit.jsonl`).
     #[arg(long, value_name = "FILE")]
@@ -128,14 +125,17 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     let ToolCall::Shell { command, .. } = &request.call else {
         return Answer::PassThrough;
     };
-    // The embedded default alone takes the fast path (no files to read or layer).
-    let policy = if args.policies.is_empty() {
-        Policy::embedded_default().ok()
-    } else {
-        load_policy(&args.policies).ok()
-    };
-    let Some(policy) = policy else {
-        return Answer::failed(&"the policy could not be loaded");
+    // A policy that does not load leaves the embedded default as a floor: its deny rules and
+    // protected paths still refuse, and nothing is approved (see `answer_on_floor`).
+    let (policy, policy_error) = match policy_files::load(&args.policy.files.policies) {
+        Ok(policy) => (policy, None),
+        Err(error) => {
+            error.report();
+            match Policy::embedded_default() {
+                Ok(floor) => (floor, Some(error.one_line())),
+                Err(_) => return Answer::failed(&"the policy could not be loaded"),
+            }
+        }
     };
     let gate = GateEvaluator::new(policy);
     let current = std::env::current_dir().ok();
@@ -150,41 +150,74 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     let project = project_dir(agent)
         .or_else(|| request.cwd.clone().filter(|dir| dir.is_absolute()))
         .unwrap_or_else(|| cwd.clone());
-    let mut state = TrustState::new(&args.audience, &cwd);
-    state.set_project(&project);
-    if let Some(home) = &home {
-        state.set_home(home);
+    // An unreadable trust file trusts nothing (decisions only get stricter).
+    let stored = stored_grants(args.policy.trust.as_deref(), home.as_deref()).unwrap_or_else(|e| {
+        errln!("shellgate: warning: the trust file is not used: {e}");
+        super::trust_args::StoredGrants::default()
+    });
+    let quarantine = stored.quarantined.as_ref().map(ToString::to_string);
+    if let Some(quarantine) = &quarantine {
+        errln!("shellgate: warning: {quarantine}");
     }
-    state.set_tmp(std::env::temp_dir());
-    if let Err(e) = gate.apply_profile(&mut state) {
+    let recipe = TrustRecipe {
+        audience: args.policy.audience.clone(),
+        cwd,
+        project: Some(project),
+        home,
+        tmp: std::env::temp_dir(),
+        resolve_symlinks: true,
+        stored: stored.grants,
+        ..TrustRecipe::default()
+    };
+    let (state, unknown_audience) = recipe.state(&gate);
+    // On the floor an audience of the broken policy is unknown: it gets no profile (it trusts
+    // less) and the answer is at most ask anyway.
+    if let Some(e) = unknown_audience
+        && policy_error.is_none()
+    {
         return Answer::failed(&e);
     }
-    add_stored_grants(args.trust.as_deref(), home.as_deref(), &mut state);
     let evaluation = gate.evaluate(command, &state);
+    let (answer, decision) = match &policy_error {
+        None => (answer_for(&evaluation), evaluation.decision),
+        Some(problem) => (
+            answer_on_floor(&evaluation, problem),
+            evaluation.decision.max(Decision::NeedsPrompt),
+        ),
+    };
+    let answer = match &quarantine {
+        Some(quarantine) => answer.with_note(quarantine),
+        None => answer,
+    };
     if !args.no_audit_log {
+        let problems: Vec<&str> = [policy_error.as_deref(), quarantine.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
         let record = AuditRecord {
             timestamp: timestamp_now(),
             command: command.clone(),
-            cwd: cwd.display().to_string(),
-            audience: args.audience.clone(),
-            decision: evaluation.decision.as_str().to_owned(),
+            cwd: recipe.cwd.display().to_string(),
+            audience: args.policy.audience.clone(),
+            decision: decision.as_str().to_owned(),
             rule_ids: deciding_rules(&evaluation)
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
             choice: None,
+            error: (!problems.is_empty()).then(|| problems.join("; ")),
         };
         // A failing log write is reported but never changes the answer.
         if let Err(e) = append(args.audit_log.as_deref(), &record) {
-            eprintln!("shellgate: warning: cannot append to the audit log: {e}");
+            errln!("shellgate: warning: cannot append to the audit log: {e}");
         }
     }
-    let answer = answer_for(&evaluation);
     // The process exits right after answering: freeing the policy's tens of thousands of small
     // allocations was about a fifth of a hook call's instructions, so they are left to the OS.
     std::mem::forget(gate);
     std::mem::forget(state);
     std::mem::forget(evaluation);
+    std::mem::forget(recipe);
     answer
 }
 
@@ -200,29 +233,6 @@ fn project_dir(agent: Agent) -> Option<PathBuf> {
         .filter_map(std::env::var_os)
         .map(PathBuf::from)
         .find(|dir| dir.is_absolute())
-}
-
-/// Adds the trust file's grants for the state's audience. An unreadable trust file trusts
-/// nothing (decisions only get stricter) and is reported on standard error.
-fn add_stored_grants(explicit: Option<&Path>, home: Option<&Path>, state: &mut TrustState) {
-    let Ok(path) = shellgate_store::default_trust_path(explicit) else {
-        return;
-    };
-    match shellgate_store::TrustStore::open_with_home(&path, home.map(Path::to_path_buf)) {
-        Ok(opened) => {
-            if let Some(quarantine) = &opened.quarantined {
-                eprintln!("shellgate: warning: {quarantine}");
-            }
-            let grants = opened.store.snapshot(state.audience());
-            for zone in &grants.zones {
-                state.add_zone(zone.path.as_path(), zone.access, GrantSource::Store);
-            }
-            for pattern in grants.patterns {
-                state.add_pattern(pattern, GrantSource::Store);
-            }
-        }
-        Err(e) => eprintln!("shellgate: warning: the trust file is not used: {e}"),
-    }
 }
 
 /// The audit log's path: `explicit`, else `$SHELLGATE_AUDIT_LOG`, else

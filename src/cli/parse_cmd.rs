@@ -1,12 +1,17 @@
 //! `shellgate parse [--json] [--cwd DIR] [--home DIR] -- COMMAND`: show the clause graph.
 
+use std::ffi::OsString;
 use std::io::Read as _;
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use shellgate_parser::{Clause, ParseOptions, ParseOutput, RedirectTarget, parse};
+use shellgate_parser::{
+    Clause, Diagnostic, DiagnosticKind, ParseOptions, ParseOutput, RedirectTarget, parse,
+};
 
 use super::Exit;
+use super::output::{errln, out, outln};
 
 /// Arguments of `shellgate parse`.
 #[derive(Debug, clap::Args)]
@@ -23,21 +28,36 @@ pub struct Args {
     /// The command to parse (`-` reads it from standard input). Several arguments are joined
     /// with single spaces.
     #[arg(required = true, num_args = 1.., value_name = "COMMAND", allow_hyphen_values = true)]
-    pub command: Vec<String>,
+    pub command: Vec<OsString>,
 }
 
 /// Runs `shellgate parse`: 0 when the parse is complete, 2 when incomplete, 1 on errors.
 pub fn run(args: &Args) -> Exit {
-    let command = if args.command.len() == 1 && args.command.first().is_some_and(|c| c == "-") {
-        let mut text = String::new();
-        if let Err(error) = std::io::stdin().read_to_string(&mut text) {
-            eprintln!("error: cannot read the command from standard input: {error}");
+    let bytes = if args.command.len() == 1 && args.command.first().is_some_and(|c| c == "-") {
+        let mut bytes = Vec::new();
+        if let Err(error) = std::io::stdin().read_to_end(&mut bytes) {
+            errln!("error: cannot read the command from standard input: {error}");
             return Exit::Error;
         }
-        text
+        bytes
     } else {
-        args.command.join(" ")
+        args.command
+            .iter()
+            .map(|word| word.as_bytes())
+            .collect::<Vec<_>>()
+            .join(&b' ')
     };
+    // Bytes that are not UTF-8 are parsed as their lossy text, and the parse is incomplete.
+    let not_utf8 = std::str::from_utf8(&bytes).err().map(|error| {
+        let offset = error.valid_up_to();
+        let byte = bytes.get(offset).copied().unwrap_or_default();
+        Diagnostic {
+            kind: DiagnosticKind::Unsupported,
+            message: format!("the command is not valid UTF-8 (byte 0x{byte:02x})"),
+            offset,
+        }
+    });
+    let command = String::from_utf8_lossy(&bytes);
     let options = ParseOptions {
         cwd: args.cwd.clone().or_else(|| std::env::current_dir().ok()),
         home: args
@@ -45,11 +65,15 @@ pub fn run(args: &Args) -> Exit {
             .clone()
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from)),
     };
-    let output = parse(&command, &options);
+    let mut output = parse(&command, &options);
+    if let Some(diagnostic) = not_utf8 {
+        output.complete = false;
+        output.diagnostics.insert(0, diagnostic);
+    }
     if args.json {
-        println!("{}", to_json(&output));
+        outln!("{}", to_json(&output));
     } else {
-        print!("{}", readable(&output));
+        out!("{}", readable(&output));
     }
     if output.complete {
         Exit::Ok

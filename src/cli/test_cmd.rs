@@ -11,7 +11,8 @@ use shellgate_policy::GateEvaluator;
 use shellgate_rules::Layer;
 
 use super::Exit;
-use super::eval_cmd;
+use super::output::outln;
+use super::policy_files;
 
 /// Run the `[[test]]` cases of policy files (and of the default policy).
 #[derive(Debug, clap::Args)]
@@ -26,7 +27,7 @@ pub struct Args {
 
 /// Runs `shellgate test`.
 pub fn run(args: &Args) -> Exit {
-    let policy = match eval_cmd::load_policy(&args.files) {
+    let policy = match policy_files::load_or_report(&args.files) {
         Ok(policy) => policy,
         Err(exit) => return exit,
     };
@@ -47,19 +48,21 @@ pub fn run(args: &Args) -> Exit {
     for case in &cases {
         let outcome = gate.run_case(case);
         if outcome.passed {
-            println!("pass  {}", outcome.name);
+            outln!("pass  {}", outcome.name);
         } else {
             failed += 1;
-            println!(
+            outln!(
                 "FAIL  {} ({}): {}",
-                outcome.name, case.location, outcome.message
+                outcome.name,
+                case.location,
+                outcome.message
             );
-            println!(
+            outln!(
                 "      command: {}",
                 shellgate_policy::display::escape(&outcome.command)
             );
         }
     }
-    println!("{} passed, {} failed", cases.len() - failed, failed);
+    outln!("{} passed, {} failed", cases.len() - failed, failed);
     if failed == 0 { Exit::Ok } else { Exit::Error }
 }

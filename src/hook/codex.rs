@@ -13,11 +13,16 @@
 //! quoted back into one command line, so the gate judges exactly that argv.
 
 use serde_json::{Map, Value};
+use shellgate_policy::display;
 
 use super::{
     Answer, HookError, ToolCall, Verdict, command_of, empty_object, pre_tool_use_output,
     shell_quote,
 };
+
+/// Appended to an ask turned into deny.
+const CANNOT_ASK: &str =
+    " — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it";
 
 /// Names Codex has used for its shell tool in hook payloads.
 const SHELL_TOOLS: [&str; 5] = [
@@ -65,12 +70,12 @@ pub(super) fn render(answer: &Answer) -> Value {
         Answer::Decide {
             verdict: Verdict::Ask,
             reason,
-        } => pre_tool_use_output(
-            Verdict::Deny,
-            &format!(
-                "{reason} — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"
-            ),
-        ),
+        } => {
+            // The note is kept whole however long the reason is.
+            let limit = display::MAX_SHOWN_BYTES.saturating_sub(CANNOT_ASK.len());
+            let reason = display::cap_to(reason.clone(), limit);
+            pre_tool_use_output(Verdict::Deny, &format!("{reason}{CANNOT_ASK}"))
+        }
         Answer::Decide {
             verdict: Verdict::Deny,
             reason,

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::{Answer, HookError, ToolCall, Verdict, command_of, empty_object};
+use super::{Answer, HookError, ToolCall, Verdict, command_of, empty_object, shown};
 
 /// The shell tool's name.
 pub(super) const SHELL_TOOL: &str = "run_shell_command";
@@ -37,15 +37,18 @@ pub(super) fn render(answer: &Answer) -> Value {
         Answer::Decide {
             verdict: Verdict::Allow,
             reason,
-        } => serde_json::json!({ "decision": "allow", "reason": reason }),
+        } => serde_json::json!({ "decision": "allow", "reason": shown(reason) }),
         Answer::Decide {
             verdict: Verdict::Ask,
             reason,
-        } => serde_json::json!({ "decision": "ask", "reason": reason, "systemMessage": reason }),
+        } => {
+            let reason = shown(reason);
+            serde_json::json!({ "decision": "ask", "reason": reason, "systemMessage": reason })
+        }
         Answer::Decide {
             verdict: Verdict::Deny,
             reason,
-        } => serde_json::json!({ "decision": "deny", "reason": reason }),
+        } => serde_json::json!({ "decision": "deny", "reason": shown(reason) }),
     }
 }
 

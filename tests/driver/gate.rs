@@ -36,7 +36,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use shellgate_policy::{
     Access, Choice, Decision, Effect, Evaluation, GateEvaluator, GrantSource, Policy, TrustState,
-    VerbPattern, respond,
+    VerbPattern,
 };
 use shellgate_rules::{Layer, PolicySource};
 
@@ -370,7 +370,7 @@ fn run_case(case: &Case) -> Option<String> {
     }
     if let Some(choice) = &case.choice {
         let choice: Choice = choice.parse().unwrap();
-        match respond(&evaluation, choice) {
+        match gate.respond(&evaluation, choice, &state) {
             Ok(effects) => {
                 let actual: Vec<String> = effects.iter().map(effect_text).collect();
                 let expected: Vec<String> = case.effects.iter().flatten().map(s).collect();

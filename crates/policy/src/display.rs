@@ -12,8 +12,71 @@
 //!   `\x1b`, `\u{202e}`.
 //!
 //! Backslashes are shown as they are (not doubled), so the display reads like the command.
+//! Bytes that are not UTF-8 are shown as `\xHH` ([`escape_bytes`]). Whatever is shown is at most
+//! [`MAX_SHOWN_BYTES`] long ([`cap`]): a 1 MiB command is not a 1 MiB prompt.
 
 use std::fmt::Write as _;
+
+/// The most bytes of display text a prompt or a hook reason shows; the rest is counted
+/// (`… (N more bytes)`).
+pub const MAX_SHOWN_BYTES: usize = 4096;
+
+/// `text` cut to at most [`MAX_SHOWN_BYTES`] bytes (suffix included) at a character boundary,
+/// ending with `… (N more bytes)` when anything was cut.
+///
+/// ```
+/// use shellgate_policy::display::{MAX_SHOWN_BYTES, cap};
+///
+/// assert_eq!(cap("git status".to_owned()), "git status");
+/// let long = cap("x".repeat(10_000));
+/// assert!(long.starts_with(&"x".repeat(4074)));
+/// assert!(long.ends_with("x… (5926 more bytes)"), "{long}");
+/// assert!(long.len() <= MAX_SHOWN_BYTES);
+/// ```
+#[must_use]
+pub fn cap(text: String) -> String {
+    cap_to(text, MAX_SHOWN_BYTES)
+}
+
+/// [`cap`] to at most `limit` bytes (for text that something else is appended to); a `limit`
+/// shorter than the `… (N more bytes)` count keeps only the count.
+#[must_use]
+pub fn cap_to(text: String, limit: usize) -> String {
+    if text.len() <= limit {
+        return text;
+    }
+    // The longest suffix this text can need (`N` has at most as many digits as its length).
+    let room = limit.saturating_sub(format!("… ({} more bytes)", text.len()).len());
+    let mut keep = room;
+    while keep > 0 && !text.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    let omitted = text.len() - keep;
+    let mut out = text.get(..keep).unwrap_or_default().to_owned();
+    let _ = write!(out, "… ({omitted} more bytes)");
+    out
+}
+
+/// Escapes `bytes` as [`escape`] does, with every byte that is not part of valid UTF-8 shown as
+/// `\xHH`.
+///
+/// ```
+/// use shellgate_policy::display::escape_bytes;
+///
+/// assert_eq!(escape_bytes(b"ls \xff\xfe\tok"), "ls \\xff\\xfe\\tok");
+/// assert_eq!(escape_bytes("caf\u{e9}".as_bytes()), "caf\u{e9}");
+/// ```
+#[must_use]
+pub fn escape_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        push_escaped(&mut out, chunk.valid());
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out
+}
 
 /// Whether a text contains a line break: a line feed or a carriage return (seed 004: a
 /// pattern never includes such an argument).
@@ -167,9 +230,9 @@ pub struct Replacement {
     pub text: String,
 }
 
-/// Renders `source` on one line: the given replacements are applied (ranges that overlap an
-/// earlier one, or that are not on character boundaries, are ignored), and everything else is
-/// escaped with [`push_escaped`].
+/// Renders `source` on one line, capped ([`cap`]): the given replacements are applied (ranges
+/// that overlap an earlier one, or that are not on character boundaries, are ignored), and
+/// everything else is escaped with [`push_escaped`].
 #[must_use]
 pub fn render(source: &str, mut replacements: Vec<Replacement>) -> String {
     replacements.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
@@ -192,7 +255,7 @@ pub fn render(source: &str, mut replacements: Vec<Replacement>) -> String {
     if let Some(rest) = source.get(at..) {
         push_escaped(&mut out, rest);
     }
-    out
+    cap(out)
 }
 
 #[cfg(test)]
@@ -243,6 +306,29 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(escape(text), expected, "{text:?}");
         }
+    }
+
+    /// Regression (issue 13): a 1 MiB command gave a 1 MiB prompt display.
+    #[test]
+    fn shown_text_is_capped_at_a_character_boundary() {
+        let exact = "é".repeat(MAX_SHOWN_BYTES / 2);
+        assert_eq!(cap(exact.clone()), exact);
+        let long = "é".repeat(MAX_SHOWN_BYTES);
+        let capped = cap(long.clone());
+        assert!(capped.len() <= MAX_SHOWN_BYTES);
+        let (kept, suffix) = capped.split_once('…').unwrap();
+        assert!(kept.chars().all(|c| c == 'é'));
+        assert_eq!(suffix, format!(" ({} more bytes)", long.len() - kept.len()));
+        // A limit shorter than the count keeps nothing but the count.
+        assert_eq!(cap_to("abcdef".to_owned(), 3), "… (6 more bytes)");
+        let rendered = render(&format!("echo {}", "a".repeat(1 << 20)), Vec::new());
+        assert!(rendered.len() <= MAX_SHOWN_BYTES);
+        let (kept, suffix) = rendered.split_once('…').unwrap();
+        assert!(kept.starts_with("echo aaa"));
+        assert_eq!(
+            suffix,
+            format!(" ({} more bytes)", (1 << 20) + 5 - kept.len())
+        );
     }
 
     #[test]

@@ -38,17 +38,18 @@
 //! 6. **An incomplete parse** (or nested shell code that did not parse, or a depth limit) needs a
 //!    person and cannot be saved.
 //!
-//! The decision is the maximum over every clause. One [`Prompt`] lists every clause that needs
+//! The decision is the maximum over every clause. One [`Prompt`](crate::evaluation::Prompt) lists every clause that needs
 //! a person and every untrusted path, deduplicated.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use shellgate_parser::ParseOptions;
 use shellgate_rules::{Access, ExpandOptions, Policy, ReadZones, ZoneVars};
 
 use crate::error::GateError;
 use crate::evaluation::Evaluation;
+use crate::grant_rule::GrantRule;
 use crate::trust::{GrantSource, TrustState};
 
 mod assignments;
@@ -82,9 +83,9 @@ use run::Run;
 #[derive(Clone, Debug)]
 pub struct GateEvaluator {
     policy: Arc<Policy>,
-    /// Verbs that never head a proposal (the policy's shells, interpreters and prefix
-    /// wrappers).
-    never_heads: Vec<String>,
+    /// What may be granted for good, and so proposed; built when first needed (an approved
+    /// command never needs it).
+    grant_rule: OnceLock<GrantRule>,
 }
 
 const _: () = {
@@ -96,33 +97,17 @@ impl GateEvaluator {
     /// An evaluator over `policy`.
     #[must_use]
     pub fn new(policy: impl Into<Arc<Policy>>) -> Self {
-        let policy = policy.into();
-        let mut never_heads: Vec<String> = Vec::new();
-        let mut add = |verb: &[String]| {
-            if let [single] = verb
-                && !never_heads.contains(single)
-            {
-                never_heads.push(single.clone());
-            }
-        };
-        for shell in policy.shells() {
-            add(&shell.verb);
-        }
-        for interpreter in policy.interpreters() {
-            add(&interpreter.verb);
-        }
-        for wrapper in policy.wrappers() {
-            // Package runners are heads that need a subcommand (`npx prettier *`), see
-            // `proposal::SUBCOMMAND_HEADS`.
-            if matches!(&wrapper.mode, shellgate_rules::WrapperMode::Prefix(p) if p.runs.is_none())
-            {
-                add(&wrapper.verb);
-            }
-        }
         Self {
-            policy,
-            never_heads,
+            policy: policy.into(),
+            grant_rule: OnceLock::new(),
         }
+    }
+
+    /// What may be granted for good (and so proposed) under this policy.
+    #[must_use]
+    pub fn grant_rule(&self) -> &GrantRule {
+        self.grant_rule
+            .get_or_init(|| GrantRule::new(Arc::clone(&self.policy)))
     }
 
     /// The policy.
@@ -182,8 +167,13 @@ impl GateEvaluator {
 
     /// Evaluates `command` as `state`'s audience would run it. Never fails: every problem
     /// raises the decision and is recorded in the result.
+    ///
+    /// An empty or blank command needs a person (see [`crate::odd_input`]).
     #[must_use]
     pub fn evaluate(&self, command: &str, state: &TrustState) -> Evaluation {
+        if crate::odd_input::is_blank(command) {
+            return crate::odd_input::blank(command);
+        }
         let cwd = state.cwd().is_absolute().then(|| state.cwd().to_path_buf());
         let home = state
             .home()

@@ -3,7 +3,7 @@
 //! and with one [`Prompt`] listing everything a person must approve.
 //!
 //! ```
-//! use shellgate_policy::{respond, Choice, Decision, Effect, GateEvaluator, Policy, TrustState};
+//! use shellgate_policy::{Choice, Decision, Effect, GateEvaluator, Policy, TrustState};
 //!
 //! let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
 //! let mut state = TrustState::new("personal", "/home/u/proj");
@@ -18,7 +18,7 @@
 //! assert_eq!(prompt.clauses[0].pattern.as_ref().unwrap().as_str(), "git push origin main *");
 //!
 //! // The person chooses "Session": the pattern is trusted for the rest of the session.
-//! let effects = respond(&evaluation, Choice::Session).unwrap();
+//! let effects = gate.respond(&evaluation, Choice::Session, &state).unwrap();
 //! assert_eq!(effects.last(), Some(&Effect::Complete(Decision::Approved)));
 //! state.apply_effects(&effects);
 //! assert_eq!(gate.evaluate("git push origin main", &state).decision, Decision::Approved);
@@ -35,17 +35,24 @@
 //!   arguments, banned widenings).
 //! * [`display`]: one-line display text with hidden characters escaped.
 //! * [`workflow`]: a person's [`Choice`] turned into [`Effect`]s.
+//! * [`grant_rule`]: the zones and patterns never trusted for good (`bash *`, `git *`, the home
+//!   directory), with the narrower grant to give instead.
 
 pub mod cases;
 pub mod display;
 mod error;
 pub mod evaluation;
 pub mod evaluator;
+pub mod grant_rule;
 pub mod matching;
+pub mod odd_input;
 pub mod paths;
 pub mod proposal;
 pub mod trust;
 pub mod workflow;
+
+#[cfg(test)]
+mod testing;
 
 pub use cases::{CaseOutcome, deciding_rules};
 pub use error::GateError;
@@ -53,6 +60,7 @@ pub use evaluation::{
     ClauseVerdict, DenyHit, Evaluation, Prompt, PromptClause, PromptPath, Reason, ReasonKind,
 };
 pub use evaluator::GateEvaluator;
+pub use grant_rule::{GrantRefusal, GrantRule};
 pub use shellgate_rules::{Access, Decision, Policy, VerbPattern, ZonePath};
 pub use trust::{ApprovedPattern, GrantSource, TrustState, Zone};
 pub use workflow::{Choice, Effect, WorkflowError, respond};

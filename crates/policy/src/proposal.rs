@@ -22,11 +22,12 @@
 //! absolute path (`./run.sh` in `/w/proj` gives `/w/proj/run.sh *`), so approving it in one
 //! directory does not approve a file of the same name elsewhere.
 //!
-//! **Banned widenings** are never proposed: a pattern headed by a shell, an interpreter or a
-//! wrapper (`env`, `sudo`, `xargs`, `timeout`…) would approve arbitrary commands, and so would a
-//! bare package runner (`npx`, `pnpx`, `bunx`, `uvx`, `pipx run`, `npm exec`…) or a bare `git`
-//! (`git *`, `git -c x=y *`): those need a subcommand in the hint (`git push *`,
-//! `npx prettier *`). When no pattern can be proposed, the prompt is not persistable.
+//! **Banned widenings** are never proposed: what [`GrantRule`] refuses to persist — a pattern
+//! headed by a shell or a wrapper (`env`, `sudo`, `xargs`, `timeout`…), an interpreter or a
+//! package runner alone (`npx`, `pipx run`, `npm exec`…), or a multi-purpose tool without a
+//! subcommand from the hint (`git *`, `git -c x=y *`, `docker *`). `git push *` and
+//! `npx prettier *` are proposed. When no pattern can be proposed, the prompt is not
+//! persistable.
 //!
 //! Embedded code (an interpreter call the gate cannot read) is only ever proposed as the exact
 //! command — every word, then ` *` — and matching enforces that the glob matches nothing.
@@ -34,84 +35,8 @@
 use shellgate_rules::VerbPattern;
 
 use crate::display;
+use crate::grant_rule::{CodeHead, GrantRule};
 use crate::matching::{Executable, Token};
-
-/// Verbs that never head a proposed pattern: shells, interpreters, wrappers and privilege
-/// tools. The policy's own `[[shell]]`, `[[interpreter]]` and `[[wrapper]]` verbs are added to
-/// this list by the evaluator.
-pub const NEVER_HEADS: &[&str] = &[
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "mksh",
-    "fish",
-    "csh",
-    "tcsh",
-    "busybox",
-    "python",
-    "python2",
-    "python3",
-    "node",
-    "nodejs",
-    "deno",
-    "perl",
-    "ruby",
-    "php",
-    "lua",
-    "luajit",
-    "Rscript",
-    "tclsh",
-    "pwsh",
-    "osascript",
-    "awk",
-    "gawk",
-    "mawk",
-    "nawk",
-    "env",
-    "sudo",
-    "doas",
-    "su",
-    "xargs",
-    "exec",
-    "eval",
-    "command",
-    "builtin",
-    "nohup",
-    "timeout",
-    "nice",
-    "ionice",
-    "stdbuf",
-    "setsid",
-    "time",
-    "watch",
-    "flock",
-    "chroot",
-    "ssh",
-    "parallel",
-    "source",
-    ".",
-];
-
-/// Heads that need a subcommand after them: the verb hint (trimmed) must be longer than the
-/// head, so `git *` and `npx *` are never proposed but `git push *` and `npx prettier *` are.
-pub const SUBCOMMAND_HEADS: &[&[&str]] = &[
-    &["git"],
-    &["npx"],
-    &["pnpx"],
-    &["bunx"],
-    &["uvx"],
-    &["pipx", "run"],
-    &["npm", "exec"],
-    &["pnpm", "exec"],
-    &["pnpm", "dlx"],
-    &["yarn", "dlx"],
-    &["yarn", "exec"],
-    &["bun", "x"],
-    &["uv", "run"],
-    &["uv", "tool", "run"],
-];
 
 /// Whether a word is a call-specific value (seed 002): not a flag, not path-shaped, and
 /// contains a digit. Path-shaped: contains `/`, starts with `~`, or is `.` or `..`.
@@ -158,8 +83,8 @@ pub struct ProposalInput<'a> {
     pub hint: &'a [String],
     /// What the first word executes.
     pub executable: &'a Executable,
-    /// Extra verbs that never head a pattern (the policy's shells, interpreters, wrappers).
-    pub never_heads: &'a [String],
+    /// What may be granted for good: a pattern it refuses is never proposed.
+    pub rule: &'a GrantRule,
 }
 
 /// Proposes a narrow pattern for a command (see the module docs), or `None` when no pattern
@@ -167,9 +92,6 @@ pub struct ProposalInput<'a> {
 #[must_use]
 pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     let head = head_text(input.executable)?;
-    if NEVER_HEADS.contains(&head.as_str()) || input.never_heads.contains(&head) {
-        return None;
-    }
     let words = input.words;
     // Where each hint token is in the words (the hint's first token is the executable).
     let mut positions = vec![0_usize];
@@ -217,17 +139,29 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     let mut tokens: Vec<&str> = Vec::with_capacity(end + 1);
     tokens.push(&head);
     tokens.extend(words.get(1..end).unwrap_or_default().iter().map(|w| w.text));
-    if needs_subcommand(&tokens, hint_in_prefix) {
+    // An interpreter is only ever proposed as the exact command (`propose_exact`).
+    if let Some((_, CodeHead::Interpreter)) = input.rule.code_head(&tokens) {
         return None;
     }
-    tokens.push("*");
-    VerbPattern::new(&tokens.join(" ")).ok()
+    let text = format!("{} *", tokens.join(" "));
+    if input
+        .rule
+        .check_tokens(&text, &tokens, hint_in_prefix)
+        .is_err()
+    {
+        return None;
+    }
+    VerbPattern::new(&text).ok()
 }
 
 /// Proposes the exact command (for embedded code): every word, then ` *`; `None` when a word
-/// cannot be spelled in a pattern.
+/// cannot be spelled in a pattern, or `rule` refuses it (an interpreter alone).
 #[must_use]
-pub fn propose_exact(words: &[Token<'_>], executable: &Executable) -> Option<VerbPattern> {
+pub fn propose_exact(
+    words: &[Token<'_>],
+    executable: &Executable,
+    rule: &GrantRule,
+) -> Option<VerbPattern> {
     let head = head_text(executable)?;
     let mut tokens: Vec<&str> = Vec::with_capacity(words.len() + 1);
     tokens.push(&head);
@@ -237,8 +171,11 @@ pub fn propose_exact(words: &[Token<'_>], executable: &Executable) -> Option<Ver
         }
         tokens.push(word.text);
     }
-    tokens.push("*");
-    VerbPattern::new(&tokens.join(" ")).ok()
+    let text = format!("{} *", tokens.join(" "));
+    if rule.check_tokens(&text, &tokens, tokens.len()).is_err() {
+        return None;
+    }
+    VerbPattern::new(&text).ok()
 }
 
 /// The pattern text of the executable: its name, or its resolved path.
@@ -252,19 +189,16 @@ fn head_text(executable: &Executable) -> Option<String> {
     is_representable(&token).then_some(text)
 }
 
-/// Whether the prefix is a bare subcommand head such as `git` or `pipx run` without a
-/// subcommand from the hint after it.
-fn needs_subcommand(tokens: &[&str], hint_in_prefix: usize) -> bool {
-    SUBCOMMAND_HEADS.iter().any(|head| {
-        tokens.len() >= head.len()
-            && tokens.iter().zip(head.iter()).all(|(a, b)| a == b)
-            && hint_in_prefix <= head.len()
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use std::sync::LazyLock;
+
+    use shellgate_rules::Policy;
+
     use super::*;
+
+    static RULE: LazyLock<GrantRule> =
+        LazyLock::new(|| GrantRule::new(Policy::embedded_default().unwrap()));
 
     /// A rough stand-in for the parser's verb hint, enough for these unit tests: consecutive
     /// lowercase words, `-C DIR` transparent after `git`.
@@ -321,7 +255,7 @@ mod tests {
             words: &words,
             hint: &hint,
             executable: &executable,
-            never_heads: &[],
+            rule: &RULE,
         })
         .map(|p| p.as_str().to_owned())
     }
@@ -379,6 +313,14 @@ mod tests {
             ("python3 x.py", None),
             ("xargs rm", None),
             ("$CMD arg", None),
+            // Multi-purpose tools (heads with subcommands in the policy) need one.
+            ("docker --version", None),
+            ("docker ps -a", Some("docker ps -a *")),
+            ("npm --help", None),
+            ("kubectl get pods", Some("kubectl get pods *")),
+            // Interpreters are only proposed as exact commands (`propose_exact`).
+            ("tar tf x.tar", None),
+            ("csh -f", None),
         ];
         for (command, expected) in cases {
             assert_eq!(proposal(command).as_deref(), expected, "{command}");
@@ -407,7 +349,7 @@ mod tests {
         ];
         let exe = Executable::Name("python3".into());
         assert_eq!(
-            propose_exact(&words, &exe).unwrap().as_str(),
+            propose_exact(&words, &exe, &RULE).unwrap().as_str(),
             "python3 -c print(1) *"
         );
         let words = [
@@ -415,6 +357,11 @@ mod tests {
             Token::literal("-c"),
             Token::literal("import os; os.getcwd()"),
         ];
-        assert_eq!(propose_exact(&words, &exe), None);
+        assert_eq!(propose_exact(&words, &exe, &RULE), None);
+        // The interpreter alone is never proposed, not even as its exact command.
+        assert_eq!(
+            propose_exact(&[Token::literal("python3")], &exe, &RULE),
+            None
+        );
     }
 }

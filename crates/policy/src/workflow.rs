@@ -1,9 +1,9 @@
 //! The approval workflow: a person's answer to the prompt, turned into effects.
 //!
-//! [`respond`] is a pure function. The caller applies the effects in order: session grants go
-//! into the session's [`TrustState`](crate::TrustState) (or the store's session grants),
-//! persisted grants into the trust store, and [`Effect::Complete`] says whether the command may
-//! run now.
+//! [`GateEvaluator::respond`] (over [`respond`], a pure function) turns the answer into
+//! effects. The caller applies them in order: session grants go into the session's
+//! [`TrustState`] (or the store's session grants), persisted grants into the trust store, and
+//! [`Effect::Complete`] says whether the command may run now.
 //!
 //! | evaluation | choice | effects |
 //! | --- | --- | --- |
@@ -12,17 +12,21 @@
 //! | `NeedsPrompt` | `Always` | `PersistZone` per path, `PersistPattern` per pattern, `Complete(Approved)` |
 //! | `NeedsPrompt` | `Deny` | `Complete(HardDenied)` |
 //! | not persistable | `Session` or `Always` | error: only `Once` and `Deny` are offered |
+//! | a zone or pattern the [`GrantRule`] refuses | `Session` or `Always` | error: the refusal, with the narrower grant to give instead |
 //! | `Approved` or `HardDenied` | any | error: there is no prompt to answer |
 //!
 //! After the `Session` or `Always` effects are applied, evaluating the same command in the same
 //! place again gives `Approved` (the grants cover exactly what was asked).
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use shellgate_rules::{Access, Decision, VerbPattern, ZonePath};
 
 use crate::evaluation::Evaluation;
+use crate::evaluator::GateEvaluator;
+use crate::grant_rule::{GrantRefusal, GrantRule};
+use crate::trust::TrustState;
 
 /// A person's answer to a prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -124,6 +128,10 @@ pub enum WorkflowError {
         /// The refused choice.
         choice: Choice,
     },
+    /// A zone or pattern that must never be trusted beyond this once.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Refused(#[from] GrantRefusal),
     /// A choice name that does not exist.
     #[error("unknown choice `{text}`")]
     #[diagnostic(
@@ -136,14 +144,38 @@ pub enum WorkflowError {
     },
 }
 
-/// Turns a person's choice on an evaluation's prompt into effects (see the module docs).
+impl GateEvaluator {
+    /// Turns a person's choice on an evaluation's prompt into effects (see the module docs),
+    /// refusing what this policy's [`GrantRule`] refuses; the home directory is `state`'s.
+    ///
+    /// # Errors
+    ///
+    /// As [`respond`].
+    pub fn respond(
+        &self,
+        evaluation: &Evaluation,
+        choice: Choice,
+        state: &TrustState,
+    ) -> Result<Vec<Effect>, WorkflowError> {
+        respond(evaluation, choice, self.grant_rule(), state.home())
+    }
+}
+
+/// Turns a person's choice on an evaluation's prompt into effects (see the module docs). Every
+/// zone and pattern to remember (`Session`, `Always`) is checked with `rule`, `home` being the
+/// home directory.
 ///
 /// # Errors
 ///
 /// [`WorkflowError::NoPrompt`] when the evaluation has no prompt (it is `Approved` or
 /// `HardDenied`); [`WorkflowError::NotPersistable`] for `Session` or `Always` on a prompt that
-/// is not persistable.
-pub fn respond(evaluation: &Evaluation, choice: Choice) -> Result<Vec<Effect>, WorkflowError> {
+/// is not persistable; [`WorkflowError::Refused`] when `rule` refuses one of its grants.
+pub fn respond(
+    evaluation: &Evaluation,
+    choice: Choice,
+    rule: &GrantRule,
+    home: Option<&Path>,
+) -> Result<Vec<Effect>, WorkflowError> {
     let Some(prompt) = evaluation.prompt.as_ref() else {
         return Err(WorkflowError::NoPrompt {
             decision: evaluation.decision,
@@ -173,6 +205,7 @@ pub fn respond(evaluation: &Evaluation, choice: Choice) -> Result<Vec<Effect>, W
         let Some(zone) = path.zone.as_ref() else {
             return Err(WorkflowError::NotPersistable { choice });
         };
+        rule.check_zone(zone, path.access, home)?;
         if persist {
             let Some(validated) = zone.to_str().and_then(|z| ZonePath::new(z, None).ok()) else {
                 return Err(WorkflowError::NotPersistable { choice });
@@ -196,6 +229,7 @@ pub fn respond(evaluation: &Evaluation, choice: Choice) -> Result<Vec<Effect>, W
         if seen.contains(&pattern) {
             continue;
         }
+        rule.check_pattern(pattern)?;
         seen.push(pattern);
         effects.push(if persist {
             Effect::PersistPattern(pattern.clone())
@@ -205,4 +239,52 @@ pub fn respond(evaluation: &Evaluation, choice: Choice) -> Result<Vec<Effect>, W
     }
     effects.push(Effect::Complete(Decision::Approved));
     Ok(effects)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grant_rule::CodeHead;
+    use crate::testing::default_gate_and_state;
+
+    /// Issue 13: even a prompt that claims to be persistable (built or changed by hand) cannot
+    /// make "Always" or "Session" remember a grant the rule refuses.
+    #[test]
+    fn refused_grants_are_never_remembered() {
+        let (gate, state) = default_gate_and_state();
+        let evaluation = gate.evaluate("cp a.txt ~/notes.txt", &state);
+        let mut home = evaluation.clone();
+        home.prompt.as_mut().unwrap().paths[0].zone = Some(PathBuf::from("/home/u"));
+        for choice in [Choice::Session, Choice::Always] {
+            assert_eq!(
+                gate.respond(&home, choice, &state),
+                Err(WorkflowError::Refused(GrantRefusal::Home {
+                    zone: "/home/u".to_owned(),
+                    home: "/home/u".to_owned()
+                }))
+            );
+        }
+        let mut bash = evaluation.clone();
+        bash.prompt.as_mut().unwrap().clauses[0].pattern = Some("bash *".parse().unwrap());
+        assert_eq!(
+            gate.respond(&bash, Choice::Always, &state),
+            Err(WorkflowError::Refused(GrantRefusal::RunsCode {
+                pattern: "bash *".to_owned(),
+                head: "bash".to_owned(),
+                kind: CodeHead::Shell
+            }))
+        );
+        // Once and Deny remember nothing, so nothing is refused.
+        assert_eq!(
+            gate.respond(&bash, Choice::Once, &state),
+            Ok(vec![Effect::Complete(Decision::Approved)])
+        );
+        // The untouched evaluation is remembered as it is.
+        assert_eq!(
+            gate.respond(&evaluation, Choice::Always, &state)
+                .unwrap()
+                .len(),
+            3
+        );
+    }
 }

@@ -16,6 +16,10 @@ use crate::{StoreError, time};
 /// {"timestamp":"2026-01-02T03:04:05.678Z","command":"git push","cwd":"/home/me/p",
 ///  "audience":"personal","decision":"NeedsPrompt","rule_ids":["git.push"],"choice":"once"}
 /// ```
+///
+/// A decision taken while something was wrong — a policy that did not load (the embedded
+/// default was the floor), a trust file that was quarantined — carries an `error` key with
+/// what went wrong; other records have none.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditRecord {
     /// When the decision was made: RFC 3339 UTC with milliseconds.
@@ -33,6 +37,10 @@ pub struct AuditRecord {
     /// What the person chose when asked (such as `once`, `session`, `always`, `deny`), or null
     /// when nobody was asked.
     pub choice: Option<String>,
+    /// What went wrong while deciding (such as `team.toml:3:7: unknown field `dny``), or
+    /// `None` (the key is then left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The current time in the audit log's format, such as `2026-01-02T03:04:05.678Z`.

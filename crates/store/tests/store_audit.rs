@@ -21,6 +21,9 @@ fn record(n: usize, writer: usize) -> AuditRecord {
         decision: ["Approved", "NeedsPrompt", "HardDenied"][n % 3].to_owned(),
         rule_ids: vec![format!("rule.{n}"), "default".to_owned()],
         choice: n.is_multiple_of(2).then(|| "once".to_owned()),
+        error: n
+            .is_multiple_of(5)
+            .then(|| format!("policy.toml:{n}:1: unknown field")),
     }
 }
 
@@ -37,6 +40,7 @@ fn a_record_is_one_exact_json_line() {
         decision: "NeedsPrompt".to_owned(),
         rule_ids: vec!["git.push".to_owned()],
         choice: None,
+        error: None,
     };
     log.append(&rec).unwrap();
     assert_eq!(
@@ -44,6 +48,35 @@ fn a_record_is_one_exact_json_line() {
         "{\"timestamp\":\"2026-01-02T03:04:05.678Z\",\"command\":\"git push\\nrm -rf /\",\
          \"cwd\":\"/home/me/p\",\"audience\":\"personal\",\"decision\":\"NeedsPrompt\",\
          \"rule_ids\":[\"git.push\"],\"choice\":null}\n"
+    );
+    let read: Vec<AuditRecord> = AuditLog::read(&path).unwrap().map(Result::unwrap).collect();
+    assert_eq!(read, vec![rec]);
+}
+
+/// Issue 13: a decision taken on the default policy's floor (a user policy did not load)
+/// carries the error; records without one keep the exact old line.
+#[test]
+fn a_record_with_an_error_carries_it_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    let log = AuditLog::open(&path).unwrap();
+    let rec = AuditRecord {
+        timestamp: "2026-01-02T03:04:05.678Z".to_owned(),
+        command: "rm -rf /".to_owned(),
+        cwd: "/home/me/p".to_owned(),
+        audience: "personal".to_owned(),
+        decision: "HardDenied".to_owned(),
+        rule_ids: vec!["rm-recursive-root".to_owned()],
+        choice: None,
+        error: Some("broken.toml:3:1: unknown field `dny`".to_owned()),
+    };
+    log.append(&rec).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "{\"timestamp\":\"2026-01-02T03:04:05.678Z\",\"command\":\"rm -rf /\",\
+         \"cwd\":\"/home/me/p\",\"audience\":\"personal\",\"decision\":\"HardDenied\",\
+         \"rule_ids\":[\"rm-recursive-root\"],\"choice\":null,\
+         \"error\":\"broken.toml:3:1: unknown field `dny`\"}\n"
     );
     let read: Vec<AuditRecord> = AuditLog::read(&path).unwrap().map(Result::unwrap).collect();
     assert_eq!(read, vec![rec]);

@@ -282,7 +282,7 @@ impl<'a> Run<'a> {
         }
         let proposal = if interpreter_call {
             if self.code_visible(inv) {
-                proposal::propose_exact(&tokens, &executable)
+                proposal::propose_exact(&tokens, &executable, self.gate.grant_rule())
             } else {
                 None
             }
@@ -298,7 +298,7 @@ impl<'a> Run<'a> {
                 words: &tokens,
                 hint: &hint,
                 executable: &executable,
-                never_heads: &self.gate.never_heads,
+                rule: self.gate.grant_rule(),
             })
         };
         if proposal.is_none() {

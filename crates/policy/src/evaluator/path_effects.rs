@@ -651,9 +651,17 @@ impl<'a> Run<'a> {
             format!("{what} of `{shown}` is outside every {access} zone"),
         );
         judged.raise(Decision::NeedsPrompt);
+        // A zone the grant rule refuses (the home directory, a system directory, one holding
+        // a protected path) is not offered: the prompt is then not persistable.
         let zone = path
             .to_str()
             .and_then(|text| ZonePath::new(text, None).ok())
+            .filter(|_| {
+                self.gate
+                    .grant_rule()
+                    .check_zone(path, access, self.state.home())
+                    .is_ok()
+            })
             .map(|_| path.to_path_buf());
         judged.untrusted.push(Untrusted {
             shown,

@@ -54,7 +54,7 @@ impl Run<'_> {
             words: &tokens,
             hint: &hint,
             executable: &executable,
-            never_heads: &self.gate.never_heads,
+            rule: self.gate.grant_rule(),
         });
         let message = match (&proposal, runs) {
             (Some(p), Runs::Elsewhere) => format!(

@@ -1,0 +1,170 @@
+//! [`TrustRecipe`]: the one place that turns the grants a person made (the trust file, the
+//! command line's session grants) and where a command runs into a [`TrustState`].
+//!
+//! `shellgate eval`, `explain`, `hook` and `audit` all build their states here, in the same
+//! order: the audience profile of the policy, the trust file's grants for the audience, then the
+//! session zones and patterns.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use shellgate_policy::{Access, GateError, GateEvaluator, GrantSource, TrustState, VerbPattern};
+use shellgate_store::Grants;
+
+/// How to build the trust state of a command.
+#[derive(Clone, Debug, Default)]
+pub struct TrustRecipe {
+    /// The audience of commands that do not name one.
+    pub audience: String,
+    /// The working directory of commands that do not name one (absolute).
+    pub cwd: PathBuf,
+    /// The project directory; `None` takes the command's working directory.
+    pub project: Option<PathBuf>,
+    /// The session directory, if any.
+    pub session: Option<PathBuf>,
+    /// The home directory, if any.
+    pub home: Option<PathBuf>,
+    /// The temporary directory.
+    pub tmp: PathBuf,
+    /// Whether paths are resolved through symbolic links (true for a live command, false for
+    /// a replayed log, which often comes from another machine).
+    pub resolve_symlinks: bool,
+    /// Grants saved in the trust file, per audience.
+    pub stored: BTreeMap<String, Grants>,
+    /// Session zones (`--zone`, `--read-zone`), for every audience.
+    pub zones: Vec<(PathBuf, Access)>,
+    /// Session patterns (`--allow`), for every audience.
+    pub patterns: Vec<VerbPattern>,
+}
+
+impl TrustRecipe {
+    /// The state of a command run in the recipe's own working directory by its own audience.
+    /// See [`state_for`](Self::state_for).
+    #[must_use]
+    pub fn state(&self, gate: &GateEvaluator) -> (TrustState, Option<GateError>) {
+        self.state_for(gate, &self.cwd, &self.audience)
+    }
+
+    /// The state of a command run in `cwd` by `audience`: the audience profile of `gate`'s
+    /// policy, the stored grants of `audience` (source [`GrantSource::Store`]), then the session
+    /// zones and patterns (source [`GrantSource::Session`]).
+    ///
+    /// An audience the policy does not define gets no profile — it trusts less, never more —
+    /// and the error is returned beside the state, for callers that refuse such an audience.
+    #[must_use]
+    pub fn state_for(
+        &self,
+        gate: &GateEvaluator,
+        cwd: &Path,
+        audience: &str,
+    ) -> (TrustState, Option<GateError>) {
+        let mut state = TrustState::new(audience, cwd);
+        state.set_resolve_symlinks(self.resolve_symlinks);
+        state.set_project(self.project.as_deref().unwrap_or(cwd));
+        if let Some(session) = &self.session {
+            state.set_session(session);
+        }
+        if let Some(home) = &self.home {
+            state.set_home(home);
+        }
+        state.set_tmp(&self.tmp);
+        let unknown_audience = gate.apply_profile(&mut state).err();
+        if let Some(grants) = self.stored.get(audience) {
+            for zone in &grants.zones {
+                state.add_zone(zone.path.as_path(), zone.access, GrantSource::Store);
+            }
+            for pattern in &grants.patterns {
+                state.add_pattern(pattern.clone(), GrantSource::Store);
+            }
+        }
+        for (path, access) in &self.zones {
+            state.add_zone(path, *access, GrantSource::Session);
+        }
+        for pattern in &self.patterns {
+            state.add_pattern(pattern.clone(), GrantSource::Session);
+        }
+        (state, unknown_audience)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shellgate_policy::{Decision, Policy, ZonePath};
+
+    use super::*;
+
+    fn recipe() -> TrustRecipe {
+        TrustRecipe {
+            audience: "personal".to_owned(),
+            cwd: PathBuf::from("/home/u/proj"),
+            home: Some(PathBuf::from("/home/u")),
+            tmp: PathBuf::from("/tmp"),
+            ..TrustRecipe::default()
+        }
+    }
+
+    #[test]
+    fn profile_then_stored_then_session_grants() {
+        let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+        let mut recipe = recipe();
+        recipe.stored.insert(
+            "personal".to_owned(),
+            Grants {
+                zones: vec![shellgate_store::ZoneGrant {
+                    path: ZonePath::new("/srv/data", None).unwrap(),
+                    access: Access::Write,
+                }],
+                patterns: vec!["cargo build *".parse().unwrap()],
+            },
+        );
+        recipe
+            .zones
+            .push((PathBuf::from("/srv/out"), Access::Write));
+        recipe
+            .patterns
+            .push("git push origin main *".parse().unwrap());
+        let (state, unknown) = recipe.state(&gate);
+        assert_eq!(unknown, None);
+        assert_eq!(state.project(), Some(Path::new("/home/u/proj")));
+        let sources: Vec<(String, GrantSource)> = state
+            .zones()
+            .iter()
+            .map(|zone| (zone.path().display().to_string(), zone.source()))
+            .filter(|(_, source)| *source != GrantSource::Profile)
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                ("/srv/data".to_owned(), GrantSource::Store),
+                ("/srv/out".to_owned(), GrantSource::Session)
+            ]
+        );
+        let patterns: Vec<(&str, GrantSource)> = state
+            .patterns()
+            .iter()
+            .map(|p| (p.pattern.as_str(), p.source))
+            .collect();
+        assert_eq!(
+            patterns,
+            [
+                ("cargo build *", GrantSource::Store),
+                ("git push origin main *", GrantSource::Session)
+            ]
+        );
+        assert_eq!(
+            gate.evaluate("cargo build > /srv/out/log", &state).decision,
+            Decision::Approved
+        );
+    }
+
+    #[test]
+    fn an_unknown_audience_gets_no_profile_and_says_so() {
+        let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+        let (state, unknown) = recipe().state_for(&gate, Path::new("/home/u/proj"), "nobody");
+        assert!(
+            matches!(unknown, Some(GateError::UnknownAudience { ref name, .. }) if name == "nobody")
+        );
+        assert!(state.zones().is_empty());
+        assert_eq!(state.read_all(), None);
+    }
+}

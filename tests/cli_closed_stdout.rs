@@ -1,0 +1,197 @@
+//! Regression (issue 13): `shellgate parse|explain|eval … | head -c 1` panicked ("failed
+//! printing to stdout: Broken pipe", exit 101) and `audit --decisions - | head -1` exited 1.
+//!
+//! Every subcommand runs here with standard output a pipe whose reader is already closed, so
+//! its first write fails with `EPIPE` — deterministically, whatever the load. Each must exit
+//! with its normal code, print no panic, and say nothing about the closed pipe.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: a failed step should fail the test loudly"
+)]
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// A private home, trust file and audit log.
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home/proj")).unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn write(&self, name: &str, text: &str) -> String {
+        let path = self.path(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    }
+
+    /// Runs `shellgate ARGS` with `input` on standard input and standard output a pipe with
+    /// no reader; returns the exit code and standard error.
+    fn run_closed(&self, args: &[&str], input: &[u8]) -> (Option<i32>, String) {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
+            .args(args)
+            .current_dir(self.path("home/proj"))
+            .env("HOME", self.path("home"))
+            .env_remove("XDG_CONFIG_HOME")
+            .env("XDG_STATE_HOME", self.path("state"))
+            .env("SHELLGATE_TRUST", self.path("trust.toml"))
+            .env_remove("SHELLGATE_AUDIT_LOG")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::from(writer))
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A subcommand that does not read its input may exit first.
+        let _ = child.stdin.take().unwrap().write_all(input);
+        let output = child.wait_with_output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8(output.stderr).unwrap(),
+        )
+    }
+}
+
+/// Runs each case and checks its exit code and that standard error holds no panic and no
+/// complaint about the pipe.
+fn check(env: &Env, cases: &[(&[&str], &[u8], i32)]) {
+    for (args, input, code) in cases {
+        let (got, stderr) = env.run_closed(args, input);
+        assert_eq!(got, Some(*code), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("standard output"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn parse_eval_and_explain_keep_their_exit_codes() {
+    let env = Env::new();
+    check(
+        &env,
+        &[
+            (&["parse", "--", "ls", "-la"], b"", 0),
+            (&["parse", "--json", "--", "echo 'open"], b"", 2),
+            (&["parse", "-"], b"git status | head", 0),
+            (&["eval", "--", "git", "status"], b"", 0),
+            (&["eval", "--json", "--", "git push origin main"], b"", 2),
+            (&["eval", "--", "rm -rf /"], b"", 3),
+            (&["eval", "--", "-"], b"cargo build", 2),
+            (&["explain", "--", "git status"], b"", 0),
+            (&["explain", "--", "rm -rf ~"], b"", 3),
+        ],
+    );
+}
+
+#[test]
+fn check_and_test_keep_their_exit_codes() {
+    let env = Env::new();
+    let good = env.write(
+        "good.toml",
+        "version = 1\n\n[[test]]\nname = \"status is silent\"\ncommand = \"git status\"\nexpect = \"Approved\"\n",
+    );
+    let failing = env.write(
+        "failing.toml",
+        "version = 1\n\n[[test]]\nname = \"wrong\"\ncommand = \"git status\"\nexpect = \"HardDenied\"\n",
+    );
+    check(
+        &env,
+        &[
+            (&["check", &good], b"", 0),
+            (&["check", "--json", &good], b"", 0),
+            (&["check", "--json", &failing, "--layer", "nope"], b"", 1),
+            (&["test", &good], b"", 0),
+            (&["test", &failing], b"", 1),
+        ],
+    );
+}
+
+#[test]
+fn approvals_keep_their_exit_codes() {
+    let env = Env::new();
+    check(
+        &env,
+        &[
+            (&["approvals", "list"], b"", 0),
+            (&["approvals", "trust-verb", "cargo build *"], b"", 0),
+            (&["approvals", "list", "--json"], b"", 0),
+            (&["approvals", "trust-zone", "/srv/data/out"], b"", 0),
+            (
+                &["approvals", "revoke", "--pattern", "cargo build *"],
+                b"",
+                0,
+            ),
+        ],
+    );
+    // The grants were saved although nothing could be printed.
+    let text = std::fs::read_to_string(env.path("trust.toml")).unwrap();
+    assert!(text.contains("/srv/data/out"), "{text}");
+    assert!(!text.contains("cargo build"), "{text}");
+}
+
+#[test]
+fn audit_ends_quietly_when_its_reader_goes() {
+    let env = Env::new();
+    let log: String = (0..200)
+        .map(|i| format!("git status\ncargo build --bin b{i}\nrm -rf /\n"))
+        .collect();
+    let file = env.write("log.txt", &log);
+    check(
+        &env,
+        &[
+            (&["audit", &file], b"", 0),
+            (&["audit", "--json", &file], b"", 0),
+            (&["audit", "--decisions", "-", &file], b"", 0),
+            (&["audit", "--decisions", "-", "-"], log.as_bytes(), 0),
+        ],
+    );
+}
+
+#[test]
+fn hook_always_exits_0() {
+    let env = Env::new();
+    let payload = br#"{"hook_event_name":"PreToolUse","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"git status"}}"#;
+    // The deadline is not under test (a late answer would be logged by nobody).
+    let slow = ["--deadline-ms", "600000"];
+    check(
+        &env,
+        &[
+            (&["hook", "claude-code", slow[0], slow[1]], payload, 0),
+            (&["hook", "codex", slow[0], slow[1]], payload, 0),
+            (&["hook", "gemini", slow[0], slow[1]], b"not json", 0),
+        ],
+    );
+    // The decision was still logged.
+    let log = std::fs::read_to_string(env.path("state/shellgate/audit.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+}
+
+/// Help and version go to standard output too.
+#[test]
+fn help_and_version_exit_0() {
+    let env = Env::new();
+    check(
+        &env,
+        &[
+            (&["--help"], b"", 0),
+            (&["--version"], b"", 0),
+            (&["eval", "--help"], b"", 0),
+        ],
+    );
+}
