@@ -390,6 +390,31 @@ impl GrantRule {
         }
     }
 
+    /// Whether a command named `hint` (its verb chain) is proposed narrowly, with its literal
+    /// arguments: a command that a deny rule names (`rm`, `dd`, `git push`, `kubectl delete`,
+    /// `curl`) or that `settings.narrow` lists (`docker run`) can destroy, leak or run any
+    /// code, so a grant stays as close to what was asked as it can. Other commands are
+    /// proposed by their name (`cargo test *`).
+    #[must_use]
+    pub fn keeps_narrow(&self, hint: &[&str]) -> bool {
+        let named = |verb: &[String]| {
+            !verb.is_empty()
+                && verb
+                    .iter()
+                    .zip(hint)
+                    .all(|(named, word)| named.as_str() == *word)
+        };
+        self.policy
+            .deny_rules()
+            .iter()
+            .any(|rule| named(rule.verb()))
+            || self
+                .policy
+                .narrow_commands()
+                .iter()
+                .any(|verb| verb.len() <= hint.len() && named(verb))
+    }
+
     /// The kind of code-running head `tokens` start with, and its length, if any.
     #[must_use]
     pub fn code_head(&self, tokens: &[&str]) -> Option<(&[String], CodeHead)> {

@@ -418,6 +418,24 @@ impl Builder {
                 }
             }
         }
+        for command in raw.narrow.iter().flat_map(|l| l.get_ref()) {
+            let words: Vec<String> = command
+                .get_ref()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            if words.is_empty() {
+                cx.error(
+                    PolicyError::BadValue,
+                    command.span(),
+                    "an empty command in `narrow`".to_owned(),
+                    "empty",
+                    Some("give a command name such as `docker run`".into()),
+                );
+            } else if !self.settings.narrow.contains(&words) {
+                self.settings.narrow.push(words);
+            }
+        }
         for (key, list) in [
             ("release_names", &raw.release_names),
             ("secret_names", &raw.secret_names),

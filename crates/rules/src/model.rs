@@ -758,6 +758,10 @@ pub struct Settings {
     /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
     /// agent's transcript, so it needs a person. Every layer may add globs.
     pub secret_names: Vec<String>,
+    /// Commands (verb chains such as `docker run`) that run arbitrary code or destroy and so
+    /// are proposed narrowly, with their literal arguments, like the commands a deny rule
+    /// names. Every layer may add commands.
+    pub narrow: Vec<Vec<String>>,
 }
 
 impl Default for Settings {
@@ -771,6 +775,7 @@ impl Default for Settings {
             disposable: Vec::new(),
             release_names: Vec::new(),
             secret_names: Vec::new(),
+            narrow: Vec::new(),
         }
     }
 }

@@ -292,6 +292,12 @@ impl Policy {
             .collect()
     }
 
+    /// The commands of `settings.narrow` (verb chains), proposed narrowly.
+    #[must_use]
+    pub fn narrow_commands(&self) -> &[Vec<String>] {
+        &self.settings.narrow
+    }
+
     /// The `settings.release_names` glob a program or script file name matches, if any.
     #[must_use]
     pub fn release_name(&self, file_name: &str) -> Option<&str> {

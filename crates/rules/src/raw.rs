@@ -51,6 +51,7 @@ table! {
         disposable: Option<TextList> = get,
         release_names: Option<TextList> = get,
         secret_names: Option<TextList> = get,
+        narrow: Option<TextList> = get,
     }
 }
 
