@@ -607,8 +607,10 @@ pub struct VerbRoles {
     pub assign: Vec<(String, Role)>,
     /// Other flags that take a value (role [`Role::Value`]).
     pub value_flags: Vec<String>,
-    /// Flags that make its `delete` operands recursive (`rm -r`).
+    /// Flags that make its `delete` and `read` operands recursive (`rm -r`, `grep -r`).
     pub recursive_flags: Vec<String>,
+    /// Its `delete` and `read` operands are always recursive (`rg`, `find`, `du`).
+    pub recursive: bool,
 }
 
 /// One argument's role.
@@ -621,8 +623,8 @@ pub struct ArgRole {
     /// The argument text: the cooked word, or its value part for `--opt=value`, `-ovalue` and
     /// `key=value`.
     pub text: String,
-    /// A [`Role::DeletePath`] removed with everything below it (a `recursive_flags` flag was
-    /// given).
+    /// A [`Role::DeletePath`] removed, or a [`Role::ReadPath`] read, with everything below it
+    /// (the entry is `recursive`, or one of its `recursive_flags` was given).
     pub recursive: bool,
 }
 

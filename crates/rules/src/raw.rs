@@ -212,6 +212,7 @@ table! {
         assign: BTreeMap<Text, Text> = or_default,
         value_flags: Vec<Text> = or_default,
         recursive_flags: Vec<Text> = or_default,
+        recursive: bool = or_default,
     }
 }
 

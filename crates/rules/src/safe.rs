@@ -133,7 +133,7 @@ impl Policy {
                 .any(|hit| list.iter().any(|spelling| flag_is(&hit.name, spelling)))
         };
         let first_applies = entry.first.is_some() && !given(&entry.first_unless);
-        let recursive = given(&entry.recursive_flags);
+        let recursive = entry.recursive || given(&entry.recursive_flags);
         let mut out: Vec<ArgRole> = scan
             .values
             .iter()
@@ -161,7 +161,7 @@ impl Policy {
                     index: *index,
                     role,
                     text: value.to_owned(),
-                    recursive: recursive && role == Role::DeletePath,
+                    recursive: recursive && matches!(role, Role::DeletePath | Role::ReadPath),
                 });
                 continue;
             }
@@ -175,7 +175,7 @@ impl Policy {
                     index: *index,
                     role,
                     text: word.cooked.clone(),
-                    recursive: recursive && role == Role::DeletePath,
+                    recursive: recursive && matches!(role, Role::DeletePath | Role::ReadPath),
                 });
             }
         }

@@ -83,7 +83,12 @@ impl<'a> Run<'a> {
                     continue;
                 };
                 let access = match role.role {
-                    Role::ReadPath => Access::Read,
+                    Role::ReadPath => {
+                        if role.recursive {
+                            self.judge_recursive_read(word, &role.text, ctx, judged);
+                        }
+                        Access::Read
+                    }
                     Role::WritePath if reads_only && certainty == Certainty::Possible => {
                         Access::Read
                     }
@@ -219,6 +224,49 @@ impl<'a> Run<'a> {
             }
         }
         self.judge_redirects(inv, ctx, judged);
+    }
+
+    /// A recursive read of a directory that holds a protected path (`grep -r AKIA ~` reaches
+    /// `~/.aws/credentials`, `rg -uu secret ~` reaches `~/.ssh`) touches that path: it needs a
+    /// person every time, like naming it would (never a hard deny: the command does not name
+    /// the secret).
+    fn judge_recursive_read(
+        &self,
+        word: &Word,
+        text: &str,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let Some(dir) = word
+            .literal
+            .then(|| {
+                let tilde = text.starts_with('~') && word.features.tilde;
+                paths::expand(text, tilde, ctx.cwd, ctx.home)
+            })
+            .flatten()
+            .and_then(|p| paths::normalize(&p))
+        else {
+            return;
+        };
+        let Some((entry, base)) = self
+            .gate
+            .grant_rule()
+            .protected_below(&dir, ctx.home, |entry| entry.read != Decision::Approved)
+        else {
+            return;
+        };
+        judged.saveable = false;
+        judged.ask(
+            ReasonKind::Path,
+            Some(entry.id.clone()),
+            format!(
+                "a recursive read of `{}` reaches `{}` ({}: {})",
+                display::escape(&dir.to_string_lossy()),
+                display::escape(&base.to_string_lossy()),
+                entry.id,
+                entry.why
+            ),
+        );
     }
 
     /// A recursive delete runs silently only for a project's disposable outputs: a path at

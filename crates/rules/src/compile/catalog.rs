@@ -393,6 +393,7 @@ impl Builder {
             assign,
             value_flags,
             recursive_flags,
+            recursive: raw.recursive,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.verbs);
     }
