@@ -35,10 +35,6 @@ fn expand_into(text: &str, out: &mut Vec<String>) -> Option<()> {
 
 /// The first brace expression: its `{` and `}` offsets and its alternatives. `Some(None)` when
 /// there is none; `None` when it cannot be expanded.
-#[expect(
-    clippy::type_complexity,
-    reason = "a private helper: offsets and alternatives"
-)]
 fn first_brace(text: &str) -> Option<Option<(usize, usize, Vec<String>)>> {
     let bytes = text.as_bytes();
     let mut start = 0;
