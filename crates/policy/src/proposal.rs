@@ -318,11 +318,13 @@ mod tests {
             ("git --no-pager log", None),
             ("git -c core.pager=x log", None),
             ("git -C /repo status", Some("git -C /repo status *")),
+            // Package runners are wrappers: they head no pattern, with or without a package
+            // (the package's own command is judged, and proposed, by itself).
             ("npx", None),
             ("npx -y cowsay", None),
-            ("npx prettier --write", Some("npx prettier --write *")),
+            ("npx prettier --write", None),
             ("pipx run", None),
-            ("pipx run black", Some("pipx run black *")),
+            ("pipx run black", None),
             ("sudo apt update", None),
             ("env FOO=1 make", None),
             ("bash -c ls", None),
