@@ -120,7 +120,7 @@ pub enum ReasonKind {
     Safe,
     /// The safe catalog refused the verb (an unsafe flag or argument).
     Unsafe,
-    /// A pure side-effect verb with no write redirect.
+    /// A pure side-effect verb.
     Pure,
     /// An approved pattern matched.
     Pattern,

@@ -274,7 +274,7 @@ impl Policy {
     }
 
     /// Every entry of `table` whose verb prefix `words` start with and that `accept`s, best
-    /// candidates (longest prefixes) first.
+    /// candidates (longest prefixes) first, entries of one prefix in declaration order.
     pub(crate) fn lookup_all<'t, T: Keyed>(
         &self,
         table: &'t VerbTable<T>,
@@ -285,11 +285,15 @@ impl Policy {
         let Some((name, _)) = words.first().and_then(|w| self.command_name(w)) else {
             return Vec::new();
         };
-        table
+        let mut found: Vec<(usize, &'t T)> = table
             .candidates(name)
-            .map(|(_, entry)| entry)
-            .filter(|entry| self.starts_with(words, entry.verb(), any_dir) && accept(entry))
-            .collect()
+            .filter(|(_, entry)| self.starts_with(words, entry.verb(), any_dir) && accept(entry))
+            .collect();
+        // Longest prefixes first; for one prefix in declaration order, so that a later
+        // layer's entry comes after the ones it overrides.
+        found
+            .sort_unstable_by_key(|(index, entry)| (std::cmp::Reverse(entry.verb().len()), *index));
+        found.into_iter().map(|(_, entry)| entry).collect()
     }
 
     /// The commands of `settings.narrow` (verb chains), proposed narrowly.

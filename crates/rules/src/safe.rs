@@ -66,7 +66,18 @@ impl Policy {
         let entries = self.lookup_all(&self.safe, view.words, false, &|e: &SafeEntry| {
             e.os.is_empty() || e.os.iter().any(|o| o == os)
         });
-        for entry in entries {
+        for (i, entry) in entries.iter().enumerate() {
+            // A later layer's entry for the same verb in the same table replaces this one
+            // (a user layer tightens `cat` with `unless_flags`); entries of other tables for
+            // the same verb are all tried (`git tag` is read-only and a repository command).
+            let replaced = entries
+                .get(i + 1..)
+                .unwrap_or_default()
+                .iter()
+                .any(|later| later.verb == entry.verb && later.class == entry.class);
+            if replaced {
+                continue;
+            }
             match entry_verdict(entry, view, &role_takes) {
                 admitted @ SafeVerdict::Admitted { class, .. } => {
                     let better = match &best {
