@@ -189,24 +189,24 @@ fn claude_transcripts_detected_and_forced() {
     let expected = vec![
         decision(3, "git status && git log --oneline -5", "Approved", &[]),
         decision(5, "rg -n 'round' crates/api/src", "Approved", &[]),
-        decision(9, "cargo test -p api price", "NeedsPrompt", &[]),
-        decision(13, "cargo test -p api price", "NeedsPrompt", &[]),
+        decision(9, "cargo test -p api price", "Approved", &[]),
+        decision(13, "cargo test -p api price", "Approved", &[]),
         decision(
             13,
             "cargo clippy -p api --all-targets -- -D warnings",
-            "NeedsPrompt",
+            "Approved",
             &[],
         ),
         decision(
             16,
             "rm -rf target && cargo build --release",
-            "NeedsPrompt",
+            "Approved",
             &[],
         ),
         decision(
             18,
             "git add crates/api/src/price.rs && git commit -m \"api: round half-even after tax\"",
-            "NeedsPrompt",
+            "Approved",
             &[],
         ),
         decision(
@@ -384,9 +384,11 @@ fn policy_diff_against_a_baseline() {
 #[test]
 fn suggested_grants_are_proven_and_never_banned_widenings() {
     let dir = tempfile::tempdir().unwrap();
+    // `shopctl` is a program the policy does not know: it needs a person, and a pattern
+    // naming its subcommand is a legitimate grant.
     let mut text = String::new();
     for _ in 0..5 {
-        text.push_str("cargo build --release\n");
+        text.push_str("shopctl sync\n");
     }
     for i in 0..3 {
         text.push_str(&format!("python3 -c 'print({i})'\n"));
@@ -400,7 +402,7 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
     ));
     assert_eq!(
         report["suggested_grants"],
-        json!([{"kind": "pattern", "pattern": "cargo build --release *", "prompts_removed": 5}])
+        json!([{"kind": "pattern", "pattern": "shopctl sync *", "prompts_removed": 5}])
     );
     // Interpreter one-liners are proposed as exact commands, but never suggested.
     let never = "`python3` is an interpreter: its exact commands are saved when a prompt offers them, never suggested";
@@ -419,9 +421,7 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
         None,
     ));
     assert!(
-        text.contains(
-            "        5 prompts  shellgate approvals trust-verb 'cargo build --release *'\n"
-        ),
+        text.contains("        5 prompts  shellgate approvals trust-verb 'shopctl sync *'\n"),
         "{text}"
     );
     // Once the grant is given (here as a session grant), nothing is left to suggest for it.
@@ -433,7 +433,7 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
             "--cwd",
             "/home/dev/p",
             "--allow",
-            "cargo build --release *",
+            "shopctl sync *",
             "cmds.txt",
         ],
         None,

@@ -92,7 +92,7 @@ fn parse_eval_and_explain_keep_their_exit_codes() {
             (&["eval", "--", "git", "status"], b"", 0),
             (&["eval", "--json", "--", "git push origin main"], b"", 2),
             (&["eval", "--", "rm -rf /"], b"", 3),
-            (&["eval", "--", "-"], b"cargo build", 2),
+            (&["eval", "--", "-"], b"npm publish", 2),
             (&["explain", "--", "git status"], b"", 0),
             (&["explain", "--", "rm -rf ~"], b"", 3),
         ],

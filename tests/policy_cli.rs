@@ -52,7 +52,7 @@ fn approved_json_is_exact() {
                 "argv": ["echo", "hi"],
                 "origin": "top",
                 "decision": "Approved",
-                "reasons": [{"kind": "pure", "rule": null, "message": "a pure side-effect verb with no write redirect"}]
+                "reasons": [{"kind": "pure", "rule": null, "message": "a pure side-effect verb"}]
             }],
             "hard_deny": [],
             "prompt": null
@@ -63,7 +63,9 @@ fn approved_json_is_exact() {
 #[test]
 fn needs_prompt_json_has_one_prompt() {
     let (_dir, trust) = temp_trust();
-    let (code, value) = eval(&[], "cp /etc/hosts /srv/backup/hosts && make", &trust);
+    // The copy's only unmet need is a write outside every zone: the prompt offers the path,
+    // not a pattern; the push needs a pattern.
+    let (code, value) = eval(&[], "cp /etc/hosts /srv/backup/hosts && git push", &trust);
     assert_eq!(code, 2);
     assert_eq!(value["decision"], "NeedsPrompt");
     assert_eq!(value["hard_deny"], json!([]));
@@ -71,12 +73,9 @@ fn needs_prompt_json_has_one_prompt() {
         value["prompt"],
         json!({
             "paths": [{"path": "/srv/backup/hosts", "access": "write"}],
-            "clauses": [
-                {"text": "cp /etc/hosts /srv/backup/hosts", "pattern": "cp /etc/hosts /srv/backup/hosts *"},
-                {"text": "make", "pattern": "make *"}
-            ],
+            "clauses": [{"text": "git push", "pattern": "git push *"}],
             "persistable": true,
-            "display": "cp /etc/hosts /srv/backup/hosts && make"
+            "display": "cp /etc/hosts /srv/backup/hosts && git push"
         })
     );
     let clause = &value["clauses"][0];
@@ -91,7 +90,7 @@ fn needs_prompt_json_has_one_prompt() {
         .iter()
         .map(|r| r["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["zone", "zone", "path", "verb"]);
+    assert_eq!(kinds, ["zone", "zone", "path", "safe"]);
     assert_eq!(
         clause["reasons"][2],
         json!({"kind": "path", "rule": null, "message": "write of `/srv/backup/hosts` is outside every write zone"})
@@ -166,25 +165,29 @@ fn the_trust_file_is_loaded_for_the_audience() {
     let (_dir, trust) = temp_trust();
     std::fs::write(
         &trust,
-        "version = 1\n\n[audience.personal]\nzones = [{ path = \"/srv/backup\", access = \"write\" }]\npatterns = [\"cp /etc/hosts *\"]\n",
+        "version = 1\n\n[audience.personal]\nzones = [{ path = \"/srv/backup\", access = \"write\" }]\npatterns = [\"shopctl export *\"]\n",
     )
     .unwrap();
-    let (code, value) = eval(&[], "cp /etc/hosts /srv/backup/hosts", &trust);
+    // `shopctl` is a program the policy does not know: it needs the saved pattern, and its
+    // path operand (a possible write) needs the saved zone.
+    let (code, value) = eval(&[], "shopctl export /srv/backup/db.json", &trust);
     assert_eq!(
         (code, value["decision"].as_str()),
         (0, Some("Approved")),
         "{value}"
     );
-    let reasons = &value["clauses"][0]["reasons"];
-    assert_eq!(reasons[2]["rule"], "/srv/backup");
     assert_eq!(
-        reasons[3],
-        json!({"kind": "pattern", "rule": "cp /etc/hosts *", "message": "approved pattern (store)"})
+        value["clauses"][0]["reasons"],
+        json!([
+            {"kind": "zone", "rule": "all", "message": "read of `/home/u/proj`: every path may be read (profile)"},
+            {"kind": "zone", "rule": "/srv/backup", "message": "possible write of `/srv/backup/db.json` is inside the write zone `/srv/backup` (store)"},
+            {"kind": "pattern", "rule": "shopctl export *", "message": "approved pattern (store)"},
+        ])
     );
     // Another audience's grants do not apply.
     let (code, _) = eval(
         &["--audience", "team"],
-        "cp /etc/hosts /srv/backup/hosts",
+        "shopctl export /srv/backup/db.json",
         &trust,
     );
     assert_eq!(code, 2);
@@ -232,7 +235,7 @@ fn usage_errors_exit_1_with_help() {
 fn readable_eval_output() {
     let (_dir, trust) = temp_trust();
     let (code, stdout, _) = run(
-        &["eval", "--cwd", "/home/u/proj", "--", "make build"],
+        &["eval", "--cwd", "/home/u/proj", "--", "make deploy"],
         &trust,
         None,
     );
@@ -240,11 +243,12 @@ fn readable_eval_output() {
     assert_eq!(
         stdout,
         "NeedsPrompt\n\
-         - NeedsPrompt make build [top]\n    \
+         - NeedsPrompt make deploy [top]\n    \
          zone `all`: read of `/home/u/proj`: every path may be read (profile)\n    \
-         verb: not approved; proposed pattern `make build *`\n\
-         prompt: make build\n  \
-         run make build (pattern `make build *`)\n  \
+         unsafe: `deploy`: a target that deploys\n    \
+         verb: not approved; proposed pattern `make deploy *`\n\
+         prompt: make deploy\n  \
+         run make deploy (pattern `make deploy *`)\n  \
          choices: once, session, always, deny\n"
     );
 }
@@ -258,18 +262,16 @@ fn explain_shows_the_graph_and_what_decided() {
             "--cwd",
             "/home/u/proj",
             "--allow",
-            "make *",
-            "--allow",
-            "tee log *",
+            "make deploy *",
             "--",
-            "cd build && make | tee log",
+            "cd build && make deploy | tee log",
         ],
         &trust,
         None,
     );
     assert_eq!(code, 0, "{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines[0], "command: cd build && make | tee log");
+    assert_eq!(lines[0], "command: cd build && make deploy | tee log");
     assert_eq!(
         lines[1],
         "where: audience `personal`, cwd `/home/u/proj`, project `/home/u/proj`, session `none`, home `/home/u`"
@@ -281,16 +283,20 @@ fn explain_shows_the_graph_and_what_decided() {
     );
     assert!(
         stdout.contains(
-            "  clause 1 [pipeline, after `&&`] make  (verb: make; cwd: /home/u/proj/build)\n"
+            "  clause 1 [pipeline, after `&&`] make deploy  (verb: make deploy; cwd: /home/u/proj/build)\n"
         ),
         "{stdout}"
     );
     assert!(
-        stdout.contains("      pattern `make *`: approved pattern (session)\n"),
+        stdout.contains("      pattern `make deploy *`: approved pattern (session)\n"),
         "{stdout}"
     );
     assert!(
         stdout.contains("      zone `/home/u/proj`: write of `/home/u/proj/build/log` is inside the write zone `/home/u/proj` (profile)\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("      safe: confined writer: creates, copies, moves, links or truncates the files it names\n"),
         "{stdout}"
     );
     assert_eq!(lines.last(), Some(&"decision: Approved"));
@@ -306,7 +312,7 @@ fn test_runs_the_default_cases_and_a_layer() {
     let layer = dir.path().join("mine.toml");
     std::fs::write(
         &layer,
-        "version = 1\n\n[[test]]\nname = \"make is asked\"\ncommand = \"make\"\nexpect = \"NeedsPrompt\"\n\n\
+        "version = 1\n\n[[test]]\nname = \"a push is asked\"\ncommand = \"git push\"\nexpect = \"NeedsPrompt\"\n\n\
          [[test]]\nname = \"a wrong expectation\"\ncommand = \"git status\"\nexpect = \"HardDenied\"\n",
     )
     .unwrap();
@@ -316,7 +322,7 @@ fn test_runs_the_default_cases_and_a_layer() {
     assert_eq!(
         stdout,
         format!(
-            "pass  make is asked\n\
+            "pass  a push is asked\n\
              FAIL  a wrong expectation ({name}:8:1): expected HardDenied, got Approved\n      \
              command: git status\n\
              1 passed, 1 failed\n"

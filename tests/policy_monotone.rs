@@ -1,7 +1,8 @@
 //! Property tests of the gate's decisions (issue 4 acceptance):
 //!
 //! * adding a deny rule never lowers a decision;
-//! * removing a zone, or a pattern, never lowers a decision;
+//! * removing a zone, a run zone or a pattern never lowers a decision — adding one never
+//!   raises it — and none of them ever turns a `HardDenied` into anything else (issue 11);
 //! * `Approved` implies every clause was judged and passed;
 //! * a persistable prompt answered "Session" makes the same command `Approved`.
 
@@ -95,6 +96,18 @@ const VERBS: &[&str] = &[
     "$CMD",
     "sed -i",
     "chmod",
+    "mkdir -p",
+    "cargo test",
+    "npm run build",
+    "git add",
+    "git commit -m",
+    "git reset --hard",
+    "npx prettier",
+    "uv run",
+    "curl -d @a.txt",
+    "./scripts/test.sh",
+    "python3 manage.py",
+    "printenv",
 ];
 const ARGS: &[&str] = &[
     "-la",
@@ -164,6 +177,7 @@ const PATTERNS: &[&str] = &[
     "sed -i *",
     "/home/u/proj/run.sh *",
 ];
+const RUN_ZONES: &[&str] = &["/home/u/proj", "/tmp", "/home/u/proj/sub", "/srv/data"];
 const AUDIENCES: &[&str] = &["personal", "team", "public"];
 
 fn clause() -> impl Strategy<Value = String> {
@@ -203,6 +217,7 @@ fn command() -> impl Strategy<Value = String> {
 struct Grants {
     audience: &'static str,
     zones: Vec<(&'static str, bool)>,
+    run_zones: Vec<&'static str>,
     patterns: Vec<&'static str>,
 }
 
@@ -210,11 +225,13 @@ fn grants() -> impl Strategy<Value = Grants> {
     (
         prop::sample::select(AUDIENCES),
         prop::collection::vec((prop::sample::select(ZONES), any::<bool>()), 0..4),
+        prop::collection::vec(prop::sample::select(RUN_ZONES), 0..3),
         prop::collection::vec(prop::sample::select(PATTERNS), 0..5),
     )
-        .prop_map(|(audience, zones, patterns)| Grants {
+        .prop_map(|(audience, zones, run_zones, patterns)| Grants {
             audience,
             zones,
+            run_zones,
             patterns,
         })
 }
@@ -230,6 +247,9 @@ fn state(gate: &GateEvaluator, grants: &Grants) -> TrustState {
         let access = if *write { Access::Write } else { Access::Read };
         state.add_zone(zone, access, GrantSource::Session);
     }
+    for zone in &grants.run_zones {
+        state.add_run_zone(zone, GrantSource::Session);
+    }
     for pattern in &grants.patterns {
         state.add_pattern(
             pattern.parse::<VerbPattern>().unwrap(),
@@ -237,6 +257,25 @@ fn state(gate: &GateEvaluator, grants: &Grants) -> TrustState {
         );
     }
     state
+}
+
+/// `fewer` grants never decide lower than `more`, and a `HardDenied` stays one either way.
+fn monotone(command: &str, more: &Evaluation, fewer: &Evaluation) -> Result<(), TestCaseError> {
+    prop_assert!(
+        fewer.decision >= more.decision,
+        "{command:?}: {} with the grant, {} without",
+        more.decision,
+        fewer.decision
+    );
+    prop_assert_eq!(
+        more.decision == Decision::HardDenied,
+        fewer.decision == Decision::HardDenied,
+        "{:?}: a grant changed a hard deny ({} with, {} without)",
+        command,
+        more.decision,
+        fewer.decision
+    );
+    Ok(())
 }
 
 /// `Approved` holds exactly when every clause was judged and passed.
@@ -289,7 +328,20 @@ proptest! {
         let reduced = gate.evaluate(&command, &state(gate, &fewer));
         consistent(&full)?;
         consistent(&reduced)?;
-        prop_assert!(reduced.decision >= full.decision, "{command:?}: {} then {}", full.decision, reduced.decision);
+        monotone(&command, &full, &reduced)?;
+    }
+
+    #[test]
+    fn removing_a_run_zone_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
+        prop_assume!(!grants.run_zones.is_empty());
+        let gate = default_gate();
+        let full = gate.evaluate(&command, &state(gate, &grants));
+        let mut fewer = grants.clone();
+        fewer.run_zones.remove(pick.index(grants.run_zones.len()));
+        let reduced = gate.evaluate(&command, &state(gate, &fewer));
+        consistent(&full)?;
+        consistent(&reduced)?;
+        monotone(&command, &full, &reduced)?;
     }
 
     #[test]
@@ -300,7 +352,7 @@ proptest! {
         let mut fewer = grants.clone();
         fewer.patterns.remove(pick.index(grants.patterns.len()));
         let reduced = gate.evaluate(&command, &state(gate, &fewer));
-        prop_assert!(reduced.decision >= full.decision, "{command:?}: {} then {}", full.decision, reduced.decision);
+        monotone(&command, &full, &reduced)?;
     }
 
     #[test]

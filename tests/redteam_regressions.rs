@@ -167,8 +167,10 @@ fn evaluating_expansion_in_for_and_case_words_is_not_approved() {
 fn unquoted_heredoc_fed_to_shell_is_expanded_first() {
     expect(&[
         // bash turns `\`` into a backquote before the inner shell reads it.
-        ("bash <<EOF\necho \\`touch /tmp/x\\`\nEOF", NeedsPrompt),
-        ("bash <<EOF\necho \\$(touch /tmp/x)\nEOF", NeedsPrompt),
+        ("bash <<EOF\necho \\`touch /srv/x\\`\nEOF", NeedsPrompt),
+        ("bash <<EOF\necho \\$(touch /srv/x)\nEOF", NeedsPrompt),
+        // Quoted, the backslash stays: the inner shell echoes a backquote and runs nothing.
+        ("bash <<'EOF'\necho \\`touch /srv/x\\`\nEOF", Approved),
         // A value expanded into the code is code the gate cannot see.
         ("bash <<EOF\necho $HOME\nEOF", NeedsPrompt),
         ("bash <<EOF\n$(cat notes.txt)\nEOF", NeedsPrompt),

@@ -57,11 +57,22 @@ fn every_default_example_passes() {
 fn the_default_is_embedded_and_compiles_without_examples() {
     let policy = Policy::embedded_default().unwrap();
     assert_eq!(policy.deny_rules().len(), tables("deny").len());
-    // One entry per verb of each `[[safe]]` table.
-    let verbs: usize = tables("safe")
-        .iter()
-        .map(|safe| count(safe, "verbs").max(1))
-        .sum();
-    assert_eq!(policy.safe_entries().len(), verbs);
+    // The command catalog holds one entry per verb of each table of each effect class, and
+    // each entry knows the table it came from.
+    let mut total = 0;
+    for table in ["safe", "writer", "repository", "network", "toolchain"] {
+        let verbs: usize = tables(table)
+            .iter()
+            .map(|entry| count(entry, "verbs").max(1))
+            .sum();
+        let entries = policy
+            .safe_entries()
+            .iter()
+            .filter(|entry| entry.class.table() == table)
+            .count();
+        assert_eq!(entries, verbs, "[[{table}]]");
+        total += verbs;
+    }
+    assert_eq!(policy.safe_entries().len(), total);
     assert_eq!(policy.settings().max_shell_depth, 8);
 }

@@ -235,7 +235,7 @@ fn rule_without_matcher() {
         &Expected {
             kind: "Inconsistent",
             message: "deny rule `no-rm` has no matcher",
-            help: "add at least one of `verb`, `flags_any`, `flags_all`, `args_any`, `redirect_to`, `env`, `cwd_under`, `pipeline` or `raw`",
+            help: "add at least one of `verb`, `flags_any`, `flags_all`, `args_any`, `args_set`, `redirect_to`, `env`, `cwd_under`, `pipeline` or `raw`",
             label: "no matcher",
             at: "bad/no_matcher.toml:3:1",
             spans: "[[deny]]",

@@ -239,7 +239,7 @@ mod tests {
         );
         assert_eq!(
             pattern("npx *"),
-            Err("`npx *` would approve too much: `npx` is a package runner, which downloads and runs whatever package it is named; name the package it runs, such as `npx prettier *`".to_owned())
+            Err("`npx *` would approve too much: `npx` is a package runner, which downloads and runs whatever package it is named; approve the package's own command instead: for `npx prettier --write .` that is `prettier --write *`".to_owned())
         );
         assert_eq!(
             pattern("python3 -c print(0) *"),

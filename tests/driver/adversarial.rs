@@ -2,7 +2,7 @@
 //! `Approved`.
 //!
 //! Every case evaluates `command` with the embedded default policy in one fixed trust state:
-//! audience `personal`, cwd = project = `/home/u/proj`, home `/home/u`, tmp `/tmp`, no session
+//! audience `personal` (or the case's `audience`), cwd = project = `/home/u/proj`, home `/home/u`, tmp `/tmp`, no session
 //! directory, no grants, symbolic links not resolved.
 //!
 //! Checked for every case: the decision is not `Approved` (reported on its own, first), the
@@ -40,11 +40,13 @@ struct Case {
     command: String,
     expect: String,
     display_contains: Option<String>,
+    /// The audience (default `personal`).
+    audience: Option<String>,
 }
 
-/// The fixed trust state of every adversarial case.
-fn state(gate: &GateEvaluator) -> TrustState {
-    let mut state = TrustState::new("personal", "/home/u/proj");
+/// The fixed trust state of every adversarial case (in its audience).
+fn state(gate: &GateEvaluator, audience: &str) -> TrustState {
+    let mut state = TrustState::new(audience, "/home/u/proj");
     state.set_home("/home/u");
     state.set_project("/home/u/proj");
     state.set_tmp("/tmp");
@@ -97,7 +99,6 @@ fn adversarial_corpus() {
     let text = std::fs::read_to_string(&path).unwrap();
     let file: File = toml::from_str(&text).unwrap();
     let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
-    let state = state(&gate);
 
     let mut names = HashSet::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -120,6 +121,7 @@ fn adversarial_corpus() {
             "case `{}` has no category",
             case.name
         );
+        let state = state(&gate, case.audience.as_deref().unwrap_or("personal"));
         let evaluation = gate.evaluate(&case.command, &state);
         *counts.entry(evaluation.decision.to_string()).or_default() += 1;
         let header = format!(

@@ -21,8 +21,8 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use shellgate_parser::{ParseOptions, parse};
 use shellgate_rules::{
-    ExpandOptions, Invocation, InvocationKind, Layer, Opaque, Policy, PolicySource, Role,
-    SafeVerdict,
+    EffectClass, ExpandOptions, Invocation, InvocationKind, Layer, Opaque, Policy, PolicySource,
+    Role, SafeVerdict,
 };
 
 #[derive(Deserialize)]
@@ -106,8 +106,15 @@ fn describe(inv: &Invocation) -> String {
 
 fn verdict(v: &SafeVerdict<'_>) -> String {
     match v {
-        SafeVerdict::Safe { .. } => "safe".to_owned(),
-        SafeVerdict::Pure => "pure".to_owned(),
+        SafeVerdict::Admitted {
+            class: EffectClass::ReadOnly,
+            ..
+        } => "safe".to_owned(),
+        SafeVerdict::Admitted {
+            class: EffectClass::Pure,
+            ..
+        } => "pure".to_owned(),
+        SafeVerdict::Admitted { class, .. } => class.table().to_owned(),
         SafeVerdict::Unsafe { token, .. } => format!("unsafe {token}"),
         SafeVerdict::NotCatalogued => "not-catalogued".to_owned(),
     }
@@ -118,6 +125,13 @@ fn role(r: Role) -> &'static str {
         Role::ReadPath => "read",
         Role::WritePath => "write",
         Role::Exec => "exec",
+        Role::DeletePath => "delete",
+        Role::Pathspec => "pathspec",
+        Role::Url => "url",
+        Role::Upload => "upload",
+        Role::Send => "send",
+        Role::Method => "method",
+        Role::Variable => "variable",
         Role::Value => "value",
     }
 }

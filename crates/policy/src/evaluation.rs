@@ -120,7 +120,7 @@ pub enum ReasonKind {
     Safe,
     /// The safe catalog refused the verb (an unsafe flag or argument).
     Unsafe,
-    /// A pure side-effect verb with no write redirect.
+    /// A pure side-effect verb.
     Pure,
     /// An approved pattern matched.
     Pattern,
@@ -134,6 +134,13 @@ pub enum ReasonKind {
     Opaque,
     /// Through a wrapper that changes privilege.
     Privileged,
+    /// What the command does on the network: the hosts it connects to, what it sends.
+    Network,
+    /// The command prints the environment or a secret-looking variable into the transcript.
+    Exposure,
+    /// The project's own code runs (a toolchain, a project script or program, repository
+    /// hooks): whether it runs in a run zone of the audience.
+    Code,
     /// The command (or nested shell code) did not parse completely.
     Incomplete,
     /// An internal error; the decision was raised.
@@ -159,6 +166,9 @@ impl ReasonKind {
             Self::Interpreter => "interpreter",
             Self::Opaque => "opaque",
             Self::Privileged => "privileged",
+            Self::Code => "code",
+            Self::Network => "network",
+            Self::Exposure => "exposure",
             Self::Incomplete => "incomplete",
             Self::Internal => "internal",
         }

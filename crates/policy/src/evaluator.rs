@@ -57,8 +57,11 @@ mod clause_text;
 mod combine;
 mod invocation;
 mod keyword;
+mod network;
 mod path_effects;
+mod project_code;
 mod run;
+mod runner;
 mod verdict;
 
 use run::Run;
@@ -155,6 +158,9 @@ impl GateEvaluator {
         );
         for (path, access) in zones {
             state.add_zone(path, access, GrantSource::Profile);
+        }
+        for path in audience.run.iter().filter_map(|t| t.resolve(&vars)) {
+            state.add_run_zone(path, GrantSource::Profile);
         }
         Ok(())
     }

@@ -390,6 +390,31 @@ impl GrantRule {
         }
     }
 
+    /// Whether a command named `hint` (its verb chain) is proposed narrowly, with its literal
+    /// arguments: a command that a deny rule names (`rm`, `dd`, `git push`, `kubectl delete`,
+    /// `curl`) or that `settings.narrow` lists (`docker run`) can destroy, leak or run any
+    /// code, so a grant stays as close to what was asked as it can. Other commands are
+    /// proposed by their name (`cargo test *`).
+    #[must_use]
+    pub fn keeps_narrow(&self, hint: &[&str]) -> bool {
+        let named = |verb: &[String]| {
+            !verb.is_empty()
+                && verb
+                    .iter()
+                    .zip(hint)
+                    .all(|(named, word)| named.as_str() == *word)
+        };
+        self.policy
+            .deny_rules()
+            .iter()
+            .any(|rule| named(rule.verb()))
+            || self
+                .policy
+                .narrow_commands()
+                .iter()
+                .any(|verb| verb.len() <= hint.len() && named(verb))
+    }
+
     /// The kind of code-running head `tokens` start with, and its length, if any.
     #[must_use]
     pub fn code_head(&self, tokens: &[&str]) -> Option<(&[String], CodeHead)> {
@@ -545,25 +570,38 @@ impl GrantRule {
                 why: entry.why.clone(),
             });
         }
-        for entry in self.policy.protected_entries() {
-            if !forced(entry) {
-                continue;
-            }
-            for glob in &entry.paths {
-                let Some(base) = literal_base(glob, home) else {
-                    continue;
-                };
-                if paths::is_within(&base, zone) {
-                    return Err(GrantRefusal::CoversProtected {
-                        zone: shown,
-                        path: base.display().to_string(),
-                        id: entry.id.clone(),
-                        why: entry.why.clone(),
-                    });
-                }
-            }
+        if let Some((entry, base)) = self.protected_below(zone, home, forced) {
+            return Err(GrantRefusal::CoversProtected {
+                zone: shown,
+                path: base.display().to_string(),
+                id: entry.id.clone(),
+                why: entry.why.clone(),
+            });
         }
         Ok(())
+    }
+
+    /// The first protected entry (one `applies` to) whose literal base directory is `dir` or
+    /// lies below it, with that base: what a grant of `dir`, or a recursive read of it
+    /// (`grep -r AKIA ~` reaches `~/.aws/credentials`), would reach.
+    pub fn protected_below(
+        &self,
+        dir: &Path,
+        home: Option<&Path>,
+        applies: impl Fn(&Protected) -> bool,
+    ) -> Option<(&Protected, PathBuf)> {
+        self.policy
+            .protected_entries()
+            .iter()
+            .filter(|entry| applies(entry))
+            .find_map(|entry| {
+                entry
+                    .paths
+                    .iter()
+                    .filter_map(|glob| literal_base(glob, home))
+                    .find(|base| paths::is_within(base, dir))
+                    .map(|base| (entry, base))
+            })
     }
 }
 

@@ -9,14 +9,17 @@
 //! 2. **trailing value tokens trimmed** from the hint (seed 002): a word that is not a flag, not
 //!    path-shaped and contains a digit is a call-specific value, so `git tag v0.4.2` and
 //!    `git tag 0.4.2` both give `git tag`; the command word itself is always kept;
-//! 3. then the command's **remaining literal arguments**, up to the first value token, the
-//!    first multi-line argument (seed 004), or the first word a pattern cannot spell (not
-//!    literal, empty, with whitespace, a glob character or an invisible character);
-//! 4. then ` *`.
+//! 3. for a **narrow** command only — one a deny rule or `settings.narrow` names
+//!    ([`GrantRule::keeps_narrow`]: `rm`, `git push`, `docker run`, `curl`), or a program named
+//!    by its path — the command's remaining literal arguments, up to the first value token,
+//!    the first multi-line argument (seed 004), or the first word a pattern cannot spell (not
+//!    literal, empty, with whitespace, a glob character or an invisible character); any other
+//!    command is proposed by its name alone (issue 11);
+//! 4. then ` *`, which also matches no further word.
 //!
-//! `git push origin main` gives `git push origin main *`; `docker run --name test123
-//! --port=8080` gives `docker run --name *`; `freshdesk ticket reply --message "Hi,\n…"` gives
-//! `freshdesk ticket reply --message *`.
+//! `cargo test -p api price` gives `cargo test *`; `freshdesk ticket reply --message "Hi,\n…"`
+//! gives `freshdesk ticket reply *`; the narrow `git push origin main` gives `git push origin
+//! main *` and `docker run --name test123 --port=8080` gives `docker run --name *`.
 //!
 //! A path-qualified executable outside the trusted bin directories is proposed by its resolved
 //! absolute path (`./run.sh` in `/w/proj` gives `/w/proj/run.sh *`), so approving it in one
@@ -119,8 +122,21 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     }
     let hint_len = positions.len();
     let mut end = positions.last().map_or(1, |last| last + 1);
-    // The remaining literal arguments up to the first value or multi-line argument.
-    while let Some(word) = words.get(end) {
+    let name: Vec<&str> = std::iter::once(head.as_str())
+        .chain(
+            positions
+                .iter()
+                .skip(1)
+                .filter_map(|&p| words.get(p))
+                .map(|w| w.text),
+        )
+        .collect();
+    // A program named by its path (`./configure`, `~/bin/tool`) is code the policy does not
+    // know; it is narrow like the commands the grant rule keeps narrow.
+    let narrow = matches!(input.executable, Executable::Path(_)) || input.rule.keeps_narrow(&name);
+    // A narrow command keeps its remaining literal arguments, up to the first value or
+    // multi-line argument; any other is proposed by its name.
+    while narrow && let Some(word) = words.get(end) {
         if !is_representable(word) || is_value_token(word.text) || display::is_multiline(word.text)
         {
             break;
@@ -286,13 +302,13 @@ mod tests {
     fn seed_004_multi_line_arguments_end_the_pattern() {
         assert_eq!(
             proposal("freshdesk ticket reply --message Hi,\nthere").as_deref(),
-            Some("freshdesk ticket reply --message *")
+            Some("freshdesk ticket reply *")
         );
         assert_eq!(
             proposal("freshdesk ticket reply 605 --message Hi,\nthere").as_deref(),
             Some("freshdesk ticket reply *")
         );
-        assert_eq!(proposal("tool --x a\rb").as_deref(), Some("tool --x *"));
+        assert_eq!(proposal("tool --x a\rb").as_deref(), Some("tool *"));
     }
 
     #[test]
@@ -302,11 +318,13 @@ mod tests {
             ("git --no-pager log", None),
             ("git -c core.pager=x log", None),
             ("git -C /repo status", Some("git -C /repo status *")),
+            // Package runners are wrappers: they head no pattern, with or without a package
+            // (the package's own command is judged, and proposed, by itself).
             ("npx", None),
             ("npx -y cowsay", None),
-            ("npx prettier --write", Some("npx prettier --write *")),
+            ("npx prettier --write", None),
             ("pipx run", None),
-            ("pipx run black", Some("pipx run black *")),
+            ("pipx run black", None),
             ("sudo apt update", None),
             ("env FOO=1 make", None),
             ("bash -c ls", None),
@@ -315,7 +333,7 @@ mod tests {
             ("$CMD arg", None),
             // Multi-purpose tools (heads with subcommands in the policy) need one.
             ("docker --version", None),
-            ("docker ps -a", Some("docker ps -a *")),
+            ("docker ps -a", Some("docker ps *")),
             ("npm --help", None),
             ("kubectl get pods", Some("kubectl get pods *")),
             // Interpreters are only proposed as exact commands (`propose_exact`).

@@ -108,6 +108,7 @@ pub struct TrustState {
     tmp: PathBuf,
     read_all: Option<GrantSource>,
     zones: Vec<Zone>,
+    run_zones: Vec<Zone>,
     patterns: Vec<ApprovedPattern>,
     resolve_symlinks: bool,
 }
@@ -126,6 +127,7 @@ impl TrustState {
             tmp: PathBuf::from("/tmp"),
             read_all: None,
             zones: Vec::new(),
+            run_zones: Vec::new(),
             patterns: Vec::new(),
             resolve_symlinks: true,
         }
@@ -183,6 +185,13 @@ impl TrustState {
     #[must_use]
     pub fn zones(&self) -> &[Zone] {
         &self.zones
+    }
+
+    /// The run zones: where the project's own code runs silently (toolchains, project scripts
+    /// and programs, repository hooks), in the order they were added.
+    #[must_use]
+    pub fn run_zones(&self) -> &[Zone] {
+        &self.run_zones
     }
 
     /// The approved verb patterns, in the order they were added.
@@ -251,6 +260,28 @@ impl TrustState {
         }
     }
 
+    /// Lets the project's code run silently in a directory (see [`TrustState::run_zones`]). A
+    /// relative path is taken against the working directory; the path is normalised (and
+    /// resolved through symbolic links when the state resolves them).
+    pub fn add_run_zone(&mut self, path: impl AsRef<Path>, source: GrantSource) {
+        let joined = if path.as_ref().is_absolute() {
+            path.as_ref().to_path_buf()
+        } else {
+            self.cwd.join(path.as_ref())
+        };
+        let path = clean(&joined);
+        let resolved = resolve_zone(&path, self.resolve_symlinks);
+        let zone = Zone {
+            path,
+            resolved,
+            access: Access::Write,
+            source,
+        };
+        if !self.run_zones.contains(&zone) {
+            self.run_zones.push(zone);
+        }
+    }
+
     /// Approves a verb pattern. Adding the same pattern from the same source twice keeps one.
     pub fn add_pattern(&mut self, pattern: VerbPattern, source: GrantSource) {
         let approved = ApprovedPattern { pattern, source };
@@ -297,6 +328,14 @@ impl TrustState {
                 Effect::Complete(_) => {}
             }
         }
+    }
+
+    /// The first run zone holding `path` (an absolute, already resolved path).
+    #[must_use]
+    pub fn run_zone_for(&self, path: &Path) -> Option<&Zone> {
+        self.run_zones
+            .iter()
+            .find(|zone| paths::is_within(path, &zone.resolved))
     }
 
     /// The first zone that allows `access` to `path` (an absolute, already resolved path).

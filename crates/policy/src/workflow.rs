@@ -252,9 +252,32 @@ mod tests {
     #[test]
     fn refused_grants_are_never_remembered() {
         let (gate, state) = default_gate_and_state();
-        let evaluation = gate.evaluate("cp a.txt ~/notes.txt", &state);
+        // The copy asks for its destination (outside every zone), the push for a pattern.
+        let evaluation = gate.evaluate("cp a.txt ~/notes.txt && git push", &state);
+        let prompt = evaluation.prompt.as_ref().unwrap();
+        let offered: Vec<(&str, Option<&Path>)> = prompt
+            .paths
+            .iter()
+            .map(|p| (p.path.as_str(), p.zone.as_deref()))
+            .collect();
+        assert_eq!(
+            offered,
+            [("/home/u/notes.txt", Some(Path::new("/home/u/notes.txt")))]
+        );
+        let patterns: Vec<Option<&str>> = prompt
+            .clauses
+            .iter()
+            .map(|c| c.pattern.as_ref().map(VerbPattern::as_str))
+            .collect();
+        assert_eq!(patterns, [Some("git push *")]);
         let mut home = evaluation.clone();
-        home.prompt.as_mut().unwrap().paths[0].zone = Some(PathBuf::from("/home/u"));
+        home.prompt
+            .as_mut()
+            .unwrap()
+            .paths
+            .first_mut()
+            .unwrap()
+            .zone = Some(PathBuf::from("/home/u"));
         for choice in [Choice::Session, Choice::Always] {
             assert_eq!(
                 gate.respond(&home, choice, &state),
@@ -265,7 +288,13 @@ mod tests {
             );
         }
         let mut bash = evaluation.clone();
-        bash.prompt.as_mut().unwrap().clauses[0].pattern = Some("bash *".parse().unwrap());
+        bash.prompt
+            .as_mut()
+            .unwrap()
+            .clauses
+            .first_mut()
+            .unwrap()
+            .pattern = Some("bash *".parse().unwrap());
         assert_eq!(
             gate.respond(&bash, Choice::Always, &state),
             Err(WorkflowError::Refused(GrantRefusal::RunsCode {
@@ -281,10 +310,15 @@ mod tests {
         );
         // The untouched evaluation is remembered as it is.
         assert_eq!(
-            gate.respond(&evaluation, Choice::Always, &state)
-                .unwrap()
-                .len(),
-            3
+            gate.respond(&evaluation, Choice::Always, &state),
+            Ok(vec![
+                Effect::PersistZone {
+                    path: ZonePath::new("/home/u/notes.txt", None).unwrap(),
+                    access: Access::Write
+                },
+                Effect::PersistPattern("git push *".parse().unwrap()),
+                Effect::Complete(Decision::Approved)
+            ])
         );
     }
 }

@@ -27,9 +27,10 @@ use crate::error::{Located, Location, PolicyError, SourceFile, did_you_mean};
 use crate::flags::spelling_problem;
 use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet};
 use crate::model::{
-    Audience, Category, DenyRule, DisabledRule, ExecMode, Interpreter, Layer, PLACEHOLDERS,
-    PolicySource, PolicyTest, PrefixMode, Protected, ReadZones, Role, SafeEntry, Settings, Shell,
-    UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions, ZoneTemplate,
+    Audience, Category, DenyRule, DisabledRule, EffectClass, ExecMode, Interpreter, Layer,
+    PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones, Role, Runs,
+    SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode,
+    WrapperOptions, ZoneTemplate,
 };
 use crate::pattern::VerbPattern;
 use crate::policy::{DEFAULT_POLICY, Examples, Policy};
@@ -262,14 +263,23 @@ impl Builder {
         for deny in &mut raw.deny {
             self.add_deny(cx, deny);
         }
-        if !cx.forbid(&raw.safe, "[[safe]]") {
-            let first = self.safe.len();
-            let mut tables = Vec::new();
-            for safe in &mut raw.safe {
-                self.add_safe(cx, safe);
-                tables.resize(self.safe.len() - first, safe.span());
+        for (table, class) in [
+            (&mut raw.safe, None),
+            (&mut raw.writer, Some(EffectClass::Writer)),
+            (&mut raw.repository, Some(EffectClass::Repository)),
+            (&mut raw.network, Some(EffectClass::Network)),
+            (&mut raw.toolchain, Some(EffectClass::Toolchain)),
+        ] {
+            let name = format!("[[{}]]", class.map_or("safe", EffectClass::table));
+            if !cx.forbid(table, &name) {
+                let first = self.safe.len();
+                let mut tables = Vec::new();
+                for safe in table.iter_mut() {
+                    self.add_safe(cx, safe, class);
+                    tables.resize(self.safe.len() - first, safe.span());
+                }
+                self.check_safe_duplicates(cx, first, &tables, &name);
             }
-            self.check_safe_duplicates(cx, first, &tables);
         }
         if !cx.forbid(&raw.wrapper, "[[wrapper]]") {
             for wrapper in &mut raw.wrapper {
@@ -377,6 +387,71 @@ impl Builder {
                 out.push(normal);
             }
             self.settings.trusted_bin_dirs = out;
+        }
+        if let Some(names) = &raw.disposable {
+            if cx.layer == Layer::Project {
+                cx.error(
+                    PolicyError::LayerNotAllowed,
+                    names.span(),
+                    "a project layer cannot add `disposable` directories".into(),
+                    "not allowed in a project layer",
+                    Some(
+                        "a recursive delete of a disposable directory runs silently; list it in \
+                         your user policy"
+                            .into(),
+                    ),
+                );
+            } else {
+                for name in names.get_ref() {
+                    let text = name.get_ref();
+                    if text.is_empty() || text.contains('/') || text == "." || text == ".." {
+                        cx.error(
+                            PolicyError::BadValue,
+                            name.span(),
+                            format!("disposable directory `{text}` is not a directory name"),
+                            "not a name",
+                            Some("give a directory name such as `target` (no `/`)".into()),
+                        );
+                    } else if !self.settings.disposable.contains(text) {
+                        self.settings.disposable.push(text.clone());
+                    }
+                }
+            }
+        }
+        for command in raw.narrow.iter().flat_map(|l| l.get_ref()) {
+            let words: Vec<String> = command
+                .get_ref()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            if words.is_empty() {
+                cx.error(
+                    PolicyError::BadValue,
+                    command.span(),
+                    "an empty command in `narrow`".to_owned(),
+                    "empty",
+                    Some("give a command name such as `docker run`".into()),
+                );
+            } else if !self.settings.narrow.contains(&words) {
+                self.settings.narrow.push(words);
+            }
+        }
+        for (key, list) in [
+            ("release_names", &raw.release_names),
+            ("secret_names", &raw.secret_names),
+        ] {
+            for glob in list.iter().flat_map(|l| l.get_ref()) {
+                let mut text = glob.clone();
+                let glob = cx.glob(&mut text, key);
+                let out = if key == "release_names" {
+                    &mut self.settings.release_names
+                } else {
+                    &mut self.settings.secret_names
+                };
+                if !out.contains(&glob) {
+                    out.push(glob);
+                }
+            }
         }
     }
 

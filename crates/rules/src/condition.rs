@@ -43,6 +43,9 @@ pub(crate) enum Condition {
     FlagsAll(Vec<Vec<String>>),
     /// `args_any`: an operand after the prefix matches, in a path form or as written.
     ArgsAny(LazyGlobSet),
+    /// `args_set`: an operand after the prefix matches as written and another operand follows
+    /// it — a setting given a value (`git config core.hooksPath DIR`, not a read of the key).
+    ArgsSet(LazyGlobSet),
     /// `redirect_to`: a write redirection's target matches, in a path form or as written.
     RedirectTo(LazyGlobSet),
     /// `env`: an assigned variable's name matches.
@@ -91,7 +94,7 @@ pub(crate) struct Row {
 
 /// Every condition key, in the order a rule's conditions are kept and matched (`verb` first:
 /// it says where the arguments start).
-pub(crate) const ROWS: [Row; 9] = [
+pub(crate) const ROWS: [Row; 10] = [
     Row {
         key: "verb",
         kind: DenyKind::Command,
@@ -111,6 +114,11 @@ pub(crate) const ROWS: [Row; 9] = [
         key: "args_any",
         kind: DenyKind::Command,
         shape: Shape::Globs(Condition::ArgsAny),
+    },
+    Row {
+        key: "args_set",
+        kind: DenyKind::Command,
+        shape: Shape::Globs(Condition::ArgsSet),
     },
     Row {
         key: "redirect_to",
@@ -344,6 +352,19 @@ impl Condition {
                             .get(*index)
                             .is_some_and(|word| globs.is_match(&word.cooked)))
             }),
+            Self::ArgsSet(globs) => {
+                let operands: Vec<usize> = facts
+                    .operands(view)
+                    .iter()
+                    .map(|(index, _)| *index)
+                    .filter(|index| *index >= from)
+                    .collect();
+                operands.iter().rev().skip(1).any(|index| {
+                    view.words
+                        .get(*index)
+                        .is_some_and(|word| globs.is_match(&word.cooked))
+                })
+            }
             Self::RedirectTo(globs) => facts
                 .redirects(view)
                 .iter()
@@ -387,6 +408,7 @@ impl Condition {
             Self::Verb(verb) => vec![verb.clone()],
             Self::FlagsAny(list) | Self::FlagsAll(list) => list.clone(),
             Self::ArgsAny(globs)
+            | Self::ArgsSet(globs)
             | Self::RedirectTo(globs)
             | Self::Env(globs)
             | Self::CwdUnder(globs) => vec![globs.patterns().to_vec()],
@@ -399,6 +421,7 @@ impl Condition {
     pub(crate) const fn globs(&self) -> Option<&LazyGlobSet> {
         match self {
             Self::ArgsAny(globs)
+            | Self::ArgsSet(globs)
             | Self::RedirectTo(globs)
             | Self::Env(globs)
             | Self::CwdUnder(globs) => Some(globs),
@@ -489,8 +512,8 @@ mod tests {
     fn the_key_list_names_every_row_in_order() {
         assert_eq!(
             key_list(),
-            "`verb`, `flags_any`, `flags_all`, `args_any`, `redirect_to`, `env`, `cwd_under`, \
-             `pipeline` or `raw`"
+            "`verb`, `flags_any`, `flags_all`, `args_any`, `args_set`, `redirect_to`, `env`, \
+             `cwd_under`, `pipeline` or `raw`"
         );
     }
 }

@@ -86,6 +86,13 @@ pub enum Opaque {
     Interpreter {
         /// Why (from the policy).
         why: String,
+        /// The script file it runs, when the code is a script operand (`python3 x.py`), not
+        /// inline code, a module, a program file flag or standard input.
+        script: Option<String>,
+        /// The code flag that selects the code (`-c`, `-m`), when that is what makes it opaque:
+        /// a catalog entry whose verb prefix names that flag (`python3 -m pytest`) knows what
+        /// runs.
+        flag: Option<String>,
     },
     /// A shell runs a script file.
     ScriptFile {
@@ -128,6 +135,8 @@ pub enum Via {
     Remote,
     /// A string split into words (`env -S`).
     Split,
+    /// Literal brace expansion (`{rm,-rf,~/.ssh}` is `rm -rf ~/.ssh`).
+    Braces,
 }
 
 /// One step of an invocation's origin.
@@ -523,17 +532,30 @@ impl Walker<'_> {
             return;
         }
         let words = &inv.words;
+        // Literal brace expansions are expanded first: `{rm,-rf,/}` runs `rm -rf /`.
+        if words.iter().any(|w| w.features.brace)
+            && let Some(expanded) = brace_expanded(words)
+        {
+            let cwd = inv.cwd.clone();
+            // The clause is judged through its expansion, like a wrapper through its command.
+            self.mark_wrapper(index, false);
+            self.inner(index, expanded, Vec::new(), cwd, Via::Braces, false, depth);
+            return;
+        }
         let Some((_, trusted)) = words.first().and_then(|w| policy.command_name(w)) else {
             return;
         };
-        if let Some(interpreter) = policy.interpreter(words) {
+        let shell = policy.shell(words);
+        let wrapper = policy.wrapper(words);
+        if let Some(interpreter) = policy.interpreter(words)
+            // A longer wrapper prefix wins (`bun x PKG` runs a package; `bun x.js` is code).
+            && wrapper.is_none_or(|w| w.verb.len() <= interpreter.verb.len())
+        {
             if let Some(opaque) = interpreter_opaque(interpreter, words) {
                 self.set_opaque(index, opaque);
             }
             return;
         }
-        let shell = policy.shell(words);
-        let wrapper = policy.wrapper(words);
         if let Some(shell) = shell {
             let found = find_code(shell, words);
             if wrapper.is_none() || matches!(found, Found::Code(..) | Found::Joined(_)) {
@@ -759,7 +781,10 @@ impl Walker<'_> {
                 .get(after.saturating_sub(1))
                 .map(|w| w.span)
                 .unwrap_or_default();
-            let mut inner: Vec<Word> = split.into_iter().map(|s| synthetic_word(s, span)).collect();
+            // The split words are arguments of the same command again (`env -S 'A=1 cmd'` is
+            // `env A=1 cmd`: assignments, options and the command are read as env reads them).
+            let mut inner: Vec<Word> = words.get(..shell.verb.len()).unwrap_or_default().to_vec();
+            inner.extend(split.into_iter().map(|s| synthetic_word(s, span)));
             inner.extend(words.get(after..).unwrap_or_default().iter().cloned());
             self.inner(index, inner, Vec::new(), cwd, Via::Split, false, depth);
             return;
@@ -777,6 +802,14 @@ impl Walker<'_> {
             (None, None)
         } else {
             (cwd, home)
+        };
+        // `bash -c 'rm -rf "$1"' _ /`: the arguments after the code are `$0 $1 …`; when they are
+        // literal they are bound before the code is judged, so `rm -rf "/"` meets the deny rules.
+        let code = if !shell.code_flags.is_empty() && !shell.code_operand {
+            let args = words.get(after..).unwrap_or_default();
+            crate::positional::bind(&code, args).unwrap_or(code)
+        } else {
+            code
         };
         let options = ParseOptions {
             cwd: code_cwd,
@@ -1270,6 +1303,8 @@ fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaqu
     let start = interpreter.verb.len();
     let opaque = || Opaque::Interpreter {
         why: interpreter.why.clone(),
+        script: None,
+        flag: None,
     };
     let takes = |name: &str| {
         exactly(name, &interpreter.code_flags)
@@ -1297,16 +1332,30 @@ fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaqu
     {
         return Some(opaque());
     }
-    let code_given = scan
+    let code_flag = scan
         .flags
         .iter()
-        .any(|f| exactly(&f.name, &interpreter.code_flags));
+        .find(|f| exactly(&f.name, &interpreter.code_flags))
+        .map(|f| f.name.clone());
+    let code_given = code_flag.is_some();
     if !interpreter.program_operand {
-        if code_given {
-            return Some(opaque());
+        if let Some(flag) = code_flag {
+            return Some(Opaque::Interpreter {
+                why: interpreter.why.clone(),
+                script: None,
+                flag: Some(flag),
+            });
         }
-        if !scan.operands.is_empty() {
-            return interpreter.script_operand.then(opaque);
+        if let Some(first) = scan.operands.first() {
+            let script = words
+                .get(*first)
+                .filter(|w| w.literal)
+                .map(|w| w.cooked.clone());
+            return interpreter.script_operand.then(|| Opaque::Interpreter {
+                why: interpreter.why.clone(),
+                script,
+                flag: None,
+            });
         }
         return interpreter.stdin.then(opaque);
     }
@@ -1356,6 +1405,38 @@ fn synthetic_word(text: String, span: shellgate_parser::Span) -> Word {
         features: WordFeatures::default(),
         span,
     }
+}
+
+/// The words with every literal brace expansion expanded (`None` when one cannot be expanded
+/// statically, or a word has other expansions too).
+fn brace_expanded(words: &[Word]) -> Option<Vec<Word>> {
+    let mut out = Vec::with_capacity(words.len());
+    for word in words {
+        if !word.features.brace {
+            out.push(word.clone());
+            continue;
+        }
+        let f = &word.features;
+        if f.parameter || f.command_substitution || f.process_substitution || f.arithmetic {
+            return None;
+        }
+        for text in crate::braces::expand(&word.raw)? {
+            let tilde = text.starts_with('~');
+            let glob = text.contains(['*', '?', '[']);
+            out.push(Word {
+                raw: text.clone(),
+                cooked: text,
+                literal: !glob,
+                features: WordFeatures {
+                    tilde,
+                    glob,
+                    ..WordFeatures::default()
+                },
+                span: word.span,
+            });
+        }
+    }
+    Some(out)
 }
 
 /// Splits an `env -S` string into words (quotes and backslashes as env does); `None` when it

@@ -47,6 +47,7 @@
 //! command unwrapped from `sudo` or `bash -c`; [`Policy::expand`] is the one traversal that
 //! finds every command a parsed command line runs.
 
+mod braces;
 mod classify;
 mod compile;
 mod condition;
@@ -63,6 +64,7 @@ mod guard;
 mod lazy;
 mod model;
 mod policy;
+mod positional;
 mod protected;
 mod raw;
 mod read;
@@ -87,10 +89,10 @@ pub use expand::{
     Pipeline, Via,
 };
 pub use model::{
-    ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, ExecMode, Interpreter, Layer,
-    PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones, Role, SafeEntry,
-    Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions,
-    ZoneTemplate, ZoneVars,
+    ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, EffectClass, ExecMode,
+    Interpreter, Layer, PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones,
+    Role, Runs, SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode,
+    WrapperOptions, ZoneTemplate, ZoneVars,
 };
 pub use pattern::{Access, ArgGlob, PatternError, VerbPattern, ZonePath};
 pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy};

@@ -231,11 +231,87 @@ pub struct DisabledRule {
     pub location: Location,
 }
 
-/// An entry of the safe catalog.
+/// What a catalogued command does besides the effects its argument roles and redirections
+/// name — the table it is declared in (see `policies/README.md`, "Effect classes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EffectClass {
+    /// `[[safe]]` with `pure = true`: nothing at all (`echo`, `true`); not even the working
+    /// directory is read.
+    Pure,
+    /// `[[safe]]`: reads its working directory and its read operands.
+    ReadOnly,
+    /// `[[writer]]`: reads its working directory; its only writes are the paths its roles and
+    /// redirections name.
+    Writer,
+    /// `[[repository]]`: changes the version-control repository of its working directory, so
+    /// that directory must be in a write zone (with `hooks = true` it also runs the
+    /// repository's hooks: the project's code).
+    Repository,
+    /// `[[network]]`: reads from the URLs its roles name; a loopback host runs silently, any
+    /// other host needs a person (or a host grant), and sending a file never runs silently.
+    Network,
+    /// `[[toolchain]]`: builds, tests, lints, formats or runs the project's own code, in and
+    /// below its working directory, which must be in a run zone of the audience.
+    Toolchain,
+}
+
+impl EffectClass {
+    /// Every class, least demanding first.
+    pub const ALL: [Self; 6] = [
+        Self::Pure,
+        Self::ReadOnly,
+        Self::Writer,
+        Self::Repository,
+        Self::Network,
+        Self::Toolchain,
+    ];
+
+    /// The policy table that declares it.
+    #[must_use]
+    pub const fn table(self) -> &'static str {
+        match self {
+            Self::Pure | Self::ReadOnly => "safe",
+            Self::Writer => "writer",
+            Self::Repository => "repository",
+            Self::Network => "network",
+            Self::Toolchain => "toolchain",
+        }
+    }
+
+    /// The name shown in evidence.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Pure => "pure",
+            Self::ReadOnly => "read-only",
+            Self::Writer => "confined writer",
+            Self::Repository => "local version control",
+            Self::Network => "network client",
+            Self::Toolchain => "project toolchain",
+        }
+    }
+}
+
+/// An entry of the command catalog: a verb prefix and the effect class of the commands it
+/// admits (those without an `unless_flags` flag or an `unless_args` argument).
 #[derive(Clone, Debug)]
 pub struct SafeEntry {
     /// The cooked verb prefix.
     pub verb: Vec<String>,
+    /// What the admitted commands do besides their roles and redirections.
+    pub class: EffectClass,
+    /// `[[repository]]` entries: the command runs the repository's hooks (project code).
+    pub hooks: bool,
+    /// The command also writes below its working directory (`tar -x`, `patch`, `wget`), so
+    /// that directory must be in a write zone.
+    pub writes_cwd: bool,
+    /// A declaration builtin (`export`, `local`): its `NAME=value` operands are assignments,
+    /// never split into words, so an expansion in one cannot become an option.
+    pub declares: bool,
+    /// Why the entry does not admit the command without any argument (`printenv` alone prints
+    /// every variable).
+    pub unless_bare: Option<String>,
     /// Why it is safe.
     pub why: String,
     /// Operating systems it applies to (empty: all). Names as in `std::env::consts::OS`, with
@@ -318,6 +394,15 @@ pub struct PrefixMode {
     pub query_flags: Vec<String>,
     /// The inner command receives unknown appended arguments (`xargs`).
     pub appends_args: bool,
+    /// A package runner: where the command it runs comes from.
+    pub runs: Option<Runs>,
+    /// `runs = "elsewhere"`: options with which only an installed (local) command runs
+    /// (`npx --no-install`).
+    pub local_flags: Vec<String>,
+    /// `runs = "elsewhere"`: directories, relative to the working directory or one of its
+    /// parents, where an installed command is found (`node_modules/.bin`): when the inner
+    /// command is there, the runner runs the project's copy.
+    pub local_bins: Vec<String>,
     /// The options that take no value. A wrapper's options are an exact allow-list: an option
     /// listed nowhere (`flags`, `value_flags`, `cwd_flags`, `query_flags`, `judged_flags`)
     /// makes the invocation [`crate::Opaque::UnknownOption`], so a person decides (unless the
@@ -346,6 +431,18 @@ pub struct WrapperOptions {
     /// [`crate::InvocationKind::Plain`] and is judged by itself, and its inner command is still
     /// unwrapped and judged. List such an option in `value_flags` too when it takes a value.
     pub judged_flags: Vec<String>,
+}
+
+/// Where a package runner's command comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Runs {
+    /// The project's environment (`uv run`, `poetry run`, `bundle exec`): the project's code,
+    /// so the working directory must be in a run zone.
+    Project,
+    /// A package registry, unless the command is installed locally (`npx`, `uvx`,
+    /// `pnpm dlx`): code from elsewhere, which needs a person.
+    Elsewhere,
 }
 
 /// A command that runs another command.
@@ -423,25 +520,62 @@ pub struct Interpreter {
 pub enum Role {
     /// A path that is read.
     ReadPath,
-    /// A path that is written (created, changed or deleted).
+    /// A path that is written (created or changed).
     WritePath,
+    /// A path that is removed: recursively when one of the entry's `recursive_flags` is given.
+    DeletePath,
     /// Code or a program that is run.
     Exec,
+    /// A URL or host the command connects to (`curl URL`).
+    Url,
+    /// A file whose content is sent over the network (`curl -T FILE`).
+    Upload,
+    /// Data sent over the network; `@FILE`, `<FILE`, `NAME=@FILE` and `NAME=<FILE` name a file
+    /// whose content is sent (`curl -d @body.json`).
+    Send,
+    /// The request method (`curl -X DELETE`).
+    Method,
+    /// The name of an environment variable whose value the command prints (`printenv NAME`).
+    Variable,
+    /// A revision, a name or a path (`git diff HEAD src/`): a read when the word is
+    /// path-shaped (`[classify]` class `path`), else a value. [`crate::Policy::roles`] reports
+    /// it as [`Role::ReadPath`] or [`Role::Value`].
+    Pathspec,
     /// A plain value.
     Value,
 }
 
 impl Role {
     /// Every role.
-    pub const ALL: [Self; 4] = [Self::ReadPath, Self::WritePath, Self::Exec, Self::Value];
+    pub const ALL: [Self; 11] = [
+        Self::ReadPath,
+        Self::WritePath,
+        Self::DeletePath,
+        Self::Exec,
+        Self::Url,
+        Self::Upload,
+        Self::Send,
+        Self::Method,
+        Self::Variable,
+        Self::Pathspec,
+        Self::Value,
+    ];
 
-    /// The name used in policy files: `read`, `write`, `exec`, `value`.
+    /// The name used in policy files: `read`, `write`, `delete`, `exec`, `url`, `upload`,
+    /// `send`, `method`, `variable`, `pathspec`, `value`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::ReadPath => "read",
             Self::WritePath => "write",
+            Self::DeletePath => "delete",
             Self::Exec => "exec",
+            Self::Url => "url",
+            Self::Upload => "upload",
+            Self::Send => "send",
+            Self::Method => "method",
+            Self::Variable => "variable",
+            Self::Pathspec => "pathspec",
             Self::Value => "value",
         }
     }
@@ -460,6 +594,11 @@ pub struct VerbRoles {
     pub verb: Vec<String>,
     /// The role of operands; `None`: operands have no role.
     pub operands: Option<Role>,
+    /// The role of the first operand (`chmod MODE FILE…`, `sed SCRIPT FILE…`), unless one of
+    /// `first_unless` is given (`chmod --reference=F FILE…`, `sed -e SCRIPT FILE…`).
+    pub first: Option<Role>,
+    /// Flags with which there is no such first operand.
+    pub first_unless: Vec<String>,
     /// The role of the last operand when there are two or more.
     pub last: Option<Role>,
     /// Option → role of its value.
@@ -468,6 +607,10 @@ pub struct VerbRoles {
     pub assign: Vec<(String, Role)>,
     /// Other flags that take a value (role [`Role::Value`]).
     pub value_flags: Vec<String>,
+    /// Flags that make its `delete` and `read` operands recursive (`rm -r`, `grep -r`).
+    pub recursive_flags: Vec<String>,
+    /// Its `delete` and `read` operands are always recursive (`rg`, `find`, `du`).
+    pub recursive: bool,
 }
 
 /// One argument's role.
@@ -480,6 +623,9 @@ pub struct ArgRole {
     /// The argument text: the cooked word, or its value part for `--opt=value`, `-ovalue` and
     /// `key=value`.
     pub text: String,
+    /// A [`Role::DeletePath`] removed, or a [`Role::ReadPath`] read, with everything below it
+    /// (the entry is `recursive`, or one of its `recursive_flags` was given).
+    pub recursive: bool,
 }
 
 /// A zone template such as `{project}` or `{home}/.cache`.
@@ -544,6 +690,9 @@ pub struct Audience {
     pub read: ReadZones,
     /// Write zones.
     pub write: Vec<ZoneTemplate>,
+    /// Run zones: where the project's own code (toolchains, project scripts and programs,
+    /// repository hooks) runs silently. Empty: never.
+    pub run: Vec<ZoneTemplate>,
 }
 
 /// A protected path set and the decisions it forces.
@@ -599,6 +748,22 @@ pub struct Settings {
     pub trusted_bin_dirs: Vec<PathBuf>,
     /// How deep `bash -c`, `eval` and the like are parsed again.
     pub max_shell_depth: usize,
+    /// Names of directories that hold a project's disposable outputs (`target`,
+    /// `node_modules`): a recursive delete of one, or of anything below one, inside a write
+    /// zone runs silently. Default and user layers may add names; a project layer may not.
+    pub disposable: Vec<String>,
+    /// Globs over the file name of a project script or program (`deploy.sh`,
+    /// `release-prod`) that deploys, publishes or releases: such code is not run silently
+    /// even inside a run zone. Every layer may add globs.
+    pub release_names: Vec<String>,
+    /// Globs over variable names whose values are secrets (`*TOKEN*`, `AWS_SECRET_*`):
+    /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
+    /// agent's transcript, so it needs a person. Every layer may add globs.
+    pub secret_names: Vec<String>,
+    /// Commands (verb chains such as `docker run`) that run arbitrary code or destroy and so
+    /// are proposed narrowly, with their literal arguments, like the commands a deny rule
+    /// names. Every layer may add commands.
+    pub narrow: Vec<Vec<String>>,
 }
 
 impl Default for Settings {
@@ -609,6 +774,10 @@ impl Default for Settings {
                 .map(PathBuf::from)
                 .collect(),
             max_shell_depth: 8,
+            disposable: Vec::new(),
+            release_names: Vec::new(),
+            secret_names: Vec::new(),
+            narrow: Vec::new(),
         }
     }
 }

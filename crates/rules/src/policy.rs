@@ -10,7 +10,7 @@ use shellgate_parser::{Assignment, Redirect, Word};
 use crate::classify::TokenClass;
 use crate::compile::Builder;
 use crate::error::PolicyError;
-use crate::lazy::{LazyClassifier, RawMatcher, RawRegex};
+use crate::lazy::{LazyClassifier, LazyGlobSet, RawMatcher, RawRegex};
 use crate::model::{
     Audience, DenyKind, DenyRule, DisabledRule, Interpreter, Layer, PolicySource, PolicyTest,
     Protected, SafeEntry, Settings, Shell, VerbRoles, Wrapper,
@@ -83,6 +83,10 @@ pub struct Policy {
     pub(crate) protected: ProtectedPaths,
     pub(crate) tests: Vec<PolicyTest>,
     pub(crate) disabled: Vec<DisabledRule>,
+    /// `settings.release_names` as one set.
+    pub(crate) release_set: LazyGlobSet,
+    /// `settings.secret_names` as one set.
+    pub(crate) secret_set: LazyGlobSet,
 }
 
 const _: () = {
@@ -189,7 +193,11 @@ impl Policy {
             .filter_map(|d| d.to_str())
             .map(str::to_owned)
             .collect();
+        let release_set = LazyGlobSet::new(parts.settings.release_names.clone());
+        let secret_set = LazyGlobSet::new(parts.settings.secret_names.clone());
         Self {
+            release_set,
+            secret_set,
             trusted,
             deny: VerbTable::new(parts.deny),
             deny_any_verb,
@@ -263,6 +271,59 @@ impl Policy {
             .candidates(name)
             .map(|(_, entry)| entry)
             .find(|entry| self.starts_with(words, entry.verb(), any_dir) && accept(entry))
+    }
+
+    /// Every entry of `table` whose verb prefix `words` start with and that `accept`s, best
+    /// candidates (longest prefixes) first, entries of one prefix in declaration order.
+    pub(crate) fn lookup_all<'t, T: Keyed>(
+        &self,
+        table: &'t VerbTable<T>,
+        words: &[Word],
+        any_dir: bool,
+        accept: &dyn Fn(&T) -> bool,
+    ) -> Vec<&'t T> {
+        let Some((name, _)) = words.first().and_then(|w| self.command_name(w)) else {
+            return Vec::new();
+        };
+        let mut found: Vec<(usize, &'t T)> = table
+            .candidates(name)
+            .filter(|(_, entry)| self.starts_with(words, entry.verb(), any_dir) && accept(entry))
+            .collect();
+        // Longest prefixes first; for one prefix in declaration order, so that a later
+        // layer's entry comes after the ones it overrides.
+        found
+            .sort_unstable_by_key(|(index, entry)| (std::cmp::Reverse(entry.verb().len()), *index));
+        found.into_iter().map(|(_, entry)| entry).collect()
+    }
+
+    /// The commands of `settings.narrow` (verb chains), proposed narrowly.
+    #[must_use]
+    pub fn narrow_commands(&self) -> &[Vec<String>] {
+        &self.settings.narrow
+    }
+
+    /// The `settings.release_names` glob a program or script file name matches, if any.
+    #[must_use]
+    pub fn release_name(&self, file_name: &str) -> Option<&str> {
+        let mut found = Vec::new();
+        self.release_set.matches_into(file_name, &mut found);
+        found
+            .first()
+            .and_then(|i| self.settings.release_names.get(*i))
+            .map(String::as_str)
+    }
+
+    /// Whether a variable name looks like it holds a secret (`settings.secret_names`). Names
+    /// are compared in upper case (`github_token` is `GITHUB_TOKEN`).
+    #[must_use]
+    pub fn is_secret_name(&self, name: &str) -> bool {
+        self.secret_set.is_match(&name.to_ascii_uppercase())
+    }
+
+    /// Names of directories holding disposable outputs (`settings.disposable`).
+    #[must_use]
+    pub fn disposable(&self) -> &[String] {
+        &self.settings.disposable
     }
 
     /// The class of an argument token (ordered classes from `[classify]`, first match wins).

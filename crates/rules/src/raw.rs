@@ -26,6 +26,10 @@ table! {
         settings: Option<Spanned<RawSettings>> = get,
         deny: Vec<Spanned<RawDeny>> = or_default,
         safe: Vec<Spanned<RawSafe>> = or_default,
+        writer: Vec<Spanned<RawSafe>> = or_default,
+        repository: Vec<Spanned<RawSafe>> = or_default,
+        network: Vec<Spanned<RawSafe>> = or_default,
+        toolchain: Vec<Spanned<RawSafe>> = or_default,
         wrapper: Vec<Spanned<RawWrapper>> = or_default,
         shell: Vec<Spanned<RawShell>> = or_default,
         interpreter: Vec<Spanned<RawInterpreter>> = or_default,
@@ -44,6 +48,10 @@ table! {
     RawSettings {
         trusted_bin_dirs: Option<TextList> = get,
         max_shell_depth: Option<Spanned<i64>> = get,
+        disposable: Option<TextList> = get,
+        release_names: Option<TextList> = get,
+        secret_names: Option<TextList> = get,
+        narrow: Option<TextList> = get,
     }
 }
 
@@ -101,6 +109,10 @@ table! {
         why: Text = required,
         os: Option<TextList> = get,
         pure: bool = or_default,
+        hooks: bool = or_default,
+        writes_cwd: bool = or_default,
+        declares: bool = or_default,
+        unless_bare: Option<Text> = get,
         value_flags: Vec<Text> = or_default,
         unless_flags: Vec<Spanned<RawUnlessFlag>> = or_default,
         unless_args: Vec<Spanned<RawUnlessArg>> = or_default,
@@ -137,6 +149,9 @@ table! {
         judged_flags: Option<Spanned<Vec<Text>>> = get,
         /// `prefix` only.
         flags: Option<Spanned<Vec<Text>>> = get,
+        runs: Option<Text> = get,
+        local_flags: Option<Spanned<Vec<Text>>> = get,
+        local_bins: Option<Spanned<Vec<Text>>> = get,
         assignments: Option<Spanned<bool>> = get,
         positionals: Option<Spanned<i64>> = get,
         stop_at: Option<Spanned<Vec<Text>>> = get,
@@ -190,10 +205,14 @@ table! {
         verb: Option<Spanned<Words>> = get,
         verbs: Option<Spanned<Vec<Spanned<Words>>>> = get,
         operands: Option<Text> = get,
+        first: Option<Text> = get,
+        first_unless: Vec<Text> = or_default,
         last: Option<Text> = get,
         options: BTreeMap<Text, Text> = or_default,
         assign: BTreeMap<Text, Text> = or_default,
         value_flags: Vec<Text> = or_default,
+        recursive_flags: Vec<Text> = or_default,
+        recursive: bool = or_default,
     }
 }
 
@@ -210,6 +229,7 @@ table! {
     RawAudience {
         read: Spanned<ReadZones> = required,
         write: Vec<Text> = required,
+        run: Vec<Text> = or_default,
     }
 }
 

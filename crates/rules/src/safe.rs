@@ -1,27 +1,34 @@
-//! What the safe catalog says about a command, and the roles of its arguments.
+//! What the command catalog says about a command, and the roles of its arguments.
 
 use shellgate_parser::Word;
 
 use crate::classify::TokenClass;
 use crate::flags::{self, flag_is};
-use crate::model::{ArgRole, Role, SafeEntry};
+use crate::model::{ArgRole, EffectClass, Role, SafeEntry};
 use crate::policy::{CommandView, Policy};
 
 /// Why a dynamic argument makes an option-aware safe verb unsafe.
 const DYNAMIC_WHY: &str = "a dynamic argument could expand to an unsafe option";
 
-/// What the safe catalog says about one command.
+/// What the command catalog says about one command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SafeVerdict<'p> {
-    /// A catalogued read-only verb with no unsafe flag or argument.
-    Safe {
-        /// Why it is safe (from the catalog).
+    /// Admitted by a catalog entry: its effects are those of `class` plus the ones its argument
+    /// roles and redirections name, which the caller judges. When entries of several classes
+    /// admit it, the least demanding class is reported.
+    Admitted {
+        /// The verb prefix of the entry.
+        verb: &'p [String],
+        /// The effect class of the entry.
+        class: EffectClass,
+        /// Why the entry admits it (from the catalog).
         why: &'p str,
+        /// A `[[repository]]` entry whose command runs the repository's hooks.
+        hooks: bool,
+        /// The command also writes below its working directory.
+        writes_cwd: bool,
     },
-    /// A pure side-effect verb (`echo`, `true`): safe unless it writes through a redirect,
-    /// which the caller checks.
-    Pure,
-    /// A catalogued verb made unsafe by a flag or argument.
+    /// A catalogued verb made unsafe by a flag or argument (no entry admits it).
     Unsafe {
         /// The cooked word that made it unsafe.
         token: String,
@@ -33,63 +40,75 @@ pub enum SafeVerdict<'p> {
 }
 
 impl Policy {
-    /// What the safe catalog says about `view`'s words (redirections are the caller's: a
-    /// [`SafeVerdict::Pure`] or [`SafeVerdict::Safe`] verb that writes through a redirect is
-    /// not read-only). Option-aware: unsafe flags are found in every spelling (bundled,
-    /// `--x=v`, unambiguous long prefixes), values of `value_flags` are skipped, and a dynamic
-    /// word before `--` makes a verb with unsafe flags unsafe. Only bare names and binaries in
-    /// trusted bin dirs are catalogued; entries with an `os` list apply on those systems only.
+    /// What the command catalog (`[[safe]]`, `[[writer]]`, `[[repository]]`, `[[network]]`,
+    /// `[[toolchain]]`) says about `view`'s words; redirections and argument roles are the
+    /// caller's to judge. Every entry whose verb prefix the words start with is tried: the
+    /// least demanding class among the entries that admit the command wins, else the first
+    /// reason an entry gave for not admitting it (longest prefix first). Option-aware: unsafe
+    /// flags are found in every spelling (bundled, `--x=v`, unambiguous long prefixes), values
+    /// of the entry's `value_flags` and of its argument roles' options are skipped, and a
+    /// dynamic word before `--` makes a verb with unsafe flags unsafe. Only bare names and
+    /// binaries in trusted bin dirs are catalogued; entries with an `os` list apply on those
+    /// systems only.
     #[must_use]
     pub fn safe(&self, view: &CommandView<'_>) -> SafeVerdict<'_> {
         let os = std::env::consts::OS;
-        let Some(entry) = self.lookup(&self.safe, view.words, false, &|e: &SafeEntry| {
-            e.os.is_empty() || e.os.iter().any(|o| o == os)
-        }) else {
-            return SafeVerdict::NotCatalogued;
+        // Flags that take a value: the entry's own, and those its argument roles know of.
+        let roles = self.lookup(&self.verbs, view.words, true, &|_| true);
+        let role_takes = |name: &str| {
+            roles.is_some_and(|r| {
+                r.value_flags.iter().any(|v| v == name)
+                    || r.options.iter().any(|(o, _)| flag_is(name, o))
+            })
         };
-        let start = entry.verb.len();
-        let scan = flags::scan(view.words, start, &|name| {
-            entry.value_flags.iter().any(|v| v == name)
+        let mut best: Option<SafeVerdict<'_>> = None;
+        let mut refusal: Option<SafeVerdict<'_>> = None;
+        let entries = self.lookup_all(&self.safe, view.words, false, &|e: &SafeEntry| {
+            e.os.is_empty() || e.os.iter().any(|o| o == os)
         });
-        for hit in &scan.flags {
-            for unless in &entry.unless_flags {
-                if unless.flags.iter().any(|s| flag_is(&hit.name, s)) {
-                    return SafeVerdict::Unsafe {
-                        token: cooked(view.words, hit.index),
-                        why: &unless.why,
+        for (i, entry) in entries.iter().enumerate() {
+            // A later layer's entry for the same verb in the same table replaces this one
+            // (a user layer tightens `cat` with `unless_flags`); entries of other tables for
+            // the same verb are all tried (`git tag` is read-only and a repository command).
+            let replaced = entries
+                .get(i + 1..)
+                .unwrap_or_default()
+                .iter()
+                .any(|later| later.verb == entry.verb && later.class == entry.class);
+            if replaced {
+                continue;
+            }
+            match entry_verdict(entry, view, &role_takes) {
+                admitted @ SafeVerdict::Admitted { class, .. } => {
+                    let better = match &best {
+                        Some(SafeVerdict::Admitted { class: known, .. }) => class < *known,
+                        _ => true,
                     };
+                    if better {
+                        best = Some(admitted);
+                    }
+                }
+                other => {
+                    if refusal.is_none() {
+                        refusal = Some(other);
+                    }
                 }
             }
         }
-        let option_aware = !entry.unless_flags.is_empty() || !entry.unless_args.is_empty();
-        if option_aware && let Some(index) = scan.dynamic.first() {
-            return SafeVerdict::Unsafe {
-                token: cooked(view.words, *index),
-                why: DYNAMIC_WHY,
-            };
-        }
-        if !entry.unless_args.is_empty() {
-            let mut found = Vec::new();
-            for word in view.words.iter().skip(start) {
-                entry.unless_globs.matches_into(&word.cooked, &mut found);
-                let hit = found.iter().find_map(|arg| entry.unless_args.get(*arg));
-                if let Some(unless) = hit {
-                    return SafeVerdict::Unsafe {
-                        token: word.cooked.clone(),
-                        why: &unless.why,
-                    };
-                }
-            }
-        }
-        if entry.pure {
-            SafeVerdict::Pure
-        } else {
-            SafeVerdict::Safe { why: &entry.why }
-        }
+        best.or(refusal).unwrap_or(SafeVerdict::NotCatalogued)
     }
+
+    /// Whether a `[[verb]]` entry gives `view`'s arguments their roles (else [`Policy::roles`]
+    /// guesses: path-shaped operands are possible writes).
+    #[must_use]
+    pub fn knows_roles(&self, view: &CommandView<'_>) -> bool {
+        self.lookup(&self.verbs, view.words, true, &|_| true)
+            .is_some()
+    }
+
     /// The roles of `view`'s arguments, by word index: option values and `key=value` operands
     /// included. For a verb without a `[[verb]]` entry, path-shaped operands (class `path`) are
-    /// writes.
+    /// writes. A `pathspec` is reported as a read when it is path-shaped, else as a value.
     #[must_use]
     pub fn roles(&self, view: &CommandView<'_>) -> Vec<ArgRole> {
         let words = view.words;
@@ -105,6 +124,7 @@ impl Policy {
                     index,
                     role: Role::WritePath,
                     text: w.cooked.clone(),
+                    recursive: false,
                 })
                 .collect();
         };
@@ -118,6 +138,13 @@ impl Policy {
         let scan = flags::scan(words, entry.verb.len(), &|name| {
             option_role(name).is_some() || entry.value_flags.iter().any(|v| v == name)
         });
+        let given = |list: &[String]| {
+            scan.flags
+                .iter()
+                .any(|hit| list.iter().any(|spelling| flag_is(&hit.name, spelling)))
+        };
+        let first_applies = entry.first.is_some() && !given(&entry.first_unless);
+        let recursive = entry.recursive || given(&entry.recursive_flags);
         let mut out: Vec<ArgRole> = scan
             .values
             .iter()
@@ -125,6 +152,7 @@ impl Policy {
                 index: v.index,
                 role: option_role(&v.flag).unwrap_or(Role::Value),
                 text: v.text.clone(),
+                recursive: false,
             })
             .collect();
         let count = scan.operands.len();
@@ -144,11 +172,13 @@ impl Policy {
                     index: *index,
                     role,
                     text: value.to_owned(),
+                    recursive: recursive && matches!(role, Role::DeletePath | Role::ReadPath),
                 });
                 continue;
             }
-            let role = match entry.last {
-                Some(last) if count >= 2 && n + 1 == count => Some(last),
+            let role = match (entry.first, entry.last) {
+                (Some(first), _) if n == 0 && first_applies => Some(first),
+                (_, Some(last)) if count >= 2 && n + 1 == count => Some(last),
                 _ => entry.operands,
             };
             if let Some(role) = role {
@@ -156,12 +186,96 @@ impl Policy {
                     index: *index,
                     role,
                     text: word.cooked.clone(),
+                    recursive: recursive && matches!(role, Role::DeletePath | Role::ReadPath),
                 });
+            }
+        }
+        // A pathspec is a read when it looks like a path, else a value.
+        for role in &mut out {
+            if role.role == Role::Pathspec {
+                role.role = if self.classify(&role.text) == TokenClass::Path {
+                    Role::ReadPath
+                } else {
+                    Role::Value
+                };
             }
         }
         out.sort_by_key(|r| r.index);
         out
     }
+}
+
+/// What one catalog entry (whose verb prefix the words start with) says; `role_takes` tells
+/// which flags the command's argument roles give a value.
+fn entry_verdict<'p>(
+    entry: &'p SafeEntry,
+    view: &CommandView<'_>,
+    role_takes: &dyn Fn(&str) -> bool,
+) -> SafeVerdict<'p> {
+    let start = entry.verb.len();
+    let takes = |name: &str| entry.value_flags.iter().any(|v| v == name) || role_takes(name);
+    let scan = flags::scan(view.words, start, &takes);
+    for hit in &scan.flags {
+        for unless in &entry.unless_flags {
+            if unless.flags.iter().any(|s| flag_is(&hit.name, s)) {
+                return SafeVerdict::Unsafe {
+                    token: cooked(view.words, hit.index),
+                    why: &unless.why,
+                };
+            }
+        }
+    }
+    let option_aware = !entry.unless_flags.is_empty() || !entry.unless_args.is_empty();
+    let can_be_option = |index: &&usize| {
+        !(entry.declares
+            && view
+                .words
+                .get(**index)
+                .is_some_and(|w| assignment_shaped(&w.raw)))
+    };
+    if option_aware && let Some(index) = scan.dynamic.iter().find(can_be_option) {
+        return SafeVerdict::Unsafe {
+            token: cooked(view.words, *index),
+            why: DYNAMIC_WHY,
+        };
+    }
+    if !entry.unless_args.is_empty() {
+        let mut found = Vec::new();
+        for word in view.words.iter().skip(start) {
+            entry.unless_globs.matches_into(&word.cooked, &mut found);
+            let hit = found.iter().find_map(|arg| entry.unless_args.get(*arg));
+            if let Some(unless) = hit {
+                return SafeVerdict::Unsafe {
+                    token: word.cooked.clone(),
+                    why: &unless.why,
+                };
+            }
+        }
+    }
+    if let Some(why) = &entry.unless_bare
+        && view.words.len() <= start
+    {
+        return SafeVerdict::Unsafe {
+            token: entry.verb.join(" "),
+            why,
+        };
+    }
+    SafeVerdict::Admitted {
+        verb: &entry.verb,
+        class: entry.class,
+        why: &entry.why,
+        hooks: entry.hooks,
+        writes_cwd: entry.writes_cwd,
+    }
+}
+
+/// Whether a word as written starts with `NAME=` (a shell variable name and `=`).
+fn assignment_shaped(raw: &str) -> bool {
+    raw.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+    })
 }
 
 /// The cooked text of word `index`.

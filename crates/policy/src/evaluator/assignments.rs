@@ -76,6 +76,12 @@ pub(super) const CODE_LOADING_VARIABLES: &[&str] = &[
     "JAVA_TOOL_OPTIONS",
     "_JAVA_OPTIONS",
     "JDK_JAVA_OPTIONS",
+    // Programs the Rust toolchain runs instead of rustc/rustdoc.
+    "RUSTC",
+    "RUSTDOC",
+    "RUSTC_WORKSPACE_WRAPPER",
+    // A template directory's hooks are copied into every new repository.
+    "GIT_TEMPLATE_DIR",
 ];
 
 /// Builtins whose `NAME=value` operands set variables.
@@ -93,6 +99,11 @@ pub(super) fn is_code_loading(name: &str) -> bool {
         || name.starts_with("RUBY")
         || name.starts_with("NODE_")
         || name.ends_with("_COMMAND")
+        // `RUSTC_WRAPPER`, `CARGO_BUILD_RUSTC_WRAPPER`, `CARGO_TARGET_…_RUNNER`: programs.
+        || name.ends_with("_WRAPPER")
+        || name.ends_with("_RUNNER")
+        // `GIT_SSL_NO_VERIFY`, `GIT_SSL_CAINFO`: whom git trusts on the network.
+        || name.starts_with("GIT_SSL_")
         // `KUBECONFIG`, `DOCKER_CONFIG`, `AWS_CONFIG_FILE`: a configuration file can name a
         // program (a kubeconfig `exec` credential plugin runs on `kubectl get pods`).
         || name.contains("CONFIG")
@@ -225,5 +236,90 @@ impl<'a> Run<'a> {
                 );
             }
         }
+    }
+}
+
+impl Run<'_> {
+    /// A command whose output goes to the transcript (a pure or read-only one) that expands a
+    /// variable whose name looks like it holds a secret (`echo $GITHUB_TOKEN`, a heredoc
+    /// `$AWS_SECRET_ACCESS_KEY`) puts the secret into the agent's context: a person decides.
+    pub(super) fn judge_exposure(&self, inv: &Invocation, judged: &mut Judged) {
+        let mut texts: Vec<&str> = inv.words.iter().map(|w| w.raw.as_str()).collect();
+        for redirect in &inv.redirects {
+            if let shellgate_parser::RedirectTarget::Heredoc(heredoc) = &redirect.target
+                && !heredoc.quoted
+            {
+                texts.push(&heredoc.body);
+            }
+        }
+        let mut names: Vec<&str> = texts
+            .into_iter()
+            .flat_map(expanded_names)
+            .filter(|name| self.policy().is_secret_name(name))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        if !names.is_empty() {
+            judged.saveable = false;
+            judged.ask(
+                ReasonKind::Exposure,
+                None,
+                format!(
+                    "prints `${}`, which looks like it holds a secret (into the agent's transcript)",
+                    names.join("`, `$")
+                ),
+            );
+        }
+    }
+}
+
+/// The variable names a shell text expands (`$NAME`, `${NAME…}`), outside single quotes and
+/// not escaped.
+pub(super) fn expanded_names(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut single = false;
+    let mut double = false;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' if !single => i += 1,
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            b'$' if !single => {
+                let start = if bytes.get(i + 1) == Some(&b'{') {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                let len = bytes
+                    .get(start..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+                if len > 0
+                    && bytes.get(start).is_some_and(|c| !c.is_ascii_digit())
+                    && let Some(name) = text.get(start..start + len)
+                {
+                    out.push(name);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expanded_names;
+
+    #[test]
+    fn names_expanded_outside_single_quotes() {
+        assert_eq!(expanded_names("echo $A ${B:-x} \"$C\""), ["A", "B", "C"]);
+        assert_eq!(expanded_names("echo '$A' \\$B $1 $"), Vec::<&str>::new());
+        assert_eq!(expanded_names("\"it's $TOKEN\""), ["TOKEN"]);
     }
 }

@@ -2,7 +2,7 @@
 //! the safe catalog and the approved patterns.
 
 use shellgate_parser::Word;
-use shellgate_rules::{Decision, Invocation, InvocationKind, Opaque, SafeVerdict};
+use shellgate_rules::{Decision, EffectClass, Invocation, InvocationKind, Opaque, SafeVerdict};
 
 use crate::display;
 use crate::evaluation::{ClauseVerdict, ReasonKind};
@@ -10,9 +10,8 @@ use crate::matching::{self, Executable, Token};
 use crate::proposal::{self, ProposalInput};
 
 use super::clause_text::clause_text;
-use super::path_effects::is_real_write;
 use super::run::Run;
-use super::verdict::Judged;
+use super::verdict::{Judged, NetFacts};
 
 impl<'a> Run<'a> {
     /// The verdict on one invocation.
@@ -40,6 +39,7 @@ impl<'a> Run<'a> {
             denied_by: Vec::new(),
             writes_paths: false,
             runs_code: None,
+            net: NetFacts::default(),
         };
         if let InvocationKind::Wrapper { privileged } = inv.kind {
             let through = if privileged {
@@ -60,6 +60,12 @@ impl<'a> Run<'a> {
                 let (kind, message) = opaque_reason(opaque);
                 judged.ask(kind, None, message);
             }
+            if let Some(wrapper) = self.policy().wrapper(&inv.words)
+                && let shellgate_rules::WrapperMode::Prefix(prefix) = &wrapper.mode
+                && let Some(runs) = prefix.runs
+            {
+                self.judge_runner(inv, wrapper, prefix, runs, &ctx, &mut judged);
+            }
             return judged;
         }
         self.judge_leaf(inv, &mut judged);
@@ -75,11 +81,16 @@ impl<'a> Run<'a> {
             self.judge_keyword(keyword, inv, &ctx, judged);
             return;
         }
-        // The paths: operands by role, redirect targets, cd targets, appended arguments.
+        // What the catalog admits it as, then its paths: operands by role, redirect targets,
+        // cd targets, appended arguments, the working directory.
         let safe = if inv.words.is_empty() {
             SafeVerdict::NotCatalogued
         } else {
             self.policy().safe(&inv.view())
+        };
+        let (class, entry_verb) = match &safe {
+            SafeVerdict::Admitted { class, verb, .. } => (Some(*class), *verb),
+            SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => (None, &[][..]),
         };
         self.judge_paths(inv, &ctx, &safe, judged);
         let Some(first) = inv.words.first() else {
@@ -136,12 +147,48 @@ impl<'a> Run<'a> {
                 return;
             }
         }
-        // Code the gate cannot read.
+        // Code the gate cannot read — unless it is the project's own: a script file or a
+        // program inside a run zone (`python3 tests/run.py`, `./scripts/test.sh`,
+        // `bash build.sh`, `./target/debug/app`). A catalog entry that admits an interpreter
+        // call (`python3 -m pytest`) knows more than the interpreter entry.
+        let mut project_file: Option<(String, &str)> = None;
         let interpreter_call = match &inv.opaque {
             None => false,
-            Some(Opaque::Interpreter { why }) => {
-                judged.reason(ReasonKind::Interpreter, None, why.clone());
-                true
+            // The catalog entry names the code flag or the "script" word (`python3 -m pytest`,
+            // `bun run build`): it knows what runs.
+            Some(Opaque::Interpreter { flag, script, .. })
+                if flag
+                    .iter()
+                    .chain(script)
+                    .any(|w| entry_verb.iter().skip(1).any(|v| v == w)) =>
+            {
+                false
+            }
+            Some(Opaque::Interpreter { why, script, .. }) => {
+                match script
+                    .as_deref()
+                    .and_then(|s| self.project_code_file(s, &ctx).map(|p| (p, s)))
+                {
+                    Some(found) => {
+                        project_file = Some(found);
+                        false
+                    }
+                    None => {
+                        judged.reason(ReasonKind::Interpreter, None, why.clone());
+                        true
+                    }
+                }
+            }
+            Some(opaque @ Opaque::ScriptFile { path }) => {
+                if let Some(file) = self.project_code_file(path, &ctx) {
+                    project_file = Some((file, path.as_str()));
+                    false
+                } else {
+                    judged.saveable = false;
+                    let (kind, message) = opaque_reason(opaque);
+                    judged.ask(kind, None, message);
+                    return;
+                }
             }
             Some(other) => {
                 judged.saveable = false;
@@ -150,6 +197,13 @@ impl<'a> Run<'a> {
                 return;
             }
         };
+        if let Executable::Path(path) = &executable
+            && class.is_none()
+            && project_file.is_none()
+            && let Some(file) = path.to_str().and_then(|p| self.project_code_file(p, &ctx))
+        {
+            project_file = Some((file, first.cooked.as_str()));
+        }
         // An interpreter's arguments are code or select code: it is only ever saved, and
         // matched, as the exact command.
         let opaque_code = interpreter_call || judged.runs_code.is_some();
@@ -160,7 +214,10 @@ impl<'a> Run<'a> {
                 format!("`{code}` is a program or code that runs"),
             );
         }
-        let interpreter_call = opaque_code || self.policy().interpreter(&inv.words).is_some();
+        let interpreter_call = opaque_code
+            || (class.is_none()
+                && project_file.is_none()
+                && self.policy().interpreter(&inv.words).is_some());
         // Privilege changes never pass silently.
         if let Some(step) = self.privileged_step(inv) {
             judged.saveable = false;
@@ -171,34 +228,46 @@ impl<'a> Run<'a> {
             );
             return;
         }
-        // The verb. A read-only verb that writes a file (an output operand, an output option,
-        // a redirect) is not read-only.
-        let writes = judged.writes_paths || inv.redirects.iter().any(is_real_write);
+        // What the command is: its effects beyond its paths (judged above) are those of its
+        // class; the project's code runs silently only in a run zone.
         if !opaque_code {
             match safe {
-                SafeVerdict::Safe { why } if !writes => {
-                    judged.reason(ReasonKind::Safe, None, format!("safe: {why}"));
+                SafeVerdict::Admitted {
+                    class: EffectClass::Pure,
+                    ..
+                } => {
+                    judged.reason(ReasonKind::Pure, None, "a pure side-effect verb");
+                    self.judge_exposure(inv, judged);
                     return;
                 }
-                SafeVerdict::Pure if !writes => {
-                    judged.reason(
-                        ReasonKind::Pure,
-                        None,
-                        "a pure side-effect verb with no write redirect",
-                    );
-                    return;
+                SafeVerdict::Admitted {
+                    class, why, hooks, ..
+                } => {
+                    judged.reason(ReasonKind::Safe, None, format!("{}: {why}", class.as_str()));
+                    if class == EffectClass::ReadOnly {
+                        self.judge_exposure(inv, judged);
+                    }
+                    if class == EffectClass::Network {
+                        // What it asks for is its network effects (or its paths), not the verb.
+                        self.judge_network(judged);
+                        return;
+                    }
+                    let runs_code = class == EffectClass::Toolchain || hooks;
+                    if !runs_code || self.runs_in_run_zone(&ctx, judged) {
+                        return;
+                    }
                 }
-                SafeVerdict::Safe { .. } | SafeVerdict::Pure => judged.reason(
-                    ReasonKind::Unsafe,
-                    None,
-                    "a read-only verb that writes a file is not read-only",
-                ),
                 SafeVerdict::Unsafe { token, why } => judged.reason(
                     ReasonKind::Unsafe,
                     None,
                     format!("`{}`: {why}", display::escape(&token)),
                 ),
                 SafeVerdict::NotCatalogued => {}
+            }
+            if let Some((file, shown)) = &project_file
+                && self.project_code_runs(file, shown, judged)
+            {
+                return;
             }
         }
         for approved in self.state.patterns() {
@@ -297,7 +366,7 @@ pub(super) fn opaque_reason(opaque: &Opaque) -> (ReasonKind, String) {
             "runs code on another machine".to_owned(),
         ),
         Opaque::DynamicCode { why } => (ReasonKind::Opaque, why.clone()),
-        Opaque::Interpreter { why } => (ReasonKind::Interpreter, why.clone()),
+        Opaque::Interpreter { why, .. } => (ReasonKind::Interpreter, why.clone()),
         Opaque::DepthLimit => (
             ReasonKind::Incomplete,
             "shell code is nested too deep to follow".to_owned(),

@@ -2,16 +2,29 @@
 
 use std::path::{Path, PathBuf};
 
-use shellgate_parser::{Redirect, Word};
-use shellgate_rules::{Access, Decision, Invocation, Protected, Role, SafeVerdict, ZonePath};
+use shellgate_parser::Word;
+use shellgate_rules::{
+    Access, Decision, EffectClass, Invocation, Protected, Role, SafeVerdict, ZonePath,
+};
 
 use crate::display;
 use crate::evaluation::{DenyHit, ReasonKind};
 use crate::matching::MatchContext;
 use crate::paths;
 
+use super::network;
 use super::run::Run;
 use super::verdict::{Judged, Untrusted};
+
+/// Whether an access is known (the policy gives the argument its role) or only possible (the
+/// command's roles are not known, so a path-shaped operand might be read or written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Certainty {
+    /// The policy says so.
+    Certain,
+    /// A guess about an unknown command's operand.
+    Possible,
+}
 
 /// Most files a glob path is expanded to when symbolic links are resolved; more make the path
 /// untrusted.
@@ -36,7 +49,10 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Judges every path of an invocation.
+    /// Judges every path of an invocation: the operands and option values its roles name
+    /// (`class` is what the command catalog admitted it as, if anything), `cd` targets,
+    /// arguments appended at run time, redirections, and the working directory as the class
+    /// uses it.
     pub(super) fn judge_paths(
         &self,
         inv: &Invocation,
@@ -44,18 +60,47 @@ impl<'a> Run<'a> {
         safe: &SafeVerdict<'_>,
         judged: &mut Judged,
     ) {
+        let class = match safe {
+            SafeVerdict::Admitted { class, .. } => Some(*class),
+            SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => None,
+        };
         let leaf = !inv.words.is_empty();
         if leaf {
             self.judge_cwd(inv, ctx, safe, judged);
-            let roles = self.policy().roles(&inv.view());
+            let view = inv.view();
+            // Without a `[[verb]]` entry the roles are a guess (path-shaped operands), so the
+            // paths are only *possible* reads or writes: a catalogued read-only command reads
+            // them, anything else may write them.
+            let certainty = if self.policy().knows_roles(&view) {
+                Certainty::Certain
+            } else {
+                Certainty::Possible
+            };
+            let reads_only = matches!(class, Some(EffectClass::Pure | EffectClass::ReadOnly));
+            let roles = self.policy().roles(&view);
             for role in &roles {
                 let Some(word) = inv.words.get(role.index) else {
                     continue;
                 };
                 let access = match role.role {
-                    Role::ReadPath => Access::Read,
+                    Role::ReadPath => {
+                        if role.recursive {
+                            self.judge_recursive_read(word, &role.text, ctx, judged);
+                        }
+                        Access::Read
+                    }
+                    Role::WritePath if reads_only && certainty == Certainty::Possible => {
+                        Access::Read
+                    }
                     Role::WritePath => {
                         judged.writes_paths = true;
+                        Access::Write
+                    }
+                    Role::DeletePath => {
+                        judged.writes_paths = true;
+                        if role.recursive {
+                            self.judge_recursive_delete(word, &role.text, ctx, judged);
+                        }
                         Access::Write
                     }
                     // Code that runs: the command can only be approved exactly (see `judge_leaf`).
@@ -65,10 +110,59 @@ impl<'a> Run<'a> {
                         }
                         continue;
                     }
-                    // A plain value is not a path.
-                    Role::Value => continue,
+                    Role::Url => {
+                        let host = word.literal.then(|| network::host_of(&role.text)).flatten();
+                        judged.net.hosts.push((host, display::escape(&word.raw)));
+                        continue;
+                    }
+                    Role::Method => {
+                        judged.net.method = Some(if word.literal {
+                            role.text.to_ascii_uppercase()
+                        } else {
+                            display::escape(&word.raw)
+                        });
+                        continue;
+                    }
+                    Role::Upload => {
+                        judged.net.uploads.push(display::escape(&role.text));
+                        Access::Read
+                    }
+                    Role::Send => {
+                        match network::sent_file(&role.text).filter(|_| word.literal) {
+                            Some(file) => {
+                                judged.net.uploads.push(display::escape(file));
+                                self.judge_path(
+                                    word,
+                                    file,
+                                    Access::Read,
+                                    Certainty::Certain,
+                                    ctx,
+                                    judged,
+                                );
+                            }
+                            None if word.literal => judged.net.sends = true,
+                            None => judged.net.uploads.push(display::escape(&word.raw)),
+                        }
+                        continue;
+                    }
+                    Role::Variable => {
+                        if self.policy().is_secret_name(&role.text) {
+                            judged.saveable = false;
+                            judged.ask(
+                                ReasonKind::Exposure,
+                                None,
+                                format!(
+                                    "prints `{}`, a variable that looks like it holds a secret (into the agent's transcript)",
+                                    display::escape(&role.text)
+                                ),
+                            );
+                        }
+                        continue;
+                    }
+                    // A plain value is not a path (a pathspec was resolved by the policy).
+                    Role::Value | Role::Pathspec => continue,
                 };
-                self.judge_path(word, &role.text, access, ctx, judged);
+                self.judge_path(word, &role.text, access, certainty, ctx, judged);
             }
             let verb = inv.words.first().map(|w| w.cooked.as_str());
             if matches!(verb, Some("cd" | "pushd")) && inv.words.first().is_some_and(|w| w.literal)
@@ -85,15 +179,21 @@ impl<'a> Run<'a> {
                 match operands.first() {
                     // Already judged when the policy gives the target a role.
                     Some((index, _)) if roles.iter().any(|r| r.index == *index) => {}
-                    Some((_, target)) => {
-                        self.judge_path(target, &target.cooked, Access::Read, ctx, judged)
-                    }
+                    Some((_, target)) => self.judge_path(
+                        target,
+                        &target.cooked,
+                        Access::Read,
+                        Certainty::Certain,
+                        ctx,
+                        judged,
+                    ),
                     None => {
                         if let Some(home) = ctx.home {
                             self.judge_resolved(
                                 home,
                                 &home.to_string_lossy(),
                                 Access::Read,
+                                Certainty::Certain,
                                 judged,
                             );
                         }
@@ -101,9 +201,10 @@ impl<'a> Run<'a> {
                 }
             }
             if inv.appended_args {
-                let access = match safe {
-                    SafeVerdict::Safe { .. } | SafeVerdict::Pure => Access::Read,
-                    SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => Access::Write,
+                let access = if reads_only {
+                    Access::Read
+                } else {
+                    Access::Write
                 };
                 judged.reason(
                     ReasonKind::Path,
@@ -125,9 +226,105 @@ impl<'a> Run<'a> {
         self.judge_redirects(inv, ctx, judged);
     }
 
+    /// A recursive read of a directory that holds a protected path (`grep -r AKIA ~` reaches
+    /// `~/.aws/credentials`, `rg -uu secret ~` reaches `~/.ssh`) touches that path: it needs a
+    /// person every time, like naming it would (never a hard deny: the command does not name
+    /// the secret).
+    fn judge_recursive_read(
+        &self,
+        word: &Word,
+        text: &str,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let Some(dir) = word
+            .literal
+            .then(|| {
+                let tilde = text.starts_with('~') && word.features.tilde;
+                paths::expand(text, tilde, ctx.cwd, ctx.home)
+            })
+            .flatten()
+            .and_then(|p| paths::normalize(&p))
+        else {
+            return;
+        };
+        let Some((entry, base)) = self
+            .gate
+            .grant_rule()
+            .protected_below(&dir, ctx.home, |entry| entry.read != Decision::Approved)
+        else {
+            return;
+        };
+        judged.saveable = false;
+        judged.ask(
+            ReasonKind::Path,
+            Some(entry.id.clone()),
+            format!(
+                "a recursive read of `{}` reaches `{}` ({}: {})",
+                display::escape(&dir.to_string_lossy()),
+                display::escape(&base.to_string_lossy()),
+                entry.id,
+                entry.why
+            ),
+        );
+    }
+
+    /// A recursive delete runs silently only for a project's disposable outputs: a path at
+    /// or below a directory named in `settings.disposable` (`target`, `node_modules`…), inside
+    /// a write zone (the write itself is judged like any other). Any other recursive delete
+    /// needs a person.
+    fn judge_recursive_delete(
+        &self,
+        word: &Word,
+        text: &str,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let resolved = word
+            .literal
+            .then(|| {
+                let tilde = text.starts_with('~') && word.features.tilde;
+                paths::expand(text, tilde, ctx.cwd, ctx.home)
+            })
+            .flatten()
+            .and_then(|p| paths::normalize(&p));
+        let disposable = resolved.as_deref().and_then(|path| {
+            let zone = self.state.zone_for(path, Access::Write)?;
+            let below = path.strip_prefix(zone.resolved()).ok()?;
+            below.components().find_map(|c| {
+                let name = c.as_os_str().to_str()?;
+                self.policy()
+                    .disposable()
+                    .iter()
+                    .any(|d| d == name)
+                    .then(|| name.to_owned())
+            })
+        });
+        let shown = display::escape(
+            &resolved
+                .as_deref()
+                .map_or_else(|| word.raw.clone(), |p| p.to_string_lossy().into_owned()),
+        );
+        match disposable {
+            Some(name) => judged.reason(
+                ReasonKind::Path,
+                None,
+                format!("recursive delete of `{shown}`: `{name}` holds disposable outputs"),
+            ),
+            None => judged.ask(
+                ReasonKind::Path,
+                None,
+                format!(
+                    "recursive delete of `{shown}`, which is not a disposable output (`settings.disposable`)"
+                ),
+            ),
+        }
+    }
+
     /// The working directory a command runs in is read (a listing, a search, a build), except
-    /// by pure side-effect verbs and by `cd`/`pushd`/`popd`. An unknown working directory is
-    /// untrusted unless every path may be read.
+    /// by pure side-effect verbs and by `cd`/`pushd`/`popd`; a repository command or a project
+    /// toolchain writes below it, so it must be in a write zone. An unknown working directory
+    /// is untrusted unless every path may be read (and it is only read).
     pub(super) fn judge_cwd(
         &self,
         inv: &Invocation,
@@ -141,17 +338,36 @@ impl<'a> Run<'a> {
         if first.literal && matches!(first.cooked.as_str(), "cd" | "pushd" | "popd") {
             return;
         }
-        if matches!(safe, SafeVerdict::Pure) {
-            return;
-        }
+        let access = match safe {
+            SafeVerdict::Admitted {
+                class: EffectClass::Pure,
+                ..
+            } => return,
+            SafeVerdict::Admitted {
+                class: EffectClass::Repository | EffectClass::Toolchain,
+                ..
+            }
+            | SafeVerdict::Admitted {
+                writes_cwd: true, ..
+            } => Access::Write,
+            SafeVerdict::Admitted { .. }
+            | SafeVerdict::Unsafe { .. }
+            | SafeVerdict::NotCatalogued => Access::Read,
+        };
         match ctx.cwd {
             Some(cwd) => {
                 let resolved =
                     paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
-                self.judge_resolved(&resolved, &resolved.to_string_lossy(), Access::Read, judged);
+                self.judge_resolved(
+                    &resolved,
+                    &resolved.to_string_lossy(),
+                    access,
+                    Certainty::Certain,
+                    judged,
+                );
             }
-            None if self.state.read_all().is_some() => {}
-            None => self.dynamic_path("(the working directory)", Access::Read, judged),
+            None if access == Access::Read && self.state.read_all().is_some() => {}
+            None => self.dynamic_path("(the working directory)", access, judged),
         }
     }
 
@@ -170,7 +386,7 @@ impl<'a> Run<'a> {
         if word.literal && exempt.contains(&word.cooked.as_str()) {
             return;
         }
-        self.judge_path(word, &word.cooked, access, ctx, judged);
+        self.judge_path(word, &word.cooked, access, Certainty::Certain, ctx, judged);
     }
 
     /// Judges one path operand; `text` is the path part of the word (the value of
@@ -180,6 +396,7 @@ impl<'a> Run<'a> {
         word: &Word,
         text: &str,
         access: Access,
+        certainty: Certainty,
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
@@ -195,7 +412,7 @@ impl<'a> Run<'a> {
         } else if only_home_variable(word) {
             paths::expand_home_variable(text, ctx.home).map(PathBuf::from)
         } else if only_glob(word) {
-            self.judge_glob(word, text, access, ctx, judged);
+            self.judge_glob(word, text, access, certainty, ctx, judged);
             return;
         } else {
             None
@@ -237,12 +454,18 @@ impl<'a> Run<'a> {
             );
         }
         // The target decides; the path as written may be protected too (`keys/id_rsa`).
-        if self.protected(&resolved, access, judged)
-            || (resolved != lexical && self.protected(&lexical, access, judged))
+        if self.protected(&resolved, access, certainty, judged)
+            || (resolved != lexical && self.protected(&lexical, access, certainty, judged))
         {
             return;
         }
-        self.judge_zone(&resolved, &resolved.to_string_lossy(), access, judged);
+        self.judge_zone(
+            &resolved,
+            &resolved.to_string_lossy(),
+            access,
+            certainty,
+            judged,
+        );
     }
 
     /// Judges a glob path by its literal directory and, with symlink resolution, its matches.
@@ -251,6 +474,7 @@ impl<'a> Run<'a> {
         word: &Word,
         text: &str,
         access: Access,
+        certainty: Certainty,
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
@@ -277,18 +501,30 @@ impl<'a> Run<'a> {
         for component in &split.rest {
             whole.push(component);
         }
-        if self.protected(&whole, access, judged) {
+        if self.protected(&whole, access, certainty, judged) {
             return;
         }
         if !ctx.symlinks {
-            self.judge_resolved(&lexical, &lexical.to_string_lossy(), access, judged);
+            self.judge_resolved(
+                &lexical,
+                &lexical.to_string_lossy(),
+                access,
+                certainty,
+                judged,
+            );
             return;
         }
         let Some(resolved) = paths::resolve_symlinks(&base) else {
             self.dynamic_path(&word.raw, access, judged);
             return;
         };
-        self.judge_resolved(&resolved, &resolved.to_string_lossy(), access, judged);
+        self.judge_resolved(
+            &resolved,
+            &resolved.to_string_lossy(),
+            access,
+            certainty,
+            judged,
+        );
         let mut matches = Vec::new();
         if !expand_glob(&resolved, &split.rest, &mut matches) {
             self.dynamic_path(&word.raw, access, judged);
@@ -296,10 +532,16 @@ impl<'a> Run<'a> {
         }
         for found in matches {
             if let Some(target) = paths::resolve_symlinks(&found) {
-                if target != found && self.protected(&found, access, judged) {
+                if target != found && self.protected(&found, access, certainty, judged) {
                     continue;
                 }
-                self.judge_resolved(&target, &target.to_string_lossy(), access, judged);
+                self.judge_resolved(
+                    &target,
+                    &target.to_string_lossy(),
+                    access,
+                    certainty,
+                    judged,
+                );
             }
         }
     }
@@ -336,13 +578,28 @@ impl<'a> Run<'a> {
     }
 
     /// Checks the protected paths; returns true when the path's decision is forced.
-    pub(super) fn protected(&self, path: &Path, access: Access, judged: &mut Judged) -> bool {
+    /// A protected path forces its decision; a *possible* access (an operand of a command
+    /// whose argument roles are not known) is never refused outright: at most a person decides.
+    pub(super) fn protected(
+        &self,
+        path: &Path,
+        access: Access,
+        certainty: Certainty,
+        judged: &mut Judged,
+    ) -> bool {
         let Some(entry) = self.protected_entry(path) else {
             return false;
         };
         let forced = match access {
             Access::Read => entry.read,
             Access::Write => entry.write,
+        };
+        let (forced, what) = match certainty {
+            Certainty::Certain => (forced, access.to_string()),
+            Certainty::Possible => (
+                forced.min(Decision::NeedsPrompt),
+                format!("possible {access}"),
+            ),
         };
         let shown = display::escape(&path.to_string_lossy());
         match forced {
@@ -353,7 +610,7 @@ impl<'a> Run<'a> {
                 judged.reason(
                     ReasonKind::Protected,
                     Some(entry.id.clone()),
-                    format!("{access} of `{shown}` always needs a person: {}", entry.why),
+                    format!("{what} of `{shown}` always needs a person: {}", entry.why),
                 );
                 judged.raise(Decision::NeedsPrompt);
                 judged.untrusted.push(Untrusted {
@@ -387,16 +644,28 @@ impl<'a> Run<'a> {
         path: &Path,
         shown: &str,
         access: Access,
+        certainty: Certainty,
         judged: &mut Judged,
     ) {
-        if self.protected(path, access, judged) {
+        if self.protected(path, access, certainty, judged) {
             return;
         }
-        self.judge_zone(path, shown, access, judged);
+        self.judge_zone(path, shown, access, certainty, judged);
     }
 
     /// Judges a resolved absolute path against the zones.
-    pub(super) fn judge_zone(&self, path: &Path, shown: &str, access: Access, judged: &mut Judged) {
+    pub(super) fn judge_zone(
+        &self,
+        path: &Path,
+        shown: &str,
+        access: Access,
+        certainty: Certainty,
+        judged: &mut Judged,
+    ) {
+        let what = match certainty {
+            Certainty::Certain => access.to_string(),
+            Certainty::Possible => format!("possible {access}"),
+        };
         let shown = display::escape(shown);
         if access == Access::Read
             && let Some(source) = self.state.read_all()
@@ -416,7 +685,7 @@ impl<'a> Run<'a> {
                 ReasonKind::Zone,
                 Some(zone.path().to_string_lossy().into_owned()),
                 format!(
-                    "{access} of `{shown}` is inside the {} zone `{}` ({})",
+                    "{what} of `{shown}` is inside the {} zone `{}` ({})",
                     zone.access(),
                     display::escape(&zone.path().to_string_lossy()),
                     zone.source().as_str()
@@ -427,7 +696,7 @@ impl<'a> Run<'a> {
         judged.reason(
             ReasonKind::Path,
             None,
-            format!("{access} of `{shown}` is outside every {access} zone"),
+            format!("{what} of `{shown}` is outside every {access} zone"),
         );
         judged.raise(Decision::NeedsPrompt);
         // A zone the grant rule refuses (the home directory, a system directory, one holding
@@ -515,13 +784,6 @@ pub(super) fn is_assignment_value(word: &Word, text: &str) -> bool {
         && word.cooked.ends_with(text)
         && !name.is_empty()
         && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
-}
-
-/// Whether a redirect writes to a real file (not an exempt device).
-pub(super) fn is_real_write(redirect: &Redirect) -> bool {
-    redirect
-        .write_target()
-        .is_some_and(|w| !(w.literal && paths::WRITE_EXEMPT.contains(&w.cooked.as_str())))
 }
 
 /// Expands glob components below `dir` on the file system (no dotfiles unless the component

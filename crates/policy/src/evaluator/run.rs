@@ -13,7 +13,7 @@ use crate::matching::MatchContext;
 
 use super::GateEvaluator;
 use super::assignments::is_code_loading;
-use super::verdict::Judged;
+use super::verdict::{Judged, NetFacts};
 use crate::trust::TrustState;
 
 /// One evaluation in progress.
@@ -126,6 +126,7 @@ impl<'a> Run<'a> {
             denied_by: Vec::new(),
             writes_paths: false,
             runs_code: None,
+            net: NetFacts::default(),
         }
     }
 
@@ -168,6 +169,7 @@ impl<'a> Run<'a> {
                 Via::Shell => text.push_str(" code"),
                 Via::Remote => text.push_str(" remote"),
                 Via::Split => text.push_str(" -S"),
+                Via::Braces => text.push_str(" braces"),
             }
         }
         text

@@ -31,6 +31,22 @@ pub(super) struct Judged {
     pub(super) writes_paths: bool,
     /// An argument is code or a program that runs (role `exec`), shown as written.
     pub(super) runs_code: Option<String>,
+    /// What it does on the network (roles `url`, `upload`, `send`, `method`).
+    pub(super) net: NetFacts,
+}
+
+/// The network effects of an invocation, from its argument roles.
+#[derive(Clone, Debug, Default)]
+pub(super) struct NetFacts {
+    /// Each URL or host argument: the host, or `None` when it cannot be known statically;
+    /// with the argument as shown.
+    pub(super) hosts: Vec<(Option<String>, String)>,
+    /// Files whose content is sent, as shown.
+    pub(super) uploads: Vec<String>,
+    /// Data given on the command line is sent.
+    pub(super) sends: bool,
+    /// The request method, when one is given.
+    pub(super) method: Option<String>,
 }
 
 impl Judged {

@@ -4,16 +4,42 @@
 use super::*;
 
 impl Builder {
-    pub(super) fn add_safe(&mut self, cx: &mut FileCx<'_>, safe: &mut Spanned<RawSafe>) {
+    /// Adds a catalog entry of `[[safe]]` (`class` `None`: read-only or, with `pure = true`,
+    /// pure) or of the table of `class`.
+    pub(super) fn add_safe(
+        &mut self,
+        cx: &mut FileCx<'_>,
+        safe: &mut Spanned<RawSafe>,
+        class: Option<EffectClass>,
+    ) {
         let span = safe.span();
         let raw = safe.get_mut();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(
-            raw.verb.as_mut(),
-            raw.verbs.as_mut(),
-            span.clone(),
-            "[[safe]]",
-        );
+        let table = format!("[[{}]]", class.map_or("safe", EffectClass::table));
+        let verbs = cx.verb_list(raw.verb.as_mut(), raw.verbs.as_mut(), span.clone(), &table);
+        if raw.pure && class.is_some() {
+            cx.error(
+                PolicyError::Inconsistent,
+                span.clone(),
+                format!("`pure` belongs to `[[safe]]` entries, not to `{table}`"),
+                "not a `[[safe]]` entry",
+                Some("move the entry to `[[safe]]` or remove `pure`".into()),
+            );
+        }
+        if raw.hooks && class != Some(EffectClass::Repository) {
+            cx.error(
+                PolicyError::Inconsistent,
+                span.clone(),
+                format!("`hooks` belongs to `[[repository]]` entries, not to `{table}`"),
+                "not a `[[repository]]` entry",
+                Some("remove `hooks`: only version-control commands run hooks".into()),
+            );
+        }
+        let class = class.unwrap_or(if raw.pure {
+            EffectClass::Pure
+        } else {
+            EffectClass::ReadOnly
+        });
         let why = cx.nonempty(&mut raw.why, "why");
         let mut os = Vec::new();
         if let Some(list) = &raw.os {
@@ -74,6 +100,11 @@ impl Builder {
         };
         let entry = SafeEntry {
             verb: Vec::new(),
+            class,
+            hooks: raw.hooks,
+            writes_cwd: raw.writes_cwd,
+            declares: raw.declares,
+            unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),
             why,
             os,
             pure: raw.pure,
@@ -92,6 +123,7 @@ impl Builder {
         cx: &mut FileCx<'_>,
         first: usize,
         tables: &[Range<usize>],
+        table: &str,
     ) {
         let added = self.safe.get(first..).unwrap_or_default();
         let mut order: Vec<usize> = (0..added.len()).collect();
@@ -113,7 +145,7 @@ impl Builder {
                 cx.error(
                     PolicyError::DuplicateId,
                     span.clone(),
-                    format!("duplicate `[[safe]]` entry for `{verb}`"),
+                    format!("duplicate `{table}` entry for `{verb}`"),
                     "duplicate entry",
                     Some(format!(
                         "`{verb}` is already catalogued at {previous}; merge the two entries"
@@ -306,6 +338,13 @@ impl Builder {
             "[[verb]]",
         );
         let operands = raw.operands.as_ref().and_then(|r| cx.role(r, "operands"));
+        let first = raw.first.as_ref().and_then(|r| cx.role(r, "first"));
+        let first_unless = cx
+            .spellings(&mut raw.first_unless, "first_unless")
+            .unwrap_or_default();
+        let recursive_flags = cx
+            .spellings(&mut raw.recursive_flags, "recursive_flags")
+            .unwrap_or_default();
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
@@ -347,10 +386,14 @@ impl Builder {
         let entry = VerbRoles {
             verb: Vec::new(),
             operands,
+            first,
+            first_unless,
             last,
             options,
             assign,
             value_flags,
+            recursive_flags,
+            recursive: raw.recursive,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.verbs);
     }
@@ -433,8 +476,11 @@ fn wrapper_mode(
         },
     };
     // The keys each mode takes beyond `verb`, `privileged`, `mode` and `why`.
-    let prefix_only: [(&str, Option<Range<usize>>); 6] = [
+    let prefix_only: [(&str, Option<Range<usize>>); 9] = [
         ("flags", raw.flags.as_ref().map(Spanned::span)),
+        ("runs", raw.runs.as_ref().map(Spanned::span)),
+        ("local_flags", raw.local_flags.as_ref().map(Spanned::span)),
+        ("local_bins", raw.local_bins.as_ref().map(Spanned::span)),
         ("assignments", raw.assignments.as_ref().map(Spanned::span)),
         ("positionals", raw.positionals.as_ref().map(Spanned::span)),
         ("stop_at", raw.stop_at.as_ref().map(Spanned::span)),
@@ -482,6 +528,42 @@ fn wrapper_mode(
     let exec_options = list(&mut raw.exec_options, "exec_options");
     let query_flags = list(&mut raw.query_flags, "query_flags");
     let flags = list(&mut raw.flags, "flags");
+    let local_flags = list(&mut raw.local_flags, "local_flags");
+    let runs = match &raw.runs {
+        None => None,
+        Some(text) => match text.get_ref().as_str() {
+            "project" => Some(Runs::Project),
+            "elsewhere" => Some(Runs::Elsewhere),
+            other => {
+                cx.error(
+                    PolicyError::UnknownValue,
+                    text.span(),
+                    format!("unknown value `{other}` for `runs`"),
+                    "unknown value",
+                    Some(
+                        did_you_mean(other, ["project", "elsewhere"])
+                            .unwrap_or_else(|| "`runs` is `project` or `elsewhere`".into()),
+                    ),
+                );
+                None
+            }
+        },
+    };
+    let mut local_bins = Vec::new();
+    for bin in raw.local_bins.iter().flat_map(|b| b.get_ref()) {
+        let text = bin.get_ref();
+        if text.is_empty() || text.starts_with('/') || text.split('/').any(|c| c == "..") {
+            cx.error(
+                PolicyError::BadValue,
+                bin.span(),
+                format!("`{text}` in `local_bins` is not a relative directory"),
+                "not a relative directory",
+                Some("give a directory below the project, such as `node_modules/.bin`".into()),
+            );
+        } else {
+            local_bins.push(text.clone());
+        }
+    }
     let words = |field: &Option<Spanned<Vec<Text>>>| -> Vec<String> {
         field
             .iter()
@@ -498,6 +580,9 @@ fn wrapper_mode(
             query_flags,
             appends_args: raw.appends_args.as_ref().is_some_and(|b| *b.get_ref()),
             flags,
+            runs,
+            local_flags,
+            local_bins,
         })),
         "strip" if options.value_flags.is_empty() => {
             cx.error(

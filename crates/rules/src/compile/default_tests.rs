@@ -9,6 +9,10 @@ use crate::compile::{Builder, embedded_tree};
 use crate::condition;
 use crate::guard::required_literals;
 use crate::lazy::{LazyGlobSet, glob_set};
+use crate::model::{
+    EffectClass, ExecMode, PrefixMode, ReadZones, Role, Runs, WrapperMode, WrapperOptions,
+    ZoneTemplate,
+};
 use crate::policy::Policy;
 use crate::{Examples, Layer, PolicySource};
 fn fast() -> Policy {
@@ -61,26 +65,99 @@ fn fast_and_full_loads_build_the_same_policy() {
     assert_eq!(tables(&fast()), tables(&full()));
 }
 
+/// The tables of array `key` of the policy file `file`.
+fn tables_of(file: &toml::Table, key: &str) -> Vec<toml::Table> {
+    file.get(key)
+        .and_then(toml::Value::as_array)
+        .map(|a| a.iter().filter_map(|t| t.as_table().cloned()).collect())
+        .unwrap_or_default()
+}
+
+/// A list of strings (empty when absent).
+fn strings(value: Option<&toml::Value>) -> Vec<String> {
+    value
+        .and_then(toml::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A command prefix as written: a list of words, or one string split on whitespace.
+fn words(value: &toml::Value) -> Vec<String> {
+    match value {
+        toml::Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
+        toml::Value::Array(a) => a
+            .iter()
+            .filter_map(|w| w.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The prefixes of an entry: its `verb`, or each of its `verbs` (one loaded entry each).
+fn prefixes(raw: &toml::Table) -> Vec<Vec<String>> {
+    match (
+        raw.get("verb"),
+        raw.get("verbs").and_then(toml::Value::as_array),
+    ) {
+        (Some(verb), _) => vec![words(verb)],
+        (None, Some(verbs)) => verbs.iter().map(words).collect(),
+        (None, None) => Vec::new(),
+    }
+}
+
+/// A boolean key (false when absent).
+fn boolean(raw: &toml::Table, key: &str) -> bool {
+    raw.get(key).and_then(toml::Value::as_bool).unwrap_or(false)
+}
+
+/// A string key.
+fn text(raw: &toml::Table, key: &str) -> Option<String> {
+    raw.get(key)
+        .and_then(toml::Value::as_str)
+        .map(str::to_owned)
+}
+
+/// A list of `{ KEY = …, why = "…" }` tables as (the value of `key`, why) pairs.
+fn with_why<T>(
+    raw: &toml::Table,
+    list: &str,
+    key: &str,
+    value: fn(Option<&toml::Value>) -> T,
+) -> Vec<(T, String)> {
+    raw.get(list)
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|u| {
+            let why = u.get("why").and_then(toml::Value::as_str).unwrap_or("");
+            (value(u.get(key)), why.to_owned())
+        })
+        .collect()
+}
+
+/// A table of option (or key) → role name, as sorted pairs.
+fn role_pairs(raw: &toml::Table, key: &str) -> Vec<(String, Role)> {
+    let mut pairs: Vec<(String, Role)> = raw
+        .get(key)
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), Role::from_name(v.as_str().unwrap()).unwrap()))
+        .collect();
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    pairs
+}
+
 /// Loading moves values out of the raw model: the policy still holds every value the
 /// file says, read back independently with `toml`.
 #[test]
 fn the_loaded_policy_holds_every_value_of_the_file() {
     let file: toml::Table = toml::from_str(crate::DEFAULT_POLICY).unwrap();
-    let strings = |v: Option<&toml::Value>| -> Vec<String> {
-        v.and_then(toml::Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let table = |key: &str| -> Vec<toml::Table> {
-        file.get(key)
-            .and_then(toml::Value::as_array)
-            .map(|a| a.iter().filter_map(|t| t.as_table().cloned()).collect())
-            .unwrap_or_default()
-    };
+    let table = |key: &str| tables_of(&file, key);
     for p in [fast(), full()] {
         let deny = table("deny");
         assert_eq!(deny.len(), p.deny_rules().len());
@@ -109,52 +186,257 @@ fn the_loaded_policy_holds_every_value_of_the_file() {
             }
         }
         let protected = table("protected");
+        assert_eq!(protected.len(), p.protected_entries().len());
         for (raw, entry) in protected.iter().zip(p.protected_entries()) {
             assert_eq!(strings(raw.get("paths")), entry.paths, "{}", entry.id);
             assert_eq!(raw["why"].as_str(), Some(entry.why.as_str()));
         }
-        let mut safe = p.safe_entries().iter();
-        for raw in table("safe") {
-            let verbs = raw
-                .get("verbs")
-                .and_then(toml::Value::as_array)
-                .map_or(1, Vec::len);
-            for _ in 0..verbs {
-                let entry = safe.next().unwrap();
-                assert_eq!(raw["why"].as_str(), Some(entry.why.as_str()));
-                assert_eq!(strings(raw.get("value_flags")), entry.value_flags);
-                let unless = raw.get("unless_args").and_then(toml::Value::as_array);
-                let patterns: Vec<String> = unless
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|u| u.get("pattern")?.as_str().map(str::to_owned))
-                    .collect();
-                let loaded: Vec<String> = entry
-                    .unless_args
-                    .iter()
-                    .map(|u| u.pattern.clone())
-                    .collect();
-                assert_eq!(patterns, loaded);
-                assert_eq!(entry.unless_globs.patterns(), loaded);
-                let flags: Vec<Vec<String>> = raw
-                    .get("unless_flags")
-                    .and_then(toml::Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .map(|u| strings(u.get("flags")))
-                    .collect();
-                let loaded: Vec<Vec<String>> =
-                    entry.unless_flags.iter().map(|u| u.flags.clone()).collect();
-                assert_eq!(flags, loaded, "{:?}", entry.verb);
-            }
-        }
-        assert!(safe.next().is_none());
+        catalog_holds_every_value(&p, &file);
+        wrappers_hold_every_value(&p, &file);
+        verbs_hold_every_value(&p, &file);
+        settings_and_audiences_hold_every_value(&p, &file);
         let tests = table("test");
         assert_eq!(tests.len(), p.tests.len());
         for (raw, test) in tests.iter().zip(&p.tests) {
             assert_eq!(raw["name"].as_str(), Some(test.name.as_str()));
             assert_eq!(raw["command"].as_str(), Some(test.command.as_str()));
         }
+    }
+}
+
+/// The command catalog: one entry per verb of each table of an effect class, in the order
+/// the tables are read, each with the class of its table and every key written.
+fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
+    let mut catalog = p.safe_entries().iter();
+    for name in ["safe", "writer", "repository", "network", "toolchain"] {
+        for raw in tables_of(file, name) {
+            let pure = boolean(&raw, "pure");
+            let class = match (name, pure) {
+                ("safe", true) => EffectClass::Pure,
+                ("safe", false) => EffectClass::ReadOnly,
+                ("writer", _) => EffectClass::Writer,
+                ("repository", _) => EffectClass::Repository,
+                ("network", _) => EffectClass::Network,
+                _ => EffectClass::Toolchain,
+            };
+            for verb in prefixes(&raw) {
+                let entry = catalog.next().unwrap();
+                let at = format!("[[{name}]] {verb:?}");
+                assert_eq!(
+                    (
+                        &entry.verb,
+                        entry.class,
+                        Some(entry.why.clone()),
+                        &entry.os,
+                        entry.pure,
+                        entry.hooks,
+                        entry.writes_cwd,
+                        entry.declares,
+                        &entry.unless_bare,
+                        &entry.value_flags,
+                    ),
+                    (
+                        &verb,
+                        class,
+                        text(&raw, "why"),
+                        &strings(raw.get("os")),
+                        pure,
+                        boolean(&raw, "hooks"),
+                        boolean(&raw, "writes_cwd"),
+                        boolean(&raw, "declares"),
+                        &text(&raw, "unless_bare"),
+                        &strings(raw.get("value_flags")),
+                    ),
+                    "{at}"
+                );
+                let flags: Vec<(Vec<String>, String)> = entry
+                    .unless_flags
+                    .iter()
+                    .map(|u| (u.flags.clone(), u.why.clone()))
+                    .collect();
+                assert_eq!(
+                    flags,
+                    with_why(&raw, "unless_flags", "flags", strings),
+                    "{at}"
+                );
+                let args: Vec<(Option<String>, String)> = entry
+                    .unless_args
+                    .iter()
+                    .map(|u| (Some(u.pattern.clone()), u.why.clone()))
+                    .collect();
+                let pattern =
+                    |v: Option<&toml::Value>| v.and_then(toml::Value::as_str).map(str::to_owned);
+                assert_eq!(
+                    args,
+                    with_why(&raw, "unless_args", "pattern", pattern),
+                    "{at}"
+                );
+                let globs: Vec<Option<String>> = entry
+                    .unless_globs
+                    .patterns()
+                    .iter()
+                    .cloned()
+                    .map(Some)
+                    .collect();
+                let written: Vec<Option<String>> = args.into_iter().map(|(glob, _)| glob).collect();
+                assert_eq!(globs, written, "{at}");
+            }
+        }
+    }
+    assert!(catalog.next().is_none());
+}
+
+/// Every `[[wrapper]]`, one entry per verb, with its mode and every option list written.
+fn wrappers_hold_every_value(p: &Policy, file: &toml::Table) {
+    let mut wrappers = p.wrappers().iter();
+    for raw in tables_of(file, "wrapper") {
+        let list = |key: &str| strings(raw.get(key));
+        let options = WrapperOptions {
+            value_flags: list("value_flags"),
+            cwd_flags: list("cwd_flags"),
+            judged_flags: list("judged_flags"),
+        };
+        let mode = match text(&raw, "mode").as_deref() {
+            None | Some("prefix") => WrapperMode::Prefix(PrefixMode {
+                options,
+                assignments: boolean(&raw, "assignments"),
+                positionals: raw
+                    .get("positionals")
+                    .and_then(toml::Value::as_integer)
+                    .map_or(0, |n| usize::try_from(n).unwrap()),
+                stop_at: list("stop_at"),
+                query_flags: list("query_flags"),
+                appends_args: boolean(&raw, "appends_args"),
+                runs: text(&raw, "runs").map(|runs| match runs.as_str() {
+                    "project" => Runs::Project,
+                    "elsewhere" => Runs::Elsewhere,
+                    other => panic!("`runs = {other}`"),
+                }),
+                local_flags: list("local_flags"),
+                local_bins: list("local_bins"),
+                flags: list("flags"),
+            }),
+            Some("exec-option") => WrapperMode::ExecOption(ExecMode {
+                exec_options: list("exec_options"),
+                terminators: list("terminators"),
+            }),
+            Some("strip") => WrapperMode::Strip(options),
+            Some(other) => panic!("`mode = {other}`"),
+        };
+        for verb in prefixes(&raw) {
+            let wrapper = wrappers.next().unwrap();
+            assert_eq!(
+                (
+                    &wrapper.verb,
+                    wrapper.privileged,
+                    &wrapper.why,
+                    &wrapper.mode
+                ),
+                (
+                    &verb,
+                    boolean(&raw, "privileged"),
+                    &text(&raw, "why"),
+                    &mode
+                ),
+            );
+        }
+    }
+    assert!(wrappers.next().is_none());
+}
+
+/// Every `[[verb]]` entry, one per verb, with every role written.
+fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
+    let mut roles = p.verb_roles().iter();
+    for raw in tables_of(file, "verb") {
+        let role = |key: &str| text(&raw, key).map(|name| Role::from_name(&name).unwrap());
+        for verb in prefixes(&raw) {
+            let entry = roles.next().unwrap();
+            let mut options = entry.options.clone();
+            options.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut assign = entry.assign.clone();
+            assign.sort_by(|a, b| a.0.cmp(&b.0));
+            assert_eq!(
+                (
+                    &entry.verb,
+                    entry.operands,
+                    entry.first,
+                    &entry.first_unless,
+                    entry.last,
+                    options,
+                    assign,
+                    &entry.value_flags,
+                    &entry.recursive_flags,
+                ),
+                (
+                    &verb,
+                    role("operands"),
+                    role("first"),
+                    &strings(raw.get("first_unless")),
+                    role("last"),
+                    role_pairs(&raw, "options"),
+                    role_pairs(&raw, "assign"),
+                    &strings(raw.get("value_flags")),
+                    &strings(raw.get("recursive_flags")),
+                ),
+            );
+        }
+    }
+    assert!(roles.next().is_none());
+}
+
+/// `[settings]` and every `[audience.NAME]` with its read, write and run zones.
+fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
+    let settings = file["settings"].as_table().unwrap();
+    let list = |key: &str| strings(settings.get(key));
+    assert_eq!(p.trusted, list("trusted_bin_dirs"));
+    let dirs: Vec<String> = p
+        .settings
+        .trusted_bin_dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    assert_eq!(dirs, list("trusted_bin_dirs"));
+    assert_eq!(
+        i64::try_from(p.settings.max_shell_depth).ok(),
+        settings["max_shell_depth"].as_integer()
+    );
+    assert_eq!(p.settings.disposable, list("disposable"));
+    assert_eq!(p.settings.release_names, list("release_names"));
+    assert_eq!(p.release_set.patterns(), list("release_names"));
+    assert_eq!(p.settings.secret_names, list("secret_names"));
+    assert_eq!(p.secret_set.patterns(), list("secret_names"));
+
+    let audiences = file["audience"].as_table().unwrap();
+    let names: Vec<&String> = audiences.keys().collect();
+    assert_eq!(p.audiences.keys().collect::<Vec<_>>(), names);
+    let zones = |list: &[ZoneTemplate]| -> Vec<String> {
+        list.iter().map(|zone| zone.text.clone()).collect()
+    };
+    for (name, raw) in audiences {
+        let audience = &p.audiences[name];
+        let read = match &raw["read"] {
+            toml::Value::String(all) if all == "all" => ReadZones::All,
+            other => ReadZones::Templates(
+                strings(Some(other))
+                    .into_iter()
+                    .map(|text| ZoneTemplate { text })
+                    .collect(),
+            ),
+        };
+        assert_eq!(
+            (
+                &audience.name,
+                &audience.read,
+                zones(&audience.write),
+                zones(&audience.run)
+            ),
+            (
+                name,
+                &read,
+                strings(raw.get("write")),
+                strings(raw.get("run"))
+            ),
+        );
     }
 }
 
@@ -363,16 +645,6 @@ fn guarded_glob_sets_find_what_compiled_sets_find() {
 /// shape its row says: a verb as one list of words, flag entries as lists of spellings, globs
 /// as one list, a pipeline's `from` then `to` prefixes, a regex alone.
 fn as_written(shape: condition::Shape, value: &toml::Value) -> Vec<Vec<String>> {
-    let words = |v: &toml::Value| -> Vec<String> {
-        match v {
-            toml::Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
-            toml::Value::Array(a) => a
-                .iter()
-                .filter_map(|w| w.as_str().map(str::to_owned))
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
     let items = value.as_array().into_iter().flatten();
     match shape {
         condition::Shape::Verb => vec![words(value)],

@@ -261,8 +261,13 @@ impl FileCx<'_> {
             format!("unknown role `{}` in `{key}`", text.get_ref()),
             "unknown role",
             Some(
-                did_you_mean(text.get_ref(), Role::ALL.iter().map(|r| r.as_str()))
-                    .unwrap_or_else(|| "a role is `read`, `write`, `exec` or `value`".into()),
+                did_you_mean(text.get_ref(), Role::ALL.iter().map(|r| r.as_str())).unwrap_or_else(
+                    || {
+                        "a role is `read`, `write`, `delete`, `exec`, `url`, `upload`, `send`, \
+                         `method`, `variable`, `pathspec` or `value`"
+                            .into()
+                    },
+                ),
             ),
         );
         None

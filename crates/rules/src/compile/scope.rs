@@ -45,8 +45,28 @@ impl Builder {
             }
         };
         let write: Vec<_> = raw.write.iter().filter_map(|z| cx.zone(z)).collect();
+        let run: Vec<_> = raw.run.iter().filter_map(|z| cx.zone(z)).collect();
+        for (zone, raw_zone) in run.iter().zip(&raw.run) {
+            if !write.contains(zone) {
+                cx.error(
+                    PolicyError::Inconsistent,
+                    raw_zone.span(),
+                    format!(
+                        "run zone `{}` is not one of the audience's write zones",
+                        zone.text
+                    ),
+                    "not a write zone",
+                    Some(
+                        "code runs where it may write: list the directory in `write` too, or \
+                         remove it from `run`"
+                            .into(),
+                    ),
+                );
+            }
+        }
         if let Some(read) = read
             && write.len() == raw.write.len()
+            && run.len() == raw.run.len()
         {
             self.audiences.insert(
                 name.get_ref().clone(),
@@ -54,6 +74,7 @@ impl Builder {
                     name: name.get_ref().clone(),
                     read,
                     write,
+                    run,
                 },
             );
         }

@@ -1,0 +1,184 @@
+//! Network clients (`[[network]]`): which hosts a command connects to and what it sends.
+//! A loopback host runs silently; any other host needs a person; sending a file, data or a
+//! method other than GET/HEAD to a host that is not loopback never runs silently.
+
+use crate::evaluation::ReasonKind;
+
+use super::run::Run;
+use super::verdict::Judged;
+
+impl Run<'_> {
+    /// Judges the network effects of a `[[network]]` command; returns whether it runs
+    /// silently as far as the network is concerned.
+    pub(super) fn judge_network(&self, judged: &mut Judged) -> bool {
+        let net = std::mem::take(&mut judged.net);
+        let mut silent = true;
+        let mut remote: Vec<&str> = Vec::new();
+        for (host, shown) in &net.hosts {
+            match host {
+                None => {
+                    silent = false;
+                    judged.saveable = false;
+                    judged.ask(
+                        ReasonKind::Network,
+                        None,
+                        format!("connects to `{shown}`, whose host is not known statically"),
+                    );
+                }
+                Some(host) if is_loopback(host) => judged.reason(
+                    ReasonKind::Network,
+                    None,
+                    format!("connects to `{host}`, this machine (loopback)"),
+                ),
+                Some(host) => {
+                    silent = false;
+                    remote.push(host);
+                    judged.ask(
+                        ReasonKind::Network,
+                        None,
+                        format!("connects to `{host}`, another machine"),
+                    );
+                }
+            }
+        }
+        for file in &net.uploads {
+            silent = false;
+            judged.saveable = false;
+            judged.ask(
+                ReasonKind::Network,
+                None,
+                format!("sends the content of `{file}` over the network"),
+            );
+        }
+        let writes_remote = net.sends
+            || net
+                .method
+                .as_deref()
+                .is_some_and(|m| !matches!(m, "GET" | "HEAD" | "OPTIONS"));
+        if writes_remote && !remote.is_empty() {
+            silent = false;
+            judged.saveable = false;
+            judged.ask(
+                ReasonKind::Network,
+                None,
+                format!(
+                    "sends data or changes something on `{}` (not a plain read)",
+                    remote.join("`, `")
+                ),
+            );
+        }
+        judged.net = net;
+        silent
+    }
+}
+
+/// The host of a URL or host argument: `https://user@example.com:8443/x` → `example.com`,
+/// `localhost:8000/health` → `localhost`, `[::1]:80` → `::1`. `None` when there is none.
+pub(super) fn host_of(url: &str) -> Option<String> {
+    let rest = match url.split_once("://") {
+        Some((scheme, rest))
+            if !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
+        {
+            rest
+        }
+        _ => url,
+    };
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(inner) = authority.strip_prefix('[') {
+        inner.split(']').next()?
+    } else {
+        authority.split(':').next()?
+    };
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+/// Whether a host is this machine: `localhost` (and names under it), `127.0.0.0/8`, `::1`,
+/// `0.0.0.0`.
+pub(super) fn is_loopback(host: &str) -> bool {
+    let host = host.trim_end_matches('.');
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host == "0.0.0.0"
+        || host == "ip6-localhost"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The file a `send` argument names: `@FILE`, `<FILE`, `NAME=@FILE`, `NAME=<FILE` (curl's
+/// `-d`, `-F`, `--json`); `None` for literal data.
+pub(super) fn sent_file(text: &str) -> Option<&str> {
+    if let Some(file) = text.strip_prefix('@').or_else(|| text.strip_prefix('<')) {
+        return (!file.is_empty() && file != "-").then_some(file);
+    }
+    let (_, value) = text.split_once('=')?;
+    let file = value
+        .strip_prefix('@')
+        .or_else(|| value.strip_prefix('<'))?;
+    let file = file.split(';').next()?;
+    (!file.is_empty() && file != "-").then_some(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_of_urls() {
+        let cases = [
+            ("https://user@example.com:8443/x?y", Some("example.com")),
+            ("http://localhost:8000/health", Some("localhost")),
+            ("localhost:8000/health", Some("localhost")),
+            ("http://[::1]:80/", Some("::1")),
+            ("EXAMPLE.com", Some("example.com")),
+            ("http:///x", None),
+            ("", None),
+        ];
+        for (url, host) in cases {
+            assert_eq!(host_of(url).as_deref(), host, "{url}");
+        }
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for host in [
+            "localhost",
+            "api.localhost",
+            "127.0.0.1",
+            "127.1.2.3",
+            "::1",
+            "0.0.0.0",
+        ] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in [
+            "example.com",
+            "localhost.example.com",
+            "10.0.0.1",
+            "128.0.0.1",
+            "::2",
+        ] {
+            assert!(!is_loopback(host), "{host}");
+        }
+    }
+
+    #[test]
+    fn files_sent() {
+        let cases = [
+            ("@body.json", Some("body.json")),
+            ("<data.txt", Some("data.txt")),
+            ("file=@./a.png;type=image/png", Some("./a.png")),
+            ("name=value", None),
+            ("{\"a\":1}", None),
+            ("@-", None),
+        ];
+        for (text, file) in cases {
+            assert_eq!(sent_file(text), file, "{text}");
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The project's own code: toolchains, and scripts and programs inside a run zone. The
+//! audience's run zones (`[audience.NAME] run`) say where such code runs silently.
+
+use std::path::{Path, PathBuf};
+
+use shellgate_rules::Access;
+
+use crate::display;
+use crate::evaluation::ReasonKind;
+use crate::matching::MatchContext;
+use crate::paths;
+
+use super::path_effects::Certainty;
+use super::run::Run;
+use super::verdict::Judged;
+
+impl Run<'_> {
+    /// The absolute path of a script or program named `text` (as written on the command line,
+    /// relative to the invocation's working directory) when it lies inside a run zone.
+    pub(super) fn project_code_file(&self, text: &str, ctx: &MatchContext<'_>) -> Option<String> {
+        // A file name, not a subcommand (`bun add`), a URL or an assignment-like word.
+        if !(text.contains('/') || text.contains('.')) || text.contains("://") || text.contains('=')
+        {
+            return None;
+        }
+        let expanded = paths::expand(text, text.starts_with('~'), ctx.cwd, ctx.home)?;
+        let lexical = paths::normalize(&expanded)?;
+        let resolved = if ctx.symlinks {
+            paths::resolve_symlinks(&expanded)?
+        } else {
+            lexical
+        };
+        self.state.run_zone_for(&resolved)?;
+        // On a real file system the file must be there (a missing script runs nothing, and the
+        // word may be something else: a subcommand, an argument).
+        if ctx.symlinks && !resolved.is_file() {
+            return None;
+        }
+        resolved.to_str().map(str::to_owned)
+    }
+
+    /// Whether the project's code that `inv` runs in its working directory (a toolchain,
+    /// repository hooks) may run silently: the directory is inside a run zone. Records why.
+    pub(super) fn runs_in_run_zone(&self, ctx: &MatchContext<'_>, judged: &mut Judged) -> bool {
+        let Some(cwd) = ctx.cwd else {
+            judged.reason(
+                ReasonKind::Code,
+                None,
+                "runs the project's code in a directory that is not known statically",
+            );
+            return false;
+        };
+        let resolved = paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
+        let shown = display::escape(&resolved.to_string_lossy());
+        match self.state.run_zone_for(&resolved) {
+            Some(zone) => {
+                judged.reason(
+                    ReasonKind::Code,
+                    Some(zone.path().to_string_lossy().into_owned()),
+                    format!(
+                        "runs the project's code in `{shown}`, inside the run zone `{}` ({})",
+                        display::escape(&zone.path().to_string_lossy()),
+                        zone.source().as_str()
+                    ),
+                );
+                true
+            }
+            None => {
+                let why = if self.state.run_zones().is_empty() {
+                    format!(
+                        "the `{}` audience runs no project code silently",
+                        self.state.audience()
+                    )
+                } else {
+                    "outside every run zone".to_owned()
+                };
+                judged.reason(
+                    ReasonKind::Code,
+                    None,
+                    format!("runs the project's code in `{shown}`: {why}"),
+                );
+                false
+            }
+        }
+    }
+
+    /// Whether a project script or program (`file`, resolved inside a run zone; `shown` as
+    /// written) runs silently: not when its name says it deploys, publishes or releases
+    /// (`settings.release_names`). The file itself is read.
+    pub(super) fn project_code_runs(&self, file: &str, shown: &str, judged: &mut Judged) -> bool {
+        let path = PathBuf::from(file);
+        self.judge_resolved(&path, file, Access::Read, Certainty::Certain, judged);
+        let name = Path::new(file)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if let Some(glob) = self.policy().release_name(name) {
+            judged.reason(
+                ReasonKind::Code,
+                None,
+                format!(
+                    "`{}` looks like it deploys, publishes or releases (`{}` in `settings.release_names`)",
+                    display::escape(shown),
+                    display::escape(glob)
+                ),
+            );
+            return false;
+        }
+        let zone = self
+            .state
+            .run_zone_for(&path)
+            .map(|z| display::escape(&z.path().to_string_lossy()))
+            .unwrap_or_default();
+        judged.reason(
+            ReasonKind::Code,
+            Some(zone.clone()),
+            format!(
+                "runs `{}`, the project's own code inside the run zone `{zone}`",
+                display::escape(shown)
+            ),
+        );
+        true
+    }
+}

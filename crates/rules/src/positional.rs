@@ -1,0 +1,184 @@
+//! Binding `bash -c CODE $0 $1 …`: the positional parameters a shell's code refers to, replaced
+//! by the literal arguments given after the code, quoted for where they stand.
+
+use shellgate_parser::Word;
+
+/// `code` with `$N`, `${N}`, `$@` and `$*` replaced by the arguments (`args[0]` is `$0`), each
+/// quoted for its context (single-quoted outside quotes, escaped inside double quotes; nothing
+/// is replaced inside single quotes). `None` when the code refers to no positional parameter or
+/// an argument is not literal (its value is then unknown, and the code stays dynamic).
+#[must_use]
+pub fn bind(code: &str, args: &[Word]) -> Option<String> {
+    if args.iter().any(|a| !a.literal) {
+        return None;
+    }
+    let values: Vec<&str> = args.iter().map(|a| a.cooked.as_str()).collect();
+    let mut out = String::with_capacity(code.len());
+    let mut bound = false;
+    let mut single = false;
+    let mut double = false;
+    let mut chars = code.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' if !single => {
+                out.push(c);
+                if let Some((_, next)) = chars.next() {
+                    out.push(next);
+                }
+            }
+            '\'' if !double => {
+                single = !single;
+                out.push(c);
+            }
+            '"' if !single => {
+                double = !double;
+                out.push(c);
+            }
+            '$' if !single => {
+                let rest = code.get(i + 1..).unwrap_or_default();
+                match reference(rest) {
+                    Some((param, len)) => {
+                        bound = true;
+                        out.push_str(&expand(param, &values, double));
+                        for _ in 0..len {
+                            chars.next();
+                        }
+                    }
+                    None => out.push(c),
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    bound.then_some(out)
+}
+
+/// A positional parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Param {
+    /// `$N` / `${N}`.
+    Index(usize),
+    /// `$@`.
+    All,
+    /// `$*`.
+    Joined,
+}
+
+/// The positional parameter at the start of `rest` (the text after a `$`) and the number of
+/// characters it takes.
+fn reference(rest: &str) -> Option<(Param, usize)> {
+    let mut chars = rest.chars();
+    match chars.next()? {
+        '@' => Some((Param::All, 1)),
+        '*' => Some((Param::Joined, 1)),
+        c @ '0'..='9' => Some((Param::Index(c.to_digit(10)? as usize), 1)),
+        '{' => {
+            let inner: String = chars.by_ref().take_while(|c| *c != '}').collect();
+            let len = inner.chars().count() + 2;
+            if !rest.get(1..)?.contains('}') {
+                return None;
+            }
+            match inner.as_str() {
+                "@" => Some((Param::All, len)),
+                "*" => Some((Param::Joined, len)),
+                digits if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) => {
+                    Some((Param::Index(digits.parse().ok()?), len))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The text replacing a parameter: single-quoted words outside double quotes; inside them,
+/// escaped text (`$@` closes and reopens the quotes between words).
+fn expand(param: Param, values: &[&str], in_double: bool) -> String {
+    let value = |n: usize| values.get(n).copied().unwrap_or_default();
+    let rest: Vec<&str> = values.iter().skip(1).copied().collect();
+    match (param, in_double) {
+        (Param::Index(n), false) => single_quoted(value(n)),
+        (Param::Index(n), true) => double_escaped(value(n)),
+        (Param::All | Param::Joined, false) => rest
+            .iter()
+            .map(|v| single_quoted(v))
+            .collect::<Vec<_>>()
+            .join(" "),
+        (Param::All, true) => rest
+            .iter()
+            .map(|v| double_escaped(v))
+            .collect::<Vec<_>>()
+            .join("\" \""),
+        (Param::Joined, true) => double_escaped(&rest.join(" ")),
+    }
+}
+
+fn single_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+fn double_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<Word> {
+        list.iter()
+            .map(|t| Word {
+                raw: (*t).to_owned(),
+                cooked: (*t).to_owned(),
+                literal: true,
+                features: shellgate_parser::WordFeatures::default(),
+                span: shellgate_parser::Span::default(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn binds_each_form() {
+        let args = words(&["_", "/", "a b"]);
+        let cases = [
+            ("rm -rf \"$1\"", Some("rm -rf \"/\"")),
+            ("rm -rf $1", Some("rm -rf '/'")),
+            ("rm -rf ${1}", Some("rm -rf '/'")),
+            ("echo \"$@\"", Some("echo \"/\" \"a b\"")),
+            ("echo $@", Some("echo '/' 'a b'")),
+            ("echo \"$*\"", Some("echo \"/ a b\"")),
+            ("echo '$1'", None),
+            ("echo $0 $9", Some("echo '_' ''")),
+            ("echo $HOME", None),
+            ("echo \\$1", None),
+        ];
+        for (code, bound) in cases {
+            assert_eq!(bind(code, &args).as_deref(), bound, "{code}");
+        }
+    }
+
+    #[test]
+    fn a_dynamic_argument_binds_nothing() {
+        let mut args = words(&["_", "x"]);
+        if let Some(w) = args.get_mut(1) {
+            w.literal = false;
+        }
+        assert_eq!(bind("rm $1", &args), None);
+    }
+
+    #[test]
+    fn quotes_inside_values_stay_quoted() {
+        let args = words(&["_", "it's \"x\" $y"]);
+        assert_eq!(
+            bind("echo $1 \"$1\"", &args).as_deref(),
+            Some("echo 'it'\\''s \"x\" $y' \"it's \\\"x\\\" \\$y\"")
+        );
+    }
+}
