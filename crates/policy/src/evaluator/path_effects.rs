@@ -237,15 +237,7 @@ impl<'a> Run<'a> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
-        let Some(dir) = word
-            .literal
-            .then(|| {
-                let tilde = text.starts_with('~') && word.features.tilde;
-                paths::expand(text, tilde, ctx.cwd, ctx.home)
-            })
-            .flatten()
-            .and_then(|p| paths::normalize(&p))
-        else {
+        let Some(dir) = literal_path(word, text, ctx) else {
             return;
         };
         let Some((entry, base)) = self
@@ -280,14 +272,7 @@ impl<'a> Run<'a> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
-        let resolved = word
-            .literal
-            .then(|| {
-                let tilde = text.starts_with('~') && word.features.tilde;
-                paths::expand(text, tilde, ctx.cwd, ctx.home)
-            })
-            .flatten()
-            .and_then(|p| paths::normalize(&p));
+        let resolved = literal_path(word, text, ctx);
         let disposable = resolved.as_deref().and_then(|path| {
             let zone = self.state.zone_for(path, Access::Write)?;
             let below = path.strip_prefix(zone.resolved()).ok()?;
@@ -717,6 +702,18 @@ impl<'a> Run<'a> {
             zone,
         });
     }
+}
+
+/// The absolute, normalised path a literal word names (`~` expanded when the shell would),
+/// or `None` for a word with expansions.
+fn literal_path(word: &Word, text: &str, ctx: &MatchContext<'_>) -> Option<PathBuf> {
+    word.literal
+        .then(|| {
+            let tilde = text.starts_with('~') && word.features.tilde;
+            paths::expand(text, tilde, ctx.cwd, ctx.home)
+        })
+        .flatten()
+        .and_then(|p| paths::normalize(&p))
 }
 
 /// Whether a word's only expansion is a leading `$HOME`/`${HOME}`.
