@@ -203,6 +203,17 @@ impl<'a> Run<'a> {
                     .filter_map(|w| w.cooked.split_once('=').map(|(name, _)| name)),
             );
         }
+        // `read NAME…` assigns a line of input to each NAME (a word that is an option's value,
+        // such as `read -p PATH`'s prompt, counts too: it can only ask more).
+        if inv.words.first().is_some_and(|w| w.cooked == "read") {
+            names.extend(
+                inv.words
+                    .iter()
+                    .skip(1)
+                    .map(|w| w.cooked.as_str())
+                    .filter(|w| !w.starts_with('-')),
+            );
+        }
         // `{PATH}>/dev/null` stores a descriptor number in `PATH`.
         names.extend(
             shellgate_rules::descriptor_variables(&inv.words, &inv.redirects)

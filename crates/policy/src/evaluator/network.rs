@@ -1,6 +1,9 @@
 //! Network clients (`[[network]]`): which hosts a command connects to and what it sends.
-//! A loopback host runs silently; any other host needs a person; sending a file, data or a
-//! method other than GET/HEAD to a host that is not loopback never runs silently.
+//! A plain read of a loopback host runs silently; any other host needs a person. Sending
+//! data or a method other than GET/HEAD/OPTIONS changes something: it needs a person on every
+//! host, loopback included (a local Elasticsearch, Kong admin API or search index deletes data
+//! on `curl -X DELETE localhost:9200/_all`); to a remote host it is never saved for good, and a
+//! file sent over the network never is.
 
 use crate::evaluation::ReasonKind;
 
@@ -50,22 +53,41 @@ impl Run<'_> {
                 format!("sends the content of `{file}` over the network"),
             );
         }
-        let writes_remote = net.sends
+        let changes = net.sends
             || net
                 .method
                 .as_deref()
                 .is_some_and(|m| !matches!(m, "GET" | "HEAD" | "OPTIONS"));
-        if writes_remote && !remote.is_empty() {
-            silent = false;
-            judged.saveable = false;
-            judged.ask(
-                ReasonKind::Network,
-                None,
-                format!(
-                    "sends data or changes something on `{}` (not a plain read)",
-                    remote.join("`, `")
-                ),
-            );
+        if changes {
+            let local: Vec<&str> = net
+                .hosts
+                .iter()
+                .filter_map(|(host, _)| host.as_deref())
+                .filter(|host| is_loopback(host))
+                .collect();
+            if !remote.is_empty() {
+                silent = false;
+                judged.saveable = false;
+                judged.ask(
+                    ReasonKind::Network,
+                    None,
+                    format!(
+                        "sends data or changes something on `{}` (not a plain read)",
+                        remote.join("`, `")
+                    ),
+                );
+            }
+            if !local.is_empty() {
+                silent = false;
+                judged.ask(
+                    ReasonKind::Network,
+                    None,
+                    format!(
+                        "sends data or changes something on `{}`, a service on this machine (not a plain read)",
+                        local.join("`, `")
+                    ),
+                );
+            }
         }
         judged.net = net;
         silent
