@@ -93,6 +93,42 @@ pub struct Word {
     pub span: Span,
 }
 
+impl Word {
+    /// Whether the word is exactly one process substitution (`<(…)` or `>(…)`): it expands to
+    /// a `/dev/fd/N` path, never to an option, and its command is a clause of its own.
+    #[must_use]
+    pub fn is_process_substitution(&self) -> bool {
+        let f = &self.features;
+        f.process_substitution
+            && !f.parameter
+            && !f.command_substitution
+            && !f.arithmetic
+            && !f.glob
+            && !f.brace
+            && (self.raw.starts_with("<(") || self.raw.starts_with(">("))
+            && closes_at_end(&self.raw)
+    }
+}
+
+/// Whether the parenthesis opened after the first character closes at the last one.
+fn closes_at_end(raw: &str) -> bool {
+    let mut depth = 0_usize;
+    let last = raw.char_indices().last().map_or(0, |(i, _)| i);
+    for (i, c) in raw.char_indices().skip(1) {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i == last;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 impl AsRef<str> for Word {
     /// The cooked text (what matching compares).
     fn as_ref(&self) -> &str {

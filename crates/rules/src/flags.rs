@@ -61,6 +61,9 @@ pub(crate) fn scan(words: &[Word], start: usize, takes_value: &dyn Fn(&str) -> b
             out.operands.push(i);
         } else if word.literal && text == "--" {
             out.double_dash = Some(i);
+        } else if !word.literal && word.is_process_substitution() {
+            // `<(cmd)` becomes `/dev/fd/N`: an operand, never an option.
+            out.operands.push(i);
         } else if !word.literal {
             out.dynamic.push(i);
             out.operands.push(i);

@@ -385,7 +385,7 @@ impl<'a> Run<'a> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
-        if is_process_substitution(word) {
+        if word.is_process_substitution() {
             // `<(cmd)` / `>(cmd)`: a pipe to a command that is judged as a clause of its own.
             return;
         }
@@ -725,39 +725,6 @@ pub(super) fn only_home_variable(word: &Word) -> bool {
         && !f.arithmetic
         && !f.glob
         && !f.brace
-}
-
-/// Whether a word is exactly one process substitution (`<(…)` or `>(…)`).
-pub(super) fn is_process_substitution(word: &Word) -> bool {
-    let f = &word.features;
-    f.process_substitution
-        && !f.parameter
-        && !f.command_substitution
-        && !f.arithmetic
-        && !f.glob
-        && !f.brace
-        && (word.raw.starts_with("<(") || word.raw.starts_with(">("))
-        && closes_at_end(&word.raw)
-}
-
-/// Whether the parenthesis opened at byte 1 of `raw` closes at its last character (a rough
-/// balance count; anything unusual counts as not closing, so the word is judged as a path).
-pub(super) fn closes_at_end(raw: &str) -> bool {
-    let mut depth = 0_usize;
-    let last = raw.char_indices().last().map_or(0, |(i, _)| i);
-    for (i, c) in raw.char_indices().skip(1) {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return i == last;
-                }
-            }
-            _ => {}
-        }
-    }
-    false
 }
 
 /// Whether a word's only expansion is a glob.
