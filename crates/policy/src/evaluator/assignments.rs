@@ -234,8 +234,10 @@ impl<'a> Run<'a> {
                 );
             }
         }
-        for name in names {
-            if is_code_loading(name) {
+        let values = assigned_values(inv);
+        for name in &names {
+            let name = *name;
+            if is_code_loading(name) && !self.sets_a_harmless_program(name, &names, &values) {
                 judged.saveable = false;
                 judged.ask(
                     ReasonKind::Assignment,
@@ -251,6 +253,58 @@ impl<'a> Run<'a> {
 }
 
 impl Run<'_> {
+    /// Whether every assignment of `name` — an editor or pager variable (`GIT_EDITOR=true`,
+    /// `PAGER=cat`) — is a literal single program name that the catalog admits by itself as
+    /// pure or read-only, so that whatever starts it runs nothing else. A name set without a
+    /// literal value (`read PAGER`, `PAGER=$x`) never is.
+    fn sets_a_harmless_program(&self, name: &str, names: &[&str], values: &[(&str, &str)]) -> bool {
+        let names_a_program = matches!(name, "EDITOR" | "VISUAL" | "PAGER" | "MANPAGER")
+            || name.ends_with("_EDITOR")
+            || name.ends_with("PAGER");
+        if !names_a_program {
+            return false;
+        }
+        let set = names.iter().filter(|n| **n == name).count();
+        let harmless = values
+            .iter()
+            .filter(|(n, value)| *n == name && self.is_harmless_program(value))
+            .count();
+        set > 0 && set == harmless
+    }
+
+    /// Whether `value` is one program name, looked up on `PATH`, that the catalog admits with
+    /// no arguments as pure or read-only (`true`, `cat`).
+    fn is_harmless_program(&self, value: &str) -> bool {
+        if value.is_empty()
+            || !value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+        {
+            return false;
+        }
+        let word = shellgate_parser::Word {
+            raw: value.to_owned(),
+            cooked: value.to_owned(),
+            literal: true,
+            features: shellgate_parser::WordFeatures::default(),
+            span: shellgate_parser::Span { start: 0, end: 0 },
+        };
+        let view = shellgate_rules::CommandView {
+            words: std::slice::from_ref(&word),
+            assignments: &[],
+            redirects: &[],
+            cwd: None,
+            home: None,
+        };
+        matches!(
+            self.policy().safe(&view),
+            shellgate_rules::SafeVerdict::Admitted {
+                class: shellgate_rules::EffectClass::Pure | shellgate_rules::EffectClass::ReadOnly,
+                ..
+            }
+        )
+    }
+
     /// A command whose output goes to the transcript (a pure or read-only one) that expands a
     /// variable whose name looks like it holds a secret (`echo $GITHUB_TOKEN`, a heredoc
     /// `$AWS_SECRET_ACCESS_KEY`) puts the secret into the agent's context: a person decides.
