@@ -5,13 +5,16 @@ use clap::{Parser, Subcommand};
 mod approvals_cmd;
 mod audit_cmd;
 mod check_cmd;
+mod doctor_cmd;
 mod eval_cmd;
 mod exit;
 mod explain_cmd;
 mod hook_cmd;
+mod install_cmd;
 mod output;
 mod parse_cmd;
 mod policy_files;
+mod program;
 mod test_cmd;
 mod trust_args;
 
@@ -44,6 +47,10 @@ enum Command {
     Audit(audit_cmd::Args),
     /// Answer an agent's pre-tool hook (JSON on standard input); always exits 0.
     Hook(hook_cmd::Args),
+    /// Put the shellgate hook into an agent's settings file (or take it out).
+    Install(install_cmd::Args),
+    /// Check that shellgate is installed and working for each agent; exit 0 only when all is well.
+    Doctor(doctor_cmd::Args),
 }
 
 /// Runs the parsed command line and returns the process exit status.
@@ -60,6 +67,8 @@ pub fn run(cli: Cli) -> Exit {
         Command::Test(args) => test_cmd::run(&args),
         Command::Audit(args) => audit_cmd::run(&args),
         Command::Hook(args) => hook_cmd::run(&args),
+        Command::Install(args) => install_cmd::run(&args),
+        Command::Doctor(args) => doctor_cmd::run(&args),
     };
     output::finish(exit)
 }
