@@ -190,7 +190,9 @@ pub fn install(agent: Agent, mut settings: Value, command: &str) -> Result<Edit,
         });
     }
     let event = agent.event();
-    let top = settings.as_object_mut().ok_or_else(|| wrong("the top level", "an object"))?;
+    let top = settings
+        .as_object_mut()
+        .ok_or_else(|| wrong("the top level", "an object"))?;
     let hooks = top
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()))
@@ -262,7 +264,9 @@ fn event_groups(agent: Agent, settings: &Value) -> Result<Option<&Vec<Value>>, I
     let Some(hooks) = top.get("hooks") else {
         return Ok(None);
     };
-    let hooks = hooks.as_object().ok_or_else(|| wrong("hooks", "an object"))?;
+    let hooks = hooks
+        .as_object()
+        .ok_or_else(|| wrong("hooks", "an object"))?;
     let event = agent.event();
     let Some(groups) = hooks.get(event) else {
         return Ok(None);
@@ -301,7 +305,10 @@ mod tests {
     fn recognises_shellgate_hook_commands() {
         let agent = Agent::Codex;
         assert!(is_shellgate_hook(agent, "shellgate hook codex"));
-        assert!(is_shellgate_hook(agent, "'/opt/my tools/shellgate' hook codex --policy t.toml"));
+        assert!(is_shellgate_hook(
+            agent,
+            "'/opt/my tools/shellgate' hook codex --policy t.toml"
+        ));
         assert!(!is_shellgate_hook(agent, "shellgate hook gemini"));
         assert!(!is_shellgate_hook(agent, "shellgate eval -- ls"));
         assert!(!is_shellgate_hook(agent, "not-shellgate hook codex"));
@@ -311,7 +318,11 @@ mod tests {
     #[test]
     fn refuses_settings_of_the_wrong_shape() {
         assert_eq!(
-            install(Agent::ClaudeCode, serde_json::json!([]), "shellgate hook claude-code"),
+            install(
+                Agent::ClaudeCode,
+                serde_json::json!([]),
+                "shellgate hook claude-code"
+            ),
             Err(wrong("the top level", "an object"))
         );
         assert_eq!(

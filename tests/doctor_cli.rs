@@ -50,8 +50,18 @@ fn good_setup_is_all_well() {
     let project = dir.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
     let h = home.display();
-    settings(&home.join(".claude/settings.json"), "PreToolUse", "Bash", &format!("{EXE} hook claude-code"));
-    settings(&home.join(".codex/hooks.json"), "PreToolUse", "Bash", &format!("{EXE} hook codex"));
+    settings(
+        &home.join(".claude/settings.json"),
+        "PreToolUse",
+        "Bash",
+        &format!("{EXE} hook claude-code"),
+    );
+    settings(
+        &home.join(".codex/hooks.json"),
+        "PreToolUse",
+        "Bash",
+        &format!("{EXE} hook codex"),
+    );
     settings(
         &project.join(".gemini/settings.json"),
         "BeforeTool",
@@ -110,7 +120,10 @@ fn broken_setup_fails_with_each_problem() {
         &home.join(".codex/hooks.json"),
         "PreToolUse",
         "Bash",
-        &format!("/nonexistent/shellgate hook codex --trust {}", project.join("trust.toml").display()),
+        &format!(
+            "/nonexistent/shellgate hook codex --trust {}",
+            project.join("trust.toml").display()
+        ),
     );
     std::fs::create_dir_all(home.join(".gemini")).unwrap();
     std::fs::write(home.join(".gemini/settings.json"), "{\"hooks\": ").unwrap();
@@ -121,11 +134,20 @@ fn broken_setup_fails_with_each_problem() {
     let h = home.display();
     let p = project.display();
     for line in [
-        format!("FAIL  gemini: `{h}/.gemini/settings.json`: the settings file is not valid JSON: EOF while parsing a value at line 1 column 10\n"),
-        format!("FAIL  claude-code: the policy does not load: {p}/bad.toml:1:1: missing key `category` (add `category = …` to this table); 2 more errors\n"),
-        format!("FAIL  claude-code: trust file `{h}/.config/shellgate/trust.toml` is unusable: unknown version `99`; this shellgate reads version 1\n"),
-        "note  claude-code: samples skipped: the hook would move the unusable trust file aside\n".to_owned(),
-        format!("FAIL  codex: `/nonexistent/shellgate hook codex --trust {p}/trust.toml --deadline-ms 600000` (in `{h}/.codex/hooks.json`) does not answer: it exited with exit status: 127: "),
+        format!(
+            "FAIL  gemini: `{h}/.gemini/settings.json`: the settings file is not valid JSON: EOF while parsing a value at line 1 column 10\n"
+        ),
+        format!(
+            "FAIL  claude-code: the policy does not load: {p}/bad.toml:1:1: missing key `category` (add `category = …` to this table); 2 more errors\n"
+        ),
+        format!(
+            "FAIL  claude-code: trust file `{h}/.config/shellgate/trust.toml` is unusable: unknown version `99`; this shellgate reads version 1\n"
+        ),
+        "note  claude-code: samples skipped: the hook would move the unusable trust file aside\n"
+            .to_owned(),
+        format!(
+            "FAIL  codex: `/nonexistent/shellgate hook codex --trust {p}/trust.toml --deadline-ms 600000` (in `{h}/.codex/hooks.json`) does not answer: it exited with exit status: 127: "
+        ),
         "problems found\n".to_owned(),
     ] {
         assert!(text.contains(&line), "missing {line:?} in:\n{text}");

@@ -85,7 +85,11 @@ fn installs_into_a_new_file_once() {
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        assert_eq!(entries, ["settings.json"], "{agent}: no backup, no leftovers");
+        assert_eq!(
+            entries,
+            ["settings.json"],
+            "{agent}: no backup, no leftovers"
+        );
     }
 }
 
@@ -167,7 +171,9 @@ fn keeps_a_customised_hook_and_hooks_of_other_agents() {
     let output = install(dir.path(), &["claude-code", "--file", path]);
     assert_eq!(
         stdout(&output),
-        format!("the claude-code hook is already in `{path}` (`/opt/shellgate hook claude-code --policy team.toml`); nothing changed\n")
+        format!(
+            "the claude-code hook is already in `{path}` (`/opt/shellgate hook claude-code --policy team.toml`); nothing changed\n"
+        )
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
     // Codex's hook is another entry in the same layout.
@@ -202,16 +208,27 @@ fn refuses_a_file_it_cannot_read_as_settings() {
     let file = dir.path().join("settings.json");
     let path = file.to_str().unwrap();
     for (text, error) in [
-        ("{\"hooks\": ", "the settings file is not valid JSON: EOF while parsing a value at line 1 column 10"),
-        ("{\"hooks\": []}", "`hooks` in the settings file is not an object"),
-        ("{\"hooks\": {\"PreToolUse\": {}}}", "`hooks.PreToolUse` in the settings file is not a list"),
+        (
+            "{\"hooks\": ",
+            "the settings file is not valid JSON: EOF while parsing a value at line 1 column 10",
+        ),
+        (
+            "{\"hooks\": []}",
+            "`hooks` in the settings file is not an object",
+        ),
+        (
+            "{\"hooks\": {\"PreToolUse\": {}}}",
+            "`hooks.PreToolUse` in the settings file is not a list",
+        ),
     ] {
         std::fs::write(&file, text).unwrap();
         let output = install(dir.path(), &["claude-code", "--file", path]);
         assert_eq!(output.status.code(), Some(1));
         assert_eq!(
             String::from_utf8(output.stderr).unwrap(),
-            format!("error: `{path}`: {error}\n  help: fix the file by hand, or name another one with --file; nothing was written\n")
+            format!(
+                "error: `{path}`: {error}\n  help: fix the file by hand, or name another one with --file; nothing was written\n"
+            )
         );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
     }

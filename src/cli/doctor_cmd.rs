@@ -19,7 +19,7 @@ use shellgate::hook::{Agent, Answer, Verdict, read_answer, render};
 use shellgate::install;
 
 use super::hook_cmd::{self, adjust};
-use super::output::outln;
+use super::output::{outln, painted};
 use super::{Cli, Command, Exit, policy_files, program};
 
 /// Check that shellgate is installed and working for each agent.
@@ -49,16 +49,16 @@ struct Report {
 
 impl Report {
     fn ok(&self, message: &str) {
-        outln!("ok    {message}");
+        outln!("{}    {message}", painted("ok"));
     }
 
     fn note(&self, message: &str) {
-        outln!("note  {message}");
+        outln!("{}  {message}", painted("note"));
     }
 
     fn fail(&mut self, message: &str, help: &str) {
         self.failed += 1;
-        outln!("FAIL  {message}");
+        outln!("{}  {message}", painted("FAIL"));
         outln!("      help: {help}");
     }
 }
@@ -80,8 +80,8 @@ pub fn run(args: &Args) -> Exit {
     let on_path = program::find_on_path("shellgate");
     match &on_path {
         Some(found) => {
-            let this = std::env::current_exe()
-                .is_ok_and(|current| program::same_file(&current, found));
+            let this =
+                std::env::current_exe().is_ok_and(|current| program::same_file(&current, found));
             report.ok(&format!(
                 "`shellgate` on PATH: `{}`{}",
                 found.display(),
@@ -199,7 +199,8 @@ fn runs_bare_name(command: &str) -> bool {
 fn check_hook(report: &mut Report, hook: &Installed, project: &Path, sandbox: &Path) {
     let agent = hook.agent;
     let words: Vec<String> = {
-        let parsed = shellgate_parser::parse(&hook.command, &shellgate_parser::ParseOptions::default());
+        let parsed =
+            shellgate_parser::parse(&hook.command, &shellgate_parser::ParseOptions::default());
         parsed
             .graph
             .clauses()
@@ -210,6 +211,7 @@ fn check_hook(report: &mut Report, hook: &Installed, project: &Path, sandbox: &P
     let args = match Cli::try_parse_from(&words) {
         Ok(Cli {
             command: Command::Hook(args),
+            ..
         }) => args,
         Ok(_) | Err(_) => {
             report.fail(
@@ -226,7 +228,13 @@ fn check_hook(report: &mut Report, hook: &Installed, project: &Path, sandbox: &P
             project.join(path)
         }
     };
-    let policies: Vec<PathBuf> = args.policy.files.policies.iter().map(|p| absolute(p)).collect();
+    let policies: Vec<PathBuf> = args
+        .policy
+        .files
+        .policies
+        .iter()
+        .map(|p| absolute(p))
+        .collect();
     match policy_files::load(&policies) {
         Ok(_) => report.ok(&format!(
             "{agent}: policy loads: the embedded default{}",
@@ -240,11 +248,21 @@ fn check_hook(report: &mut Report, hook: &Installed, project: &Path, sandbox: &P
             "check it with `shellgate check FILE`; meanwhile the hook asks about everything",
         ),
     }
-    let trust_usable = check_trust(report, agent, args.policy.trust.as_deref().map(absolute).as_deref());
+    let trust_usable = check_trust(
+        report,
+        agent,
+        args.policy.trust.as_deref().map(absolute).as_deref(),
+    );
     if args.no_audit_log {
-        report.note(&format!("{agent}: the hook keeps no audit log (--no-audit-log)"));
+        report.note(&format!(
+            "{agent}: the hook keeps no audit log (--no-audit-log)"
+        ));
     } else {
-        check_audit_log(report, agent, args.audit_log.as_deref().map(absolute).as_deref());
+        check_audit_log(
+            report,
+            agent,
+            args.audit_log.as_deref().map(absolute).as_deref(),
+        );
     }
     if !trust_usable {
         report.note(&format!(
@@ -273,7 +291,8 @@ fn check_hook(report: &mut Report, hook: &Installed, project: &Path, sandbox: &P
                     shown_kind(kind(&answer)),
                     expected.map_or("nothing", shown_kind),
                     match &answer {
-                        Answer::Decide { reason, .. } if !reason.is_empty() => format!(": {reason}"),
+                        Answer::Decide { reason, .. } if !reason.is_empty() =>
+                            format!(": {reason}"),
                         _ => String::new(),
                     }
                 ),
@@ -312,7 +331,9 @@ fn check_trust(report: &mut Report, agent: Agent, explicit: Option<&Path>) -> bo
     let path = match shellgate_store::default_trust_path(explicit) {
         Ok(path) => path,
         Err(e) => {
-            report.note(&format!("{agent}: no trust file location ({e}); nothing is trusted"));
+            report.note(&format!(
+                "{agent}: no trust file location ({e}); nothing is trusted"
+            ));
             return true;
         }
     };
@@ -358,7 +379,10 @@ fn check_audit_log(report: &mut Report, agent: Agent, explicit: Option<&Path>) {
     match opened {
         Ok(_) => report.ok(&format!("{agent}: audit log `{}` writable", path.display())),
         Err(e) => report.fail(
-            &format!("{agent}: audit log `{}` is not writable: {e}", path.display()),
+            &format!(
+                "{agent}: audit log `{}` is not writable: {e}",
+                path.display()
+            ),
             "fix its permissions, or give the hook `--audit-log FILE`",
         ),
     }
@@ -399,8 +423,18 @@ fn sample(
             text
         })
     };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn io::Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn io::Read + Send>));
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn io::Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn io::Read + Send>),
+    );
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {

@@ -19,7 +19,7 @@ use std::time::Duration;
 use shellgate::TrustRecipe;
 use shellgate::hook::{
     Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, answer_on_floor,
-    parse_request, render,
+    parse_request, read_answer, render,
 };
 use shellgate_policy::{Decision, GateEvaluator, Policy, deciding_rules};
 use shellgate_store::{AuditLog, AuditRecord, timestamp_now};
@@ -89,6 +89,8 @@ pub fn run(args: &Args) -> Exit {
         emit(agent, &adjust(late, ask_as_deny, defer_ask));
         std::process::exit(0);
     });
+    // `decide` adjusts the answer it logs; adjusting twice changes nothing, and the early
+    // answers (unusable input) are adjusted here.
     let answer = catch_unwind(AssertUnwindSafe(|| decide(args, agent)))
         .unwrap_or_else(|_| Answer::failed(&"internal error"));
     emit(agent, &adjust(answer, ask_as_deny, defer_ask));
@@ -186,6 +188,7 @@ fn decide(args: &Args, agent: Agent) -> Answer {
         Some(quarantine) => answer.with_note(quarantine),
         None => answer,
     };
+    let answer = adjust(answer, args.ask_as_deny, args.defer_ask);
     if !args.no_audit_log {
         let problems: Vec<&str> = [policy_error.as_deref(), quarantine.as_deref()]
             .into_iter()
@@ -203,6 +206,13 @@ fn decide(args: &Args, agent: Agent) -> Answer {
                 .collect(),
             choice: None,
             error: (!problems.is_empty()).then(|| problems.join("; ")),
+            agent: Some(agent.name().to_owned()),
+            session_id: request.session_id.clone(),
+            answer: Some(sent(agent, &answer).to_owned()),
+            reason: match read_answer(agent, &render(agent, &answer)) {
+                Some(Answer::Decide { reason, .. }) if !reason.is_empty() => Some(reason),
+                _ => None,
+            },
         };
         // A failing log write is reported but never changes the answer.
         if let Err(e) = append(args.audit_log.as_deref(), &record) {
@@ -216,6 +226,15 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     std::mem::forget(evaluation);
     std::mem::forget(recipe);
     answer
+}
+
+/// The answer `agent` is actually sent, as it reads it: `allow`, `ask`, `deny` or `none` (no
+/// opinion: Codex's approval, `--defer-ask`).
+pub fn sent(agent: Agent, answer: &Answer) -> &'static str {
+    match read_answer(agent, &render(agent, answer)) {
+        Some(Answer::Decide { verdict, .. }) => verdict.as_str(),
+        Some(Answer::PassThrough) | None => "none",
+    }
 }
 
 /// The agent's project directory, from the environment the agent gives its hooks.

@@ -80,7 +80,9 @@ pub fn run(args: &Args) -> Exit {
         Ok(edit) => edit,
         Err(e) => {
             errln!("error: `{shown}`: {e}");
-            errln!("  help: fix the file by hand, or name another one with --file; nothing was written");
+            errln!(
+                "  help: fix the file by hand, or name another one with --file; nothing was written"
+            );
             return Exit::Error;
         }
     };
@@ -102,7 +104,10 @@ pub fn run(args: &Args) -> Exit {
         (true, false) => "removed the",
         (true, true) => "would remove the",
     };
-    outln!("{verb} {agent} hook {} `{shown}`", if args.uninstall { "from" } else { "in" });
+    outln!(
+        "{verb} {agent} hook {} `{shown}`",
+        if args.uninstall { "from" } else { "in" }
+    );
     out!("{}", diff(&path, old.as_deref().unwrap_or_default(), &new));
     if args.dry_run {
         outln!("dry run: nothing was written");
@@ -172,4 +177,3 @@ fn backup_path(path: &Path) -> io::Result<PathBuf> {
     }
     Err(io::Error::other("too many backups; remove some"))
 }
-

@@ -52,7 +52,7 @@ mod session;
 mod time;
 mod trust;
 
-pub use audit::{AuditLog, AuditReader, AuditRecord, timestamp_now};
+pub use audit::{AuditLog, AuditReader, AuditRecord, timestamp_at, timestamp_now};
 pub use disk::{RACY_WINDOW, replace_file};
 pub use error::StoreError;
 pub use grants::{Grants, ZoneGrant, validate_audience};
