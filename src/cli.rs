@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 mod approvals_cmd;
 mod audit_cmd;
+mod audit_recorded;
 mod check_cmd;
 mod completions_cmd;
 mod doctor_cmd;
