@@ -90,3 +90,41 @@ fn filters_by_time_agent_and_decision() {
         "error: `--since yesterday` is not a duration or a timestamp (write `30s`, `15m`, `2h`, `7d` or `2026-11-23T19:00:00Z`)\n"
     );
 }
+
+#[test]
+fn follow_prints_records_as_they_are_appended() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("audit.jsonl");
+    std::fs::write(&file, format!("{OLD}\n")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
+        .args([
+            "log",
+            "--follow",
+            "--json",
+            "--agent",
+            "codex",
+            "--audit-log",
+        ])
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    let mut appender = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    // A record written in two parts is printed once, whole; another agent's is filtered out.
+    let (head, tail) = CODEX.split_at(40);
+    appender
+        .write_all(format!("{CLAUDE}\n{head}").as_bytes())
+        .unwrap();
+    appender.flush().unwrap();
+    appender.write_all(format!("{tail}\n").as_bytes()).unwrap();
+    let mut line = String::new();
+    lines.read_line(&mut line).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(line, format!("{CODEX}\n"));
+}
