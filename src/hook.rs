@@ -50,6 +50,9 @@
 mod claude_code;
 mod codex;
 mod gemini;
+mod reply;
+
+pub use reply::read_answer;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -364,6 +367,19 @@ impl Answer {
                 verdict: Verdict::Deny,
                 reason,
             },
+            other => other,
+        }
+    }
+
+    /// The same answer with ask turned into no opinion (`{}`), which leaves the call to the
+    /// agent's own approval flow (for Codex, whose hooks cannot ask).
+    #[must_use]
+    pub fn defer_ask(self) -> Self {
+        match self {
+            Self::Decide {
+                verdict: Verdict::Ask,
+                ..
+            } => Self::PassThrough,
             other => other,
         }
     }

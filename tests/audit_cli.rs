@@ -150,6 +150,65 @@ fn lines_format_by_extension_skips_blank_lines() {
         summary.contains("\n  cmds.txt  (lines, 5 lines, 3 records, 0 malformed)\n"),
         "{summary}"
     );
+    // The second line says what the records were judged with.
+    assert_eq!(
+        summary.lines().nth(1),
+        Some(
+            format!(
+                "  policy: the embedded default; trust file: none (`{}/config/shellgate/trust.toml` does not exist)",
+                dir.path().display()
+            )
+            .as_str()
+        ),
+        "{summary}"
+    );
+}
+
+/// Issue 14: `--as-recorded` summarises what the hook recorded, without judging again.
+#[test]
+fn as_recorded_summarises_the_recorded_decisions() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "audit.jsonl",
+        concat!(
+            r#"{"timestamp":"t","command":"ls","cwd":"/","audience":"personal","decision":"Approved","rule_ids":[],"choice":null}"#,
+            "\nnot a record\n",
+            r#"{"timestamp":"t","command":"git push","cwd":"/","audience":"personal","decision":"NeedsPrompt","rule_ids":[],"choice":null,"agent":"codex","answer":"deny"}"#,
+            "\n",
+            r#"{"timestamp":"t","command":"git push","cwd":"/","audience":"personal","decision":"NeedsPrompt","rule_ids":[],"choice":null,"agent":"codex","answer":"deny"}"#,
+            "\n",
+            r#"{"timestamp":"t","command":"rm -rf /","cwd":"/","audience":"personal","decision":"HardDenied","rule_ids":["rm-recursive-root"],"choice":null,"agent":"claude-code","answer":"deny"}"#,
+            "\n",
+        ),
+    );
+    let output = shellgate(dir.path(), &["audit", "--as-recorded", "audit.jsonl"], None);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        stdout(&output),
+        "recorded decisions: 4 records from 1 file (1 lines not records); not judged again\n\
+         \x20 decisions: Approved 1, HardDenied 1, NeedsPrompt 2\n\
+         \x20 answers sent: deny 3, unknown 1\n\
+         \x20 agents: claude-code 1, codex 2, unknown 1\n\
+         \nrules that refused\n\
+         \x20      1  rm-recursive-root\n\
+         \ncommands that needed a person most\n\
+         \x20      2  git push\n"
+    );
+    let json = shellgate(
+        dir.path(),
+        &["audit", "--as-recorded", "--json", "audit.jsonl"],
+        None,
+    );
+    assert_eq!(
+        json_of(&json),
+        serde_json::json!({"records": 4, "malformed": 1,
+            "decisions": {"Approved": 1, "HardDenied": 1, "NeedsPrompt": 2},
+            "answers": {"deny": 3, "unknown": 1},
+            "agents": {"claude-code": 1, "codex": 2, "unknown": 1},
+            "rules": [{"name": "rm-recursive-root", "count": 1}],
+            "prompts": [{"name": "git push", "count": 2}]})
+    );
 }
 
 #[test]

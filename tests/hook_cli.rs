@@ -178,6 +178,11 @@ fn claude_code_allow_ask_deny_and_pass_through() {
     );
     assert_eq!(log[2]["audience"], "personal");
     assert_eq!(log[2]["choice"], Value::Null);
+    assert_eq!(log[2]["agent"], "claude-code");
+    assert_eq!(log[2]["session_id"], "6f1c2a9e-3b7d-4c51-9e08-2d4f7a1b8c30");
+    assert_eq!(log[1]["answer"], "ask");
+    assert_eq!(log[1]["reason"], ASK_PUSH);
+    assert_eq!(log[0]["answer"], "allow");
 }
 
 #[test]
@@ -202,7 +207,56 @@ fn codex_can_only_deny() {
     let deny = env.answer(&["codex"], &payload("codex-deny.json"));
     let reason = deny_reason(&deny, "/hookSpecificOutput/permissionDecisionReason");
     assert_eq!(deny, claude("deny", &reason));
-    assert_eq!(env.audit_log().len(), 3);
+    // The log records the answer actually sent: Codex's deny for a prompt, no opinion for an
+    // approval.
+    let log = env.audit_log();
+    let sent: Vec<(&str, &str, &str)> = log
+        .iter()
+        .map(|r| {
+            (
+                r["agent"].as_str().unwrap(),
+                r["decision"].as_str().unwrap(),
+                r["answer"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("codex", "Approved", "none"),
+            ("codex", "NeedsPrompt", "deny"),
+            ("codex", "HardDenied", "deny"),
+        ]
+    );
+    assert_eq!(log[0].get("reason"), None);
+    assert_eq!(
+        log[1]["reason"],
+        json!(format!(
+            "{ASK_PUSH} — Codex hooks cannot ask, so shellgate refused; ask the user to approve or run it"
+        ))
+    );
+}
+
+#[test]
+fn codex_defer_ask_leaves_a_prompt_to_codex() {
+    let env = Env::new();
+    assert_eq!(
+        env.answer(&["codex", "--defer-ask"], &payload("codex-ask.json")),
+        json!({})
+    );
+    let deny = env.answer(&["codex", "--defer-ask"], &payload("codex-deny.json"));
+    let reason = deny_reason(&deny, "/hookSpecificOutput/permissionDecisionReason");
+    assert_eq!(deny, claude("deny", &reason));
+    let log = env.audit_log();
+    assert_eq!(log[0]["decision"], "NeedsPrompt");
+    assert_eq!(log[0]["answer"], "none");
+    assert_eq!(log[1]["answer"], "deny");
+    // It cannot be combined with --ask-as-deny.
+    let both = env.run(
+        &["codex", "--defer-ask", "--ask-as-deny"],
+        &payload("codex-ask.json"),
+    );
+    assert_eq!(both.status.code(), Some(2));
 }
 
 #[test]

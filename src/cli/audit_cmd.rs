@@ -69,6 +69,10 @@ pub struct Args {
     /// Judge every record, even repeated ones (for benchmarks).
     #[arg(long, hide = true)]
     no_memo: bool,
+    /// Summarise the decisions recorded in shellgate audit logs (what the hook decided and
+    /// answered at the time) instead of judging the commands again.
+    #[arg(long)]
+    as_recorded: bool,
     /// Logs to audit (`-`: standard input).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -76,6 +80,9 @@ pub struct Args {
 
 /// Runs `shellgate audit`.
 pub fn run(args: &Args) -> Exit {
+    if args.as_recorded {
+        return super::audit_recorded::run(&args.files, args.json, args.top);
+    }
     match audit_files(args) {
         Ok(()) => Exit::Ok,
         Err(exit) => exit,
@@ -179,7 +186,11 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
         json.push('\n');
         json
     } else {
-        render(&report, elapsed, &args.trust.policy.audience)
+        // After the first line (what was audited): what it was judged with.
+        let mut text = render(&report, elapsed, &args.trust.policy.audience);
+        let at = text.find('\n').map_or(text.len(), |end| end + 1);
+        text.insert_str(at, &applied(args));
+        text
     };
     if to_stdout {
         output::err!("{text}");
@@ -187,6 +198,28 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
         output::out!("{text}");
     }
     Ok(())
+}
+
+/// The policy layers and the trust file the run applied, one line each.
+fn applied(args: &Args) -> String {
+    let files = &args.trust.policy.files.policies;
+    let mut policy = if files.iter().any(|file| policy_files::is_default(file)) {
+        String::new()
+    } else {
+        "the embedded default".to_owned()
+    };
+    for file in files {
+        if !policy.is_empty() {
+            policy.push_str(" + ");
+        }
+        let _ = write!(policy, "`{}`", file.display());
+    }
+    let trust = match shellgate_store::default_trust_path(args.trust.policy.trust.as_deref()) {
+        Ok(path) if path.exists() => format!("`{}`", path.display()),
+        Ok(path) => format!("none (`{}` does not exist)", path.display()),
+        Err(_) => "none (no location)".to_owned(),
+    };
+    format!("  policy: {policy}; trust file: {trust}\n")
 }
 
 /// Prints an error and returns the error exit status.

@@ -96,7 +96,7 @@ pub const fn exit_for(decision: Decision) -> Exit {
 /// The readable form of an evaluation: the decision, each clause's verdict with its reasons,
 /// the hard-deny rules and the prompt.
 pub fn render(evaluation: &Evaluation) -> String {
-    let mut out = format!("{}\n", evaluation.decision);
+    let mut out = format!("{}\n", super::output::painted(evaluation.decision.as_str()));
     for hit in &evaluation.hard_deny {
         out.push_str(&format!(
             "hard deny `{}` ({}): {}\n",

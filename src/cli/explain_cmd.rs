@@ -7,12 +7,17 @@ use shellgate_parser::ParseOptions;
 use shellgate_policy::display;
 
 use super::eval_cmd::{self, GateArgs};
+use super::parse_cmd;
 use super::{Exit, output};
 
 /// Explain the gate's decision on a command: the clause graph, each clause's verdict, and the
 /// rule, zone or pattern that decided it.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Print one JSON object: the command, where it runs, the clause graph (as `parse --json`)
+    /// and the evaluation (as `eval --json`).
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     gate: GateArgs,
 }
@@ -33,6 +38,23 @@ pub fn run(args: &Args) -> Exit {
         },
     );
     let evaluation = prepared.evaluate();
+    if args.json {
+        let path = |p: Option<&std::path::Path>| p.map(|p| p.display().to_string());
+        let value = serde_json::json!({
+            "command": text,
+            "where": {
+                "audience": state.audience(),
+                "cwd": state.cwd().display().to_string(),
+                "project": path(state.project()),
+                "session": path(state.session()),
+                "home": path(state.home()),
+            },
+            "parse": parse_cmd::to_json(&parsed),
+            "evaluation": evaluation,
+        });
+        output::outln!("{value}");
+        return eval_cmd::exit_for(evaluation.decision);
+    }
     let mut out = String::new();
     let _ = writeln!(out, "command: {}", display::escape_bytes(&prepared.command));
     let _ = writeln!(
@@ -114,7 +136,11 @@ pub fn run(args: &Args) -> Exit {
             hit.rule, hit.category, hit.reason
         );
     }
-    let _ = writeln!(out, "decision: {}", evaluation.decision);
+    let _ = writeln!(
+        out,
+        "decision: {}",
+        output::painted(evaluation.decision.as_str())
+    );
     if let Some(prompt) = &evaluation.prompt {
         let _ = writeln!(out, "prompt: {}", prompt.display);
         for clause in &prompt.clauses {

@@ -19,7 +19,7 @@ use std::time::Duration;
 use shellgate::TrustRecipe;
 use shellgate::hook::{
     Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, answer_on_floor,
-    parse_request, render,
+    parse_request, read_answer, render,
 };
 use shellgate_policy::{Decision, GateEvaluator, Policy, deciding_rules};
 use shellgate_store::{AuditLog, AuditRecord, timestamp_now};
@@ -39,17 +39,21 @@ pub struct Args {
     #[arg(value_name = "AGENT", value_parser = ["claude-code", "codex", "gemini"])]
     agent: String,
     #[command(flatten)]
-    policy: PolicyArgs,
+    pub policy: PolicyArgs,
     /// The audit log (default: `$SHELLGATE_AUDIT_LOG`, else
     /// `$XDG_STATE_HOME/shellgate/audit.jsonl`, else `~/.local/state/shellgate/audit.jsonl`).
     #[arg(long, value_name = "FILE")]
-    audit_log: Option<PathBuf>,
+    pub audit_log: Option<PathBuf>,
     /// Do not append to the audit log.
     #[arg(long)]
-    no_audit_log: bool,
+    pub no_audit_log: bool,
     /// Answer deny where the answer would be ask (for agent versions that ignore ask).
+    #[arg(long, conflicts_with = "defer_ask")]
+    pub ask_as_deny: bool,
+    /// Answer no opinion (`{}`) where the answer would be ask, leaving the call to the agent's
+    /// own approval flow (for Codex, whose hooks cannot ask: instead of refusing).
     #[arg(long)]
-    ask_as_deny: bool,
+    pub defer_ask: bool,
     /// Answer ask if no decision is ready after this many milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     deadline_ms: u64,
@@ -73,40 +77,35 @@ fn emit(agent: Agent, answer: &Answer) {
     *answered = true;
 }
 
-fn agent_named(name: &str) -> Agent {
-    Agent::ALL
-        .into_iter()
-        .find(|agent| agent.name() == name)
-        .unwrap_or(Agent::ClaudeCode)
-}
-
 /// Runs `shellgate hook`.
 pub fn run(args: &Args) -> Exit {
-    let agent = agent_named(&args.agent);
+    let agent = super::program::agent_named(&args.agent);
     let ask_as_deny = args.ask_as_deny;
+    let defer_ask = args.defer_ask;
     let deadline = Duration::from_millis(args.deadline_ms);
     std::thread::spawn(move || {
         std::thread::sleep(deadline);
         let late = Answer::failed(&format!("no decision within {} ms", deadline.as_millis()));
-        emit(
-            agent,
-            &if ask_as_deny {
-                late.ask_as_deny()
-            } else {
-                late
-            },
-        );
+        emit(agent, &adjust(late, ask_as_deny, defer_ask));
         std::process::exit(0);
     });
+    // `decide` adjusts the answer it logs; adjusting twice changes nothing, and the early
+    // answers (unusable input) are adjusted here.
     let answer = catch_unwind(AssertUnwindSafe(|| decide(args, agent)))
         .unwrap_or_else(|_| Answer::failed(&"internal error"));
-    let answer = if ask_as_deny {
+    emit(agent, &adjust(answer, ask_as_deny, defer_ask));
+    Exit::Ok
+}
+
+/// The answer after `--ask-as-deny` or `--defer-ask`.
+pub fn adjust(answer: Answer, ask_as_deny: bool, defer_ask: bool) -> Answer {
+    if ask_as_deny {
         answer.ask_as_deny()
+    } else if defer_ask {
+        answer.defer_ask()
     } else {
         answer
-    };
-    emit(agent, &answer);
-    Exit::Ok
+    }
 }
 
 /// Reads, evaluates and logs one hook call.
@@ -189,6 +188,7 @@ fn decide(args: &Args, agent: Agent) -> Answer {
         Some(quarantine) => answer.with_note(quarantine),
         None => answer,
     };
+    let answer = adjust(answer, args.ask_as_deny, args.defer_ask);
     if !args.no_audit_log {
         let problems: Vec<&str> = [policy_error.as_deref(), quarantine.as_deref()]
             .into_iter()
@@ -206,6 +206,13 @@ fn decide(args: &Args, agent: Agent) -> Answer {
                 .collect(),
             choice: None,
             error: (!problems.is_empty()).then(|| problems.join("; ")),
+            agent: Some(agent.name().to_owned()),
+            session_id: request.session_id.clone(),
+            answer: Some(sent(agent, &answer).to_owned()),
+            reason: match read_answer(agent, &render(agent, &answer)) {
+                Some(Answer::Decide { reason, .. }) if !reason.is_empty() => Some(reason),
+                _ => None,
+            },
         };
         // A failing log write is reported but never changes the answer.
         if let Err(e) = append(args.audit_log.as_deref(), &record) {
@@ -219,6 +226,15 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     std::mem::forget(evaluation);
     std::mem::forget(recipe);
     answer
+}
+
+/// The answer `agent` is actually sent, as it reads it: `allow`, `ask`, `deny` or `none` (no
+/// opinion: Codex's approval, `--defer-ask`).
+pub fn sent(agent: Agent, answer: &Answer) -> &'static str {
+    match read_answer(agent, &render(agent, answer)) {
+        Some(Answer::Decide { verdict, .. }) => verdict.as_str(),
+        Some(Answer::PassThrough) | None => "none",
+    }
 }
 
 /// The agent's project directory, from the environment the agent gives its hooks.
@@ -237,7 +253,7 @@ fn project_dir(agent: Agent) -> Option<PathBuf> {
 
 /// The audit log's path: `explicit`, else `$SHELLGATE_AUDIT_LOG`, else
 /// `$XDG_STATE_HOME/shellgate/audit.jsonl`, else `$HOME/.local/state/shellgate/audit.jsonl`.
-fn audit_log_path(explicit: Option<&Path>) -> Option<PathBuf> {
+pub fn audit_log_path(explicit: Option<&Path>) -> Option<PathBuf> {
     if let Some(path) = explicit {
         return Some(path.to_path_buf());
     }

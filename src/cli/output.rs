@@ -61,6 +61,39 @@ pub fn finish(exit: Exit) -> Exit {
     }
 }
 
+/// Whether standard output gets colour: `--color always`, or `--color auto` (the default) on a
+/// terminal that supports it, unless `NO_COLOR` is set (anstream's rules, with the choice of
+/// `--color` written as its global choice).
+pub fn colour() -> bool {
+    anstream::AutoStream::choice(&io::stdout()) != anstream::ColorChoice::Never
+}
+
+/// `text` in `style` when standard output gets colour, else as is.
+pub fn paint(text: &str, style: anstyle::Style) -> String {
+    if colour() {
+        format!("{style}{text}{style:#}")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// The style of a decision or outcome word: green for approved and passing, yellow for a
+/// person deciding, bold red for refused and failing.
+pub fn style_of(word: &str) -> anstyle::Style {
+    use anstyle::{AnsiColor, Style};
+    match word {
+        "Approved" | "pass" | "ok" => Style::new().fg_color(Some(AnsiColor::Green.into())),
+        "NeedsPrompt" | "note" => Style::new().fg_color(Some(AnsiColor::Yellow.into())),
+        "HardDenied" | "FAIL" => Style::new().bold().fg_color(Some(AnsiColor::Red.into())),
+        _ => Style::new(),
+    }
+}
+
+/// A decision or outcome word in its colour (see [`style_of`]).
+pub fn painted(word: &str) -> String {
+    paint(word, style_of(word))
+}
+
 /// `print!` that never panics (see the module docs).
 macro_rules! out {
     ($($arg:tt)*) => {

@@ -82,13 +82,14 @@ pub fn run(args: &Args) -> Exit {
     }
 }
 
-/// The `--json` object (exact keys are a contract).
-fn to_json(output: &ParseOutput) -> Value {
+/// The `--json` object (exact keys are a contract). Keys are written in alphabetical order,
+/// as they always were printed (`serde_json` keeps insertion order).
+pub fn to_json(output: &ParseOutput) -> Value {
     let clauses: Vec<Value> = output.graph.clauses().map(clause_json).collect();
     json!({
+        "clauses": clauses,
         "complete": output.complete,
         "reason": output.reason(),
-        "clauses": clauses,
     })
 }
 
@@ -99,14 +100,14 @@ fn clause_json(clause: &Clause) -> Value {
         .map(|r| json!({"op": r.op.as_str(), "target": target_text(&r.target)}))
         .collect();
     json!({
-        "verb": clause.verb,
         "argv": clause.cooked_argv().collect::<Vec<_>>(),
         "context": clause.context.as_str(),
-        "operator": clause.operator.map(|o| o.as_str()),
-        "redirects": redirects,
         "cwd": clause.cwd.as_ref().map(|p| p.display().to_string()),
         "literal_verb": clause.literal_verb,
+        "operator": clause.operator.map(|o| o.as_str()),
+        "redirects": redirects,
         "span": clause.span.pair(),
+        "verb": clause.verb,
     })
 }
 

@@ -11,7 +11,7 @@ use shellgate_policy::GateEvaluator;
 use shellgate_rules::Layer;
 
 use super::Exit;
-use super::output::outln;
+use super::output::{outln, painted};
 use super::policy_files;
 
 /// Run the `[[test]]` cases of policy files (and of the default policy).
@@ -20,6 +20,9 @@ pub struct Args {
     /// Also run the default policy's own cases (always done when no file is given).
     #[arg(long)]
     default: bool,
+    /// Print one JSON object: every case with its outcome, and the counts.
+    #[arg(long)]
+    json: bool,
     /// Policy files layered on the default.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -45,14 +48,28 @@ pub fn run(args: &Args) -> Exit {
         .cloned()
         .collect();
     let mut failed = 0_usize;
+    let mut records = Vec::new();
     for case in &cases {
         let outcome = gate.run_case(case);
-        if outcome.passed {
-            outln!("pass  {}", outcome.name);
-        } else {
+        if !outcome.passed {
             failed += 1;
+        }
+        if args.json {
+            records.push(serde_json::json!({
+                "name": outcome.name,
+                "location": case.location.to_string(),
+                "command": outcome.command,
+                "passed": outcome.passed,
+                "expected": outcome.expected,
+                "actual": outcome.actual,
+                "message": outcome.message,
+            }));
+        } else if outcome.passed {
+            outln!("{}  {}", painted("pass"), outcome.name);
+        } else {
             outln!(
-                "FAIL  {} ({}): {}",
+                "{}  {} ({}): {}",
+                painted("FAIL"),
                 outcome.name,
                 case.location,
                 outcome.message
@@ -63,6 +80,14 @@ pub fn run(args: &Args) -> Exit {
             );
         }
     }
-    outln!("{} passed, {} failed", cases.len() - failed, failed);
+    let passed = cases.len() - failed;
+    if args.json {
+        outln!(
+            "{}",
+            serde_json::json!({"cases": records, "passed": passed, "failed": failed})
+        );
+    } else {
+        outln!("{passed} passed, {failed} failed");
+    }
     if failed == 0 { Exit::Ok } else { Exit::Error }
 }

@@ -20,7 +20,7 @@ use crate::{StoreError, time};
 /// A decision taken while something was wrong — a policy that did not load (the embedded
 /// default was the floor), a trust file that was quarantined — carries an `error` key with
 /// what went wrong; other records have none.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditRecord {
     /// When the decision was made: RFC 3339 UTC with milliseconds.
     pub timestamp: String,
@@ -41,12 +41,33 @@ pub struct AuditRecord {
     /// `None` (the key is then left out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The agent whose hook asked (`claude-code`, `codex`, `gemini`); left out when unknown
+    /// (records written before it was added, or not by a hook).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The agent's session id, when the hook payload carried one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The answer the agent was actually sent, as the agent reads it: `allow`, `ask`, `deny`
+    /// or `none` (no opinion, `{}`) — so Codex's deny for a command that needed a person is
+    /// `deny` here while `decision` is `NeedsPrompt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// The reason sent with the answer (what a person must approve, the rules that refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The current time in the audit log's format, such as `2026-01-02T03:04:05.678Z`.
 #[must_use]
 pub fn timestamp_now() -> String {
-    time::rfc3339_millis(SystemTime::now())
+    timestamp_at(SystemTime::now())
+}
+
+/// `when` in the audit log's format. Timestamps in this format sort as text in time order.
+#[must_use]
+pub fn timestamp_at(when: SystemTime) -> String {
+    time::rfc3339_millis(when)
 }
 
 /// An open audit log. Each [`append`](Self::append) is one `write` of one whole line to a file

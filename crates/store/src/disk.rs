@@ -186,6 +186,17 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<F
     Ok(fingerprint)
 }
 
+/// Replaces `path` with `bytes` atomically (as the trust file is written: a temporary file in
+/// the same directory, `sync_all`, rename, directory sync), with permissions `mode`. For other
+/// files the tools edit, such as an agent's settings.
+///
+/// # Errors
+///
+/// Any I/O error; `path` is then unchanged.
+pub fn replace_file(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    write_atomic(path, bytes, mode).map(|_| ())
+}
+
 /// Syncs a directory so a rename in it survives a crash.
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()

@@ -52,8 +52,8 @@ mod session;
 mod time;
 mod trust;
 
-pub use audit::{AuditLog, AuditReader, AuditRecord, timestamp_now};
-pub use disk::RACY_WINDOW;
+pub use audit::{AuditLog, AuditReader, AuditRecord, timestamp_at, timestamp_now};
+pub use disk::{RACY_WINDOW, replace_file};
 pub use error::StoreError;
 pub use grants::{Grants, ZoneGrant, validate_audience};
 pub use location::{TRUST_ENV, TRUST_FILE_NAME, default_trust_path, home_dir, resolve_trust_path};

@@ -159,6 +159,39 @@ impl TrustStore {
         Ok(Opened { store, quarantined })
     }
 
+    /// Reads the trust file at `path` without changing anything (an unusable file is *not*
+    /// moved aside, unlike [`open`](Self::open)): `Ok(None)` when it is missing,
+    /// `Ok(Some(grants))` with the number of saved grants, `Err(reason)` when it is unusable.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Read`] when the file exists but cannot be read; the `Ok(Err(reason))`
+    /// case is a file that was read but is not a usable trust file.
+    pub fn inspect(
+        path: impl Into<PathBuf>,
+        home: Option<PathBuf>,
+    ) -> Result<Result<Option<usize>, String>, StoreError> {
+        let store = Self {
+            path: resolve_link(path.into()),
+            home,
+            audiences: Audiences::new(),
+            seen: Seen::Missing,
+        };
+        Ok(match store.load()? {
+            Loaded::Good {
+                seen: Seen::Missing,
+                ..
+            } => Ok(None),
+            Loaded::Good { audiences, .. } => Ok(Some(
+                audiences
+                    .values()
+                    .map(|grants| grants.zones.len() + grants.patterns.len())
+                    .sum(),
+            )),
+            Loaded::Bad { reason } => Err(reason),
+        })
+    }
+
     /// The trust file's path (the target, when the path given to `open` was a symbolic link).
     #[must_use]
     pub fn path(&self) -> &Path {

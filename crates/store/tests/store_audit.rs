@@ -24,6 +24,7 @@ fn record(n: usize, writer: usize) -> AuditRecord {
         error: n
             .is_multiple_of(5)
             .then(|| format!("policy.toml:{n}:1: unknown field")),
+        ..AuditRecord::default()
     }
 }
 
@@ -41,6 +42,7 @@ fn a_record_is_one_exact_json_line() {
         rule_ids: vec!["git.push".to_owned()],
         choice: None,
         error: None,
+        ..AuditRecord::default()
     };
     log.append(&rec).unwrap();
     assert_eq!(
@@ -69,6 +71,7 @@ fn a_record_with_an_error_carries_it_and_reads_back() {
         rule_ids: vec!["rm-recursive-root".to_owned()],
         choice: None,
         error: Some("broken.toml:3:1: unknown field `dny`".to_owned()),
+        ..AuditRecord::default()
     };
     log.append(&rec).unwrap();
     assert_eq!(
@@ -192,4 +195,43 @@ impl SameTime for AuditRecord {
         self.timestamp = other.timestamp.clone();
         self
     }
+}
+
+/// Issue 14: a hook's record names the agent, its session and the answer sent; an old record
+/// without those keys still reads.
+#[test]
+fn a_hook_record_names_the_agent_and_the_answer_and_old_records_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    let log = AuditLog::open(&path).unwrap();
+    let rec = AuditRecord {
+        timestamp: "2026-01-02T03:04:05.678Z".to_owned(),
+        command: "git push".to_owned(),
+        cwd: "/p".to_owned(),
+        audience: "personal".to_owned(),
+        decision: "NeedsPrompt".to_owned(),
+        agent: Some("codex".to_owned()),
+        session_id: Some("s-1".to_owned()),
+        answer: Some("deny".to_owned()),
+        reason: Some("shellgate: needs a person".to_owned()),
+        ..AuditRecord::default()
+    };
+    log.append(&rec).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "{\"timestamp\":\"2026-01-02T03:04:05.678Z\",\"command\":\"git push\",\"cwd\":\"/p\",\
+         \"audience\":\"personal\",\"decision\":\"NeedsPrompt\",\"rule_ids\":[],\"choice\":null,\
+         \"agent\":\"codex\",\"session_id\":\"s-1\",\"answer\":\"deny\",\
+         \"reason\":\"shellgate: needs a person\"}\n"
+    );
+    let old = dir.path().join("old.jsonl");
+    std::fs::write(
+        &old,
+        "{\"timestamp\":\"t\",\"command\":\"ls\",\"cwd\":\"/\",\"audience\":\"personal\",\
+         \"decision\":\"Approved\",\"rule_ids\":[],\"choice\":null}\n",
+    )
+    .unwrap();
+    let read: Vec<AuditRecord> = AuditLog::read(&old).unwrap().map(Result::unwrap).collect();
+    assert_eq!(read[0].agent, None);
+    assert_eq!(read[0].answer, None);
 }

@@ -1,0 +1,161 @@
+//! `shellgate doctor` through the binary, on a good setup (every agent's hook installed and
+//! answering allow, ask and deny as it should) and a broken one (a policy that does not load,
+//! a hook program that does not exist, a settings file that is not JSON, an unusable trust
+//! file).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: a failed step should fail the test loudly"
+)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const EXE: &str = env!("CARGO_BIN_EXE_shellgate");
+
+/// `shellgate doctor` with `home` as `$HOME`, `project` as the project, and no shellgate on
+/// `PATH`.
+fn doctor(home: &Path, project: &Path) -> Output {
+    Command::new(EXE)
+        .args(["doctor", "--project"])
+        .arg(project)
+        .env("HOME", home)
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("SHELLGATE_TRUST")
+        .env_remove("SHELLGATE_AUDIT_LOG")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap()
+}
+
+/// A settings file running `command` as the agent's hook. The hook's deadline is ten minutes:
+/// a debug build on a loaded machine may need more than the default two seconds.
+fn settings(file: &Path, event: &str, matcher: &str, command: &str) {
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let value = serde_json::json!({"hooks": {event: [{"matcher": matcher, "hooks": [
+        {"type": "command", "command": format!("{command} --deadline-ms 600000")}]}]}});
+    std::fs::write(file, value.to_string()).unwrap();
+}
+
+#[test]
+fn good_setup_is_all_well() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let h = home.display();
+    settings(
+        &home.join(".claude/settings.json"),
+        "PreToolUse",
+        "Bash",
+        &format!("{EXE} hook claude-code"),
+    );
+    settings(
+        &home.join(".codex/hooks.json"),
+        "PreToolUse",
+        "Bash",
+        &format!("{EXE} hook codex"),
+    );
+    settings(
+        &project.join(".gemini/settings.json"),
+        "BeforeTool",
+        "run_shell_command",
+        &format!("{EXE} hook gemini"),
+    );
+    let output = doctor(&home, &project);
+    let p = project.display();
+    let common = |agent: &str| {
+        format!(
+            "ok    {agent}: policy loads: the embedded default\n\
+             ok    {agent}: trust file `{h}/.config/shellgate/trust.toml` does not exist yet (nothing saved)\n\
+             ok    {agent}: audit log `{h}/.local/state/shellgate/audit.jsonl` writable\n"
+        )
+    };
+    let expected = format!(
+        "note  `shellgate` is not on PATH\n\
+         ok    claude-code: hook in `{h}/.claude/settings.json`: `{EXE} hook claude-code --deadline-ms 600000`\n\
+         ok    codex: hook in `{h}/.codex/hooks.json`: `{EXE} hook codex --deadline-ms 600000`\n\
+         ok    gemini: hook in `{p}/.gemini/settings.json`: `{EXE} hook gemini --deadline-ms 600000`\n\
+         {}\
+         ok    claude-code: `git status` → allow\n\
+         ok    claude-code: `shellgate-doctor-unknown-command --probe` → ask\n\
+         ok    claude-code: `rm -rf ~` → deny\n\
+         {}\
+         ok    codex: `git status` → no opinion (`{{}}`)\n\
+         ok    codex: `shellgate-doctor-unknown-command --probe` → deny\n\
+         ok    codex: `rm -rf ~` → deny\n\
+         {}\
+         ok    gemini: `git status` → allow\n\
+         ok    gemini: `shellgate-doctor-unknown-command --probe` → ask\n\
+         ok    gemini: `rm -rf ~` → deny\n\
+         all is well\n",
+        common("claude-code"),
+        common("codex"),
+        common("gemini"),
+    );
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), expected);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn broken_setup_fails_with_each_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("bad.toml"), "[[deny]]\nid = 1\n").unwrap();
+    settings(
+        &home.join(".claude/settings.json"),
+        "PreToolUse",
+        "Bash",
+        &format!("{EXE} hook claude-code --policy bad.toml"),
+    );
+    settings(
+        &home.join(".codex/hooks.json"),
+        "PreToolUse",
+        "Bash",
+        &format!(
+            "/nonexistent/shellgate hook codex --trust {}",
+            project.join("trust.toml").display()
+        ),
+    );
+    std::fs::create_dir_all(home.join(".gemini")).unwrap();
+    std::fs::write(home.join(".gemini/settings.json"), "{\"hooks\": ").unwrap();
+    std::fs::create_dir_all(home.join(".config/shellgate")).unwrap();
+    std::fs::write(home.join(".config/shellgate/trust.toml"), "version = 99\n").unwrap();
+    let output = doctor(&home, &project);
+    let text = String::from_utf8(output.stdout).unwrap();
+    let h = home.display();
+    let p = project.display();
+    for line in [
+        format!(
+            "FAIL  gemini: `{h}/.gemini/settings.json`: the settings file is not valid JSON: EOF while parsing a value at line 1 column 10\n"
+        ),
+        format!(
+            "FAIL  claude-code: the policy does not load: {p}/bad.toml:1:1: missing key `category` (add `category = …` to this table); 2 more errors\n"
+        ),
+        format!(
+            "FAIL  claude-code: trust file `{h}/.config/shellgate/trust.toml` is unusable: unknown version `99`; this shellgate reads version 1\n"
+        ),
+        "note  claude-code: samples skipped: the hook would move the unusable trust file aside\n"
+            .to_owned(),
+        format!(
+            "FAIL  codex: `/nonexistent/shellgate hook codex --trust {p}/trust.toml --deadline-ms 600000` (in `{h}/.codex/hooks.json`) does not answer: it exited with exit status: 127: "
+        ),
+        "problems found\n".to_owned(),
+    ] {
+        assert!(text.contains(&line), "missing {line:?} in:\n{text}");
+    }
+    // The unusable trust file was reported, not moved aside.
+    assert_eq!(
+        std::fs::read_to_string(home.join(".config/shellgate/trust.toml")).unwrap(),
+        "version = 99\n"
+    );
+    assert_eq!(output.status.code(), Some(1));
+}
