@@ -57,7 +57,7 @@ fn base() -> PolicySource {
 
 /// The probes' decisions on the default layer alone.
 static BASELINE: LazyLock<Vec<Decision>> = LazyLock::new(|| {
-    let gate = GateEvaluator::new(Policy::load(&[base()]).unwrap());
+    let gate = GateEvaluator::new(shellgate_policy::load_policy(&[base()]).unwrap());
     let state = state_for(&gate).unwrap();
     PROBES
         .iter()
@@ -101,7 +101,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let text = String::from_utf8_lossy(rest);
     let sources = [base(), PolicySource::new("fuzz.toml", text.as_ref(), layer)];
-    let policy = match Policy::load(&sources) {
+    let policy = match shellgate_policy::load_policy(&sources) {
         Ok(policy) => policy,
         Err(error) => {
             check_error(&text, &error);

@@ -112,7 +112,7 @@ fn gate_for(case: &Case) -> Result<GateEvaluator, String> {
         ),
         PolicySource::new("case.toml", text.clone(), Layer::User),
     ];
-    Policy::load(&sources)
+    shellgate_policy::load_policy(&sources)
         .map(GateEvaluator::new)
         .map_err(|e| format!("the case policy does not load: {e}"))
 }

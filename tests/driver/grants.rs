@@ -56,7 +56,7 @@ fn rule_for(case: &Case) -> Result<GrantRule, String> {
     if let Some(text) = &case.policy {
         sources.push(PolicySource::new("case.toml", text.clone(), Layer::User));
     }
-    Policy::load(&sources)
+    shellgate_policy::load_policy(&sources)
         .map(GrantRule::new)
         .map_err(|e| format!("policy: {e}"))
 }

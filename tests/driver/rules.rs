@@ -3,7 +3,7 @@
 //! for the embedded default policy) and compares:
 //!
 //! * `deny`: the exact set of deny rule ids hit anywhere (sorted; default none), via
-//!   `Policy::deny_expansion`;
+//!   `shellgate_policy::expand::deny_hits` over the gate's walk;
 //! * `expand` (when given): every invocation as `"KIND TEXT[ +args][ [OPAQUE]]"`, KIND being
 //!   `plain`, `wrapper`, `wrapper!` (privileged) or `inner`, TEXT the invocation's raw text,
 //!   OPAQUE the snake_case opaque kind;
@@ -19,11 +19,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use shellgate_parser::{ParseOptions, parse};
-use shellgate_rules::{
-    EffectClass, ExpandOptions, Invocation, InvocationKind, Layer, Opaque, Policy, PolicySource,
-    Role, SafeVerdict,
-};
+use shellgate_policy::expand::{Invocation, InvocationKind, Opaque, deny_hits, walk};
+use shellgate_rules::{EffectClass, Layer, Policy, PolicySource, Role, SafeVerdict};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -139,24 +136,9 @@ fn role(r: Role) -> &'static str {
 fn run_case(case: &Case, policy: &Policy) -> Option<String> {
     let cwd = dir(case.cwd.as_ref(), "/home/u/proj");
     let home = dir(case.home.as_ref(), "/home/u");
-    let parsed = parse(
-        &case.command,
-        &ParseOptions {
-            cwd: cwd.clone(),
-            home: home.clone(),
-        },
-    );
-    let ex = policy.expand(
-        &parsed,
-        &ExpandOptions {
-            cwd,
-            home,
-            max_depth: None,
-        },
-    );
+    let (_, ex) = walk(&policy, &case.command, cwd, home);
     let mut problems = String::new();
-    let mut deny: Vec<String> = policy
-        .deny_expansion(&case.command, &ex)
+    let mut deny: Vec<String> = deny_hits(&policy, &case.command, &ex)
         .iter()
         .map(|h| h.rule.id.clone())
         .collect();
@@ -238,7 +220,7 @@ fn rules_corpus() {
             inline.text.clone(),
             Layer::Default,
         );
-        let policy = Policy::load(&[source]).unwrap_or_else(|e| {
+        let policy = shellgate_policy::load_policy(&[source]).unwrap_or_else(|e| {
             let all: Vec<String> = e
                 .errors()
                 .iter()

@@ -14,7 +14,8 @@ impl Policy {
     /// `git --no-pager push` and `git --bare push` meet a `["git", "push"]` rule (a top-level
     /// option never changes which subcommand runs). This only ever matches more, which is the
     /// safe direction for a deny rule; the safe catalog keeps the exact reading.
-    pub(crate) fn deny_prefix_end(&self, words: &[Word], verb: &[String]) -> Option<usize> {
+    #[must_use]
+    pub fn deny_prefix_end(&self, words: &[Word], verb: &[String]) -> Option<usize> {
         let (first, rest) = verb.split_first()?;
         let (name, _) = self.command_name(words.first()?)?;
         if name != first {
@@ -106,8 +107,10 @@ impl Policy {
         })
     }
 
-    /// Pipeline rules hit, given a predicate "stage `i` runs a command starting with `verb`".
-    pub(crate) fn pipeline_hits(
+    /// Pipeline rules hit, given a predicate "stage `i` runs a command starting with `verb`"
+    /// (the gate's walk answers it from the invocations each stage produced).
+    #[must_use]
+    pub fn pipeline_hits(
         &self,
         stages: usize,
         runs: &dyn Fn(usize, &[String]) -> bool,

@@ -182,7 +182,8 @@ impl DenyRule {
     }
 
     /// The `from` and `to` prefixes of a `pipeline` rule.
-    pub(crate) fn pipeline(&self) -> Option<(&[Prefix], &[Prefix])> {
+    #[must_use]
+    pub fn pipeline(&self) -> Option<(&[Vec<String>], &[Vec<String>])> {
         self.conditions.iter().find_map(|(_, c)| match c {
             Condition::Pipeline { from, to } => Some((from.as_slice(), to.as_slice())),
             _ => None,
@@ -203,9 +204,6 @@ impl Keyed for DenyRule {
         Self::verb(self)
     }
 }
-
-/// A cooked command prefix such as `["git", "push"]`.
-pub(crate) type Prefix = Vec<String>;
 
 /// How a deny rule is matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

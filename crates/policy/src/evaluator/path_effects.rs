@@ -3,12 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use shellgate_parser::Word;
-use shellgate_rules::{
-    Access, Decision, EffectClass, Invocation, Protected, Role, SafeVerdict, ZonePath,
-};
+use shellgate_rules::{Access, Decision, EffectClass, Protected, Role, SafeVerdict, ZonePath};
 
 use crate::display;
 use crate::evaluation::{DenyHit, ReasonKind};
+use crate::expand::Invocation;
 use crate::matching::MatchContext;
 use crate::paths;
 
