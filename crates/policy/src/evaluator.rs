@@ -58,6 +58,7 @@ mod invocation;
 mod keyword;
 mod network;
 mod path_effects;
+mod path_words;
 mod project_code;
 mod run;
 mod runner;
