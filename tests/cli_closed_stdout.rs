@@ -13,30 +13,30 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
-use std::io::Write as _;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Stdio;
+
+use common::Sandbox;
 
 /// A private home, trust file and audit log.
 struct Env {
-    dir: tempfile::TempDir,
+    sandbox: Sandbox,
 }
 
 impl Env {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home/proj")).unwrap();
-        Self { dir }
+        Self {
+            sandbox: Sandbox::new(&["home/proj"]),
+        }
     }
 
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+    fn path(&self, name: &str) -> std::path::PathBuf {
+        self.sandbox.path(name)
     }
 
     fn write(&self, name: &str, text: &str) -> String {
-        let path = self.path(name);
-        std::fs::write(&path, text).unwrap();
-        path.display().to_string()
+        self.sandbox.write(name, text)
     }
 
     /// Runs `shellgate ARGS` with `input` on standard input and standard output a pipe with
@@ -44,23 +44,13 @@ impl Env {
     fn run_closed(&self, args: &[&str], input: &[u8]) -> (Option<i32>, String) {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
-            .args(args)
+        let mut command = self.sandbox.shellgate(args);
+        command
             .current_dir(self.path("home/proj"))
-            .env("HOME", self.path("home"))
-            .env_remove("XDG_CONFIG_HOME")
-            .env("XDG_STATE_HOME", self.path("state"))
             .env("SHELLGATE_TRUST", self.path("trust.toml"))
-            .env_remove("SHELLGATE_AUDIT_LOG")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::from(writer))
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stdout(Stdio::from(writer));
         // A subcommand that does not read its input may exit first.
-        let _ = child.stdin.take().unwrap().write_all(input);
-        let output = child.wait_with_output().unwrap();
+        let output = common::run(&mut command, input);
         (
             output.status.code(),
             String::from_utf8(output.stderr).unwrap(),
