@@ -5,7 +5,10 @@
 //!
 //! A test file uses it with `mod common;`; each uses the part it needs.
 
-#![allow(dead_code, reason = "each test binary uses only the part of the harness it needs")]
+#![allow(
+    dead_code,
+    reason = "each test binary uses only the part of the harness it needs"
+)]
 
 use std::io::Write as _;
 use std::path::PathBuf;

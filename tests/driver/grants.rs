@@ -110,22 +110,11 @@ fn run_case(case: &Case) -> Result<(), String> {
 
 #[test]
 fn grant_corpus() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/grants.toml");
-    let file: File = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let failures: Vec<String> = file
-        .case
-        .iter()
-        .filter_map(|case| {
-            run_case(case)
-                .err()
-                .map(|why| format!("{}: {why}", case.name))
-        })
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} grant cases failed:\n{}",
-        failures.len(),
-        file.case.len(),
-        failures.join("\n")
+    let (file, _): (File, _) = crate::corpus::read("grants.toml");
+    crate::corpus::check_all(
+        "grants.toml",
+        &file.case,
+        |c| &c.name,
+        |case| run_case(case).err(),
     );
 }

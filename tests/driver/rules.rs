@@ -207,12 +207,7 @@ fn run_case(case: &Case, policy: &Policy) -> Option<String> {
 
 #[test]
 fn rules_corpus() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/rules.toml"
-    ))
-    .unwrap_or_else(|e| panic!("rules.toml: {e}"));
-    let file: File = toml::from_str(&text).unwrap_or_else(|e| panic!("rules.toml: {e}"));
+    let (file, text): (File, _) = crate::corpus::read("rules.toml");
     let mut policies: BTreeMap<String, Policy> = BTreeMap::new();
     for (name, inline) in &file.policy {
         let source = PolicySource::new(
@@ -233,28 +228,17 @@ fn rules_corpus() {
     let default = Policy::embedded_default()
         .unwrap_or_else(|e| panic!("the default policy does not load: {e}"));
     policies.insert("default".to_owned(), default);
-    let mut names = std::collections::HashSet::new();
-    let mut failures = String::new();
-    let mut failed = 0;
-    for case in &file.case {
-        assert!(
-            names.insert(case.name.as_str()),
-            "duplicate case name `{}`",
-            case.name
-        );
-        let policy = policies
-            .get(&case.policy)
-            .unwrap_or_else(|| panic!("case `{}`: unknown policy `{}`", case.name, case.policy));
-        if let Some(problem) = run_case(case, policy) {
-            failed += 1;
-            failures.push_str(&problem);
-        }
-    }
+    crate::corpus::check_all(
+        "rules.toml",
+        &file.case,
+        |c| &c.name,
+        |case| {
+            let policy = policies.get(&case.policy).unwrap_or_else(|| {
+                panic!("case `{}`: unknown policy `{}`", case.name, case.policy)
+            });
+            run_case(case, policy)
+        },
+    );
     // Every `[[case]]` of the file ran.
     assert_eq!(file.case.len(), text.matches("\n[[case]]\n").count());
-    assert!(
-        failures.is_empty(),
-        "{failed} of {} rules cases failed:{failures}",
-        file.case.len()
-    );
 }
