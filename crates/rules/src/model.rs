@@ -183,7 +183,7 @@ impl DenyRule {
 
     /// The `from` and `to` prefixes of a `pipeline` rule.
     #[must_use]
-    pub fn pipeline(&self) -> Option<(&[Vec<String>], &[Vec<String>])> {
+    pub fn pipeline(&self) -> Option<(&[Prefix], &[Prefix])> {
         self.conditions.iter().find_map(|(_, c)| match c {
             Condition::Pipeline { from, to } => Some((from.as_slice(), to.as_slice())),
             _ => None,
@@ -204,6 +204,9 @@ impl Keyed for DenyRule {
         Self::verb(self)
     }
 }
+
+/// A cooked command prefix such as `["git", "push"]`.
+pub type Prefix = Vec<String>;
 
 /// How a deny rule is matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

@@ -339,6 +339,7 @@ fn heredoc_code(body: &str) -> Result<String, String> {
     Ok(code)
 }
 
+/// Splits an `env -S` string into words (quotes and backslashes as env does); `None` when it
 /// uses `$` expansions, which env would perform.
 fn split_words(text: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();

@@ -54,8 +54,6 @@ pub(super) fn brace_expanded(words: &[Word]) -> Option<Vec<Word>> {
     Some(out)
 }
 
-/// Splits an `env -S` string into words (quotes and backslashes as env does); `None` when it
-
 /// The clause's text rebuilt from its raw parts: assignments, words and redirections.
 pub(super) fn clause_text(clause: &Clause) -> String {
     let mut parts: Vec<String> = Vec::new();
