@@ -538,7 +538,7 @@ fn a_quarantined_trust_file_is_named_once_in_the_reason() {
         .strip_prefix("shellgate: approved; note: ")
         .unwrap()
         .to_owned();
-    let quarantined: Vec<PathBuf> = std::fs::read_dir(env.path(""))
+    let quarantined: Vec<PathBuf> = std::fs::read_dir(env.sandbox.root())
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| {

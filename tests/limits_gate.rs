@@ -29,11 +29,7 @@ struct Gate {
 
 static GATE: LazyLock<Gate> = LazyLock::new(|| {
     let evaluator = GateEvaluator::new(Policy::embedded_default().unwrap());
-    let mut state = TrustState::new("personal", "/home/u/proj");
-    state.set_home("/home/u");
-    state.set_project("/home/u/proj");
-    state.set_resolve_symlinks(false);
-    evaluator.apply_profile(&mut state).unwrap();
+    let state = shellgate_policy::examples::example_state(&evaluator, "personal").unwrap();
     Gate { evaluator, state }
 });
 

@@ -11,7 +11,7 @@
 )]
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
@@ -29,6 +29,11 @@ impl Sandbox {
             std::fs::create_dir_all(dir.path().join(d)).unwrap();
         }
         Self { dir }
+    }
+
+    /// The sandbox directory itself.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
     }
 
     /// `name` inside the sandbox.
@@ -80,4 +85,11 @@ pub fn claude_bash(cwd: &str, command: &str) -> Value {
         "tool_name": "Bash",
         "tool_input": {"command": command},
     })
+}
+
+/// A sandbox and the path of a trust file in it that does not exist yet.
+pub fn trust_file() -> (Sandbox, PathBuf) {
+    let sandbox = Sandbox::new(&[]);
+    let path = sandbox.path("trust.toml");
+    (sandbox, path)
 }

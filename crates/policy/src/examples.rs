@@ -5,13 +5,31 @@ use std::path::PathBuf;
 
 use shellgate_rules::{Policy, PolicyError};
 
+use crate::GateEvaluator;
+use crate::error::GateError;
 use crate::expand::{deny_hits, walk};
+use crate::trust::TrustState;
 
 /// The working directory examples run in.
 pub const EXAMPLE_CWD: &str = "/home/u/proj";
 
 /// The home directory examples run with.
 pub const EXAMPLE_HOME: &str = "/home/u";
+
+/// The trust state examples and `[[test]]` cases run in by default: `audience` working in its
+/// project [`EXAMPLE_CWD`] with home [`EXAMPLE_HOME`], symbolic links not resolved, the
+/// audience's profile (zones) applied.
+///
+/// # Errors
+/// [`GateError::UnknownAudience`] when the policy has no such audience.
+pub fn example_state(gate: &GateEvaluator, audience: &str) -> Result<TrustState, GateError> {
+    let mut state = TrustState::new(audience, EXAMPLE_CWD);
+    state.set_home(EXAMPLE_HOME);
+    state.set_project(EXAMPLE_CWD);
+    state.set_resolve_symlinks(false);
+    gate.apply_profile(&mut state)?;
+    Ok(state)
+}
 
 /// Whether the deny rule `id` of `policy` hits `command` (parsed, expanded and matched exactly
 /// as the gate does, in [`EXAMPLE_CWD`] with home [`EXAMPLE_HOME`]), and what shellgate saw.
