@@ -136,9 +136,9 @@ fn role(r: Role) -> &'static str {
 fn run_case(case: &Case, policy: &Policy) -> Option<String> {
     let cwd = dir(case.cwd.as_ref(), "/home/u/proj");
     let home = dir(case.home.as_ref(), "/home/u");
-    let (_, ex) = walk(&policy, &case.command, cwd, home);
+    let (_, ex) = walk(policy, &case.command, cwd, home);
     let mut problems = String::new();
-    let mut deny: Vec<String> = deny_hits(&policy, &case.command, &ex)
+    let mut deny: Vec<String> = deny_hits(policy, &case.command, &ex)
         .iter()
         .map(|h| h.rule.id.clone())
         .collect();
