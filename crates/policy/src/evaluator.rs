@@ -2,7 +2,7 @@
 //!
 //! # Order of judgement
 //!
-//! The command is parsed, then [`Policy::expand`] finds every command it runs: each clause of
+//! The command is parsed, then [`crate::expand`] finds every command it runs: each clause of
 //! the graph, every command inside a wrapper (`sudo`, `env`, `timeout`, `xargs`, `find -exec`,
 //! `git -C`) and every command in shell code parsed again (`bash -c`, `eval`, heredocs fed to a
 //! shell), with interpreters and unreadable code marked opaque. Then:

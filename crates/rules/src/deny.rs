@@ -9,7 +9,7 @@ use crate::policy::{CommandView, Policy};
 
 impl Policy {
     /// Where a deny rule's verb prefix ends in `words`: the index after its last word, or
-    /// `None` when the words do not start with it. The strict reading of [`Policy::starts_with`]
+    /// `None` when the words do not start with it. The strict reading of `Policy::starts_with`
     /// (any directory) that also lets option words stand *between* the prefix's words, so
     /// `git --no-pager push` and `git --bare push` meet a `["git", "push"]` rule (a top-level
     /// option never changes which subcommand runs). This only ever matches more, which is the
