@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use miette::{GraphicalReportHandler, GraphicalTheme};
-use shellgate_policy::{Decision, GateEvaluator, Policy, TrustState};
+use shellgate_policy::{Decision, GateEvaluator, TrustState};
 use shellgate_rules::{Layer, PolicyError, PolicySource};
 
 /// Commands judged with every policy that loads.
@@ -40,12 +40,7 @@ const PROBES: &[&str] = &[
 ];
 
 fn state_for(gate: &GateEvaluator) -> Option<TrustState> {
-    let mut state = TrustState::new("personal", "/home/u/proj");
-    state.set_home("/home/u");
-    state.set_project("/home/u/proj");
-    state.set_resolve_symlinks(false);
-    gate.apply_profile(&mut state).ok()?;
-    Some(state)
+    shellgate_policy::examples::example_state(gate, "personal").ok()
 }
 
 /// The default layer.

@@ -8,7 +8,16 @@
 
 use std::collections::HashSet;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
+
+/// A corpus that is a list of `[[case]]` tables.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cases<C> {
+    /// The cases, in file order.
+    pub case: Vec<C>,
+}
 
 /// `tests/corpus/NAME` parsed, and its text.
 pub fn read<T: DeserializeOwned>(name: &str) -> (T, String) {

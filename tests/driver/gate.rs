@@ -39,11 +39,7 @@ use shellgate_policy::{
 };
 use shellgate_rules::{Layer, PolicySource};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    case: Vec<Case>,
-}
+type File = crate::corpus::Cases<Case>;
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]

@@ -20,11 +20,7 @@ use serde::Deserialize;
 use shellgate_policy::{Access, GrantRule, Policy, VerbPattern, ZonePath};
 use shellgate_rules::{Layer, PolicySource};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    case: Vec<Case>,
-}
+type File = crate::corpus::Cases<Case>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

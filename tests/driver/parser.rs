@@ -15,11 +15,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use shellgate_parser::{Clause, ParseOptions, RedirectFd, RedirectTarget, parse};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    case: Vec<Case>,
-}
+type File = crate::corpus::Cases<Case>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
