@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shellgate_parser::{ParseOptions, parse};
+use shellgate_policy::expand::{ExpandOptions, deny_hits, expand};
 use shellgate_policy::{GateEvaluator, GrantSource, Policy, TrustState, VerbPattern};
-use shellgate_rules::ExpandOptions;
 
 fn lines() -> Vec<String> {
     let path = concat!(
@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
         cwd: Some("/home/u/proj".into()),
         home: Some("/home/u".into()),
     };
-    let expand = ExpandOptions {
+    let opts = ExpandOptions {
         cwd: options.cwd.clone(),
         home: options.home.clone(),
         max_depth: None,
@@ -85,7 +85,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for line in &lines {
                 let parsed = parse(black_box(line), &options);
-                black_box(gate.policy().expand(&parsed, &expand));
+                black_box(expand(gate.policy(), &parsed, &opts));
             }
         });
     });
@@ -93,8 +93,8 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for line in &lines {
                 let parsed = parse(black_box(line), &options);
-                let expansion = gate.policy().expand(&parsed, &expand);
-                black_box(gate.policy().deny_expansion(line, &expansion).len());
+                let expansion = expand(gate.policy(), &parsed, &opts);
+                black_box(deny_hits(gate.policy(), line, &expansion).len());
             }
         });
     });

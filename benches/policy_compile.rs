@@ -12,7 +12,8 @@ use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_main};
 use shellgate_parser::{ParseOptions, parse};
-use shellgate_rules::{Examples, ExpandOptions, Policy};
+use shellgate_policy::expand::{ExpandOptions, deny_hits, expand};
+use shellgate_rules::{Examples, Policy};
 
 /// Parse and expansion options for a command run in `/home/u/proj` by a user whose home is
 /// `/home/u`.
@@ -33,7 +34,7 @@ fn compile(c: &mut Criterion) {
     c.bench_function("compile embedded default", |b| {
         b.iter(|| black_box(Policy::embedded_default()));
     });
-    let (options, expand) = options();
+    let (options, opts) = options();
     let command = "cat src/main.rs | grep -n fn > /tmp/out.txt && rm -rf target/debug";
     let parsed = parse(command, &options);
     c.bench_function("load and judge one command", |b| {
@@ -41,17 +42,17 @@ fn compile(c: &mut Criterion) {
             let Ok(policy) = Policy::embedded_default() else {
                 return 0;
             };
-            let ex = policy.expand(&parsed, &expand);
+            let ex = expand(&policy, &parsed, &opts);
             let home = std::path::Path::new("/home/u");
             let protected = policy.protected(std::path::Path::new("/tmp/out.txt"), Some(home));
-            black_box(policy.deny_expansion(command, &ex).len() + usize::from(protected.is_some()))
+            black_box(deny_hits(&policy, command, &ex).len() + usize::from(protected.is_some()))
         });
     });
     let mut group = c.benchmark_group("full");
     group.sample_size(10);
     group.bench_function("full load of the default", |b| {
         b.iter(|| {
-            black_box(Policy::load_with(
+            black_box(shellgate_policy::load_policy_with(
                 &[Policy::default_source()],
                 Examples::All,
             ))
@@ -64,13 +65,13 @@ fn matching(c: &mut Criterion) {
     let Ok(policy) = Policy::embedded_default() else {
         return;
     };
-    let (options, expand) = options();
+    let (options, opts) = options();
     let command = "sudo -u root bash -c 'cd /tmp && rm -rf ../etc' | tee log.txt";
     let parsed = parse(command, &options);
     c.bench_function("expand and deny one command", |b| {
         b.iter(|| {
-            let ex = policy.expand(black_box(&parsed), &expand);
-            black_box(policy.deny_expansion(command, &ex).len())
+            let ex = expand(&policy, black_box(&parsed), &opts);
+            black_box(deny_hits(&policy, command, &ex).len())
         });
     });
 }

@@ -9,6 +9,7 @@ pub use shellgate_policy::{
     Access, ApprovedPattern, Choice, ClauseVerdict, Decision, DenyHit, Effect, Evaluation,
     GateError, GateEvaluator, GrantRefusal, GrantRule, GrantSource, Policy, Prompt, PromptClause,
     PromptPath, Reason, ReasonKind, TrustState, VerbPattern, WorkflowError, Zone, ZonePath,
+    load_policy, load_policy_with,
 };
 
 pub mod audit;

@@ -13,66 +13,36 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
-use std::io::Write as _;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+mod common;
 
-/// A private home, trust file and audit log.
-struct Env {
-    dir: tempfile::TempDir,
-}
+use std::process::Stdio;
 
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home/proj")).unwrap();
-        Self { dir }
-    }
+use common::Sandbox;
 
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn write(&self, name: &str, text: &str) -> String {
-        let path = self.path(name);
-        std::fs::write(&path, text).unwrap();
-        path.display().to_string()
-    }
-
-    /// Runs `shellgate ARGS` with `input` on standard input and standard output a pipe with
-    /// no reader; returns the exit code and standard error.
-    fn run_closed(&self, args: &[&str], input: &[u8]) -> (Option<i32>, String) {
-        let (reader, writer) = std::io::pipe().unwrap();
-        drop(reader);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
-            .args(args)
-            .current_dir(self.path("home/proj"))
-            .env("HOME", self.path("home"))
-            .env_remove("XDG_CONFIG_HOME")
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env("SHELLGATE_TRUST", self.path("trust.toml"))
-            .env_remove("SHELLGATE_AUDIT_LOG")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::from(writer))
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A subcommand that does not read its input may exit first.
-        let _ = child.stdin.take().unwrap().write_all(input);
-        let output = child.wait_with_output().unwrap();
-        (
-            output.status.code(),
-            String::from_utf8(output.stderr).unwrap(),
-        )
-    }
+/// Runs `shellgate ARGS` in the sandbox's project `home/proj` with trust file `trust.toml`,
+/// `input` on standard input and standard output a pipe with no reader; returns the exit code
+/// and standard error.
+fn run_closed(env: &Sandbox, args: &[&str], input: &[u8]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut command = env.shellgate(args);
+    command
+        .current_dir(env.path("home/proj"))
+        .env("SHELLGATE_TRUST", env.path("trust.toml"))
+        .stdout(Stdio::from(writer));
+    // A subcommand that does not read its input may exit first.
+    let output = common::run(&mut command, input);
+    (
+        output.status.code(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
 }
 
 /// Runs each case and checks its exit code and that standard error holds no panic and no
 /// complaint about the pipe.
-fn check(env: &Env, cases: &[(&[&str], &[u8], i32)]) {
+fn check(env: &Sandbox, cases: &[(&[&str], &[u8], i32)]) {
     for (args, input, code) in cases {
-        let (got, stderr) = env.run_closed(args, input);
+        let (got, stderr) = run_closed(env, args, input);
         assert_eq!(got, Some(*code), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
@@ -82,7 +52,7 @@ fn check(env: &Env, cases: &[(&[&str], &[u8], i32)]) {
 
 #[test]
 fn parse_eval_and_explain_keep_their_exit_codes() {
-    let env = Env::new();
+    let env = Sandbox::new(&["home/proj"]);
     check(
         &env,
         &[
@@ -101,7 +71,7 @@ fn parse_eval_and_explain_keep_their_exit_codes() {
 
 #[test]
 fn check_and_test_keep_their_exit_codes() {
-    let env = Env::new();
+    let env = Sandbox::new(&["home/proj"]);
     let good = env.write(
         "good.toml",
         "version = 1\n\n[[test]]\nname = \"status is silent\"\ncommand = \"git status\"\nexpect = \"Approved\"\n",
@@ -124,7 +94,7 @@ fn check_and_test_keep_their_exit_codes() {
 
 #[test]
 fn approvals_keep_their_exit_codes() {
-    let env = Env::new();
+    let env = Sandbox::new(&["home/proj"]);
     check(
         &env,
         &[
@@ -147,7 +117,7 @@ fn approvals_keep_their_exit_codes() {
 
 #[test]
 fn audit_ends_quietly_when_its_reader_goes() {
-    let env = Env::new();
+    let env = Sandbox::new(&["home/proj"]);
     let log: String = (0..200)
         .map(|i| format!("git status\ncargo build --bin b{i}\nrm -rf /\n"))
         .collect();
@@ -165,7 +135,7 @@ fn audit_ends_quietly_when_its_reader_goes() {
 
 #[test]
 fn hook_always_exits_0() {
-    let env = Env::new();
+    let env = Sandbox::new(&["home/proj"]);
     let payload = br#"{"hook_event_name":"PreToolUse","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"git status"}}"#;
     // The deadline is not under test (a late answer would be logged by nobody).
     let slow = ["--deadline-ms", "600000"];
@@ -185,7 +155,7 @@ fn hook_always_exits_0() {
 /// Help and version go to standard output too.
 #[test]
 fn help_and_version_exit_0() {
-    let env = Env::new();
+    let env = Sandbox::new(&["home/proj"]);
     check(
         &env,
         &[

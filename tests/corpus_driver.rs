@@ -1,6 +1,9 @@
 //! The one driver for the data-driven corpora in `tests/corpus/*.toml`: one runner module per
 //! corpus kind, each printing the failing case's name and input.
 
+#[path = "driver/corpus.rs"]
+mod corpus;
+
 #[path = "driver/parser.rs"]
 mod parser;
 

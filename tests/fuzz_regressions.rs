@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use shellgate_parser::{DiagnosticKind, ParseOptions, ParseOutput, parse, render};
-use shellgate_policy::{Decision, GateEvaluator, Policy, TrustState};
+use shellgate_policy::{Decision, GateEvaluator, Policy};
 
 /// Parsing the rendered text gives the same clause graph (the contract of `render`).
 fn assert_round_trip(input: &str) {
@@ -153,11 +153,7 @@ fn nested_shell_code_parse_time_is_bounded_in_total() {
     let code = format!("bash -c '{inner}'");
     let command = vec![code; 40].join("; ");
     let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
-    let mut state = TrustState::new("personal", "/home/u/proj");
-    state.set_home("/home/u");
-    state.set_project("/home/u/proj");
-    state.set_resolve_symlinks(false);
-    gate.apply_profile(&mut state).unwrap();
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
     let start = Instant::now();
     let evaluation = gate.evaluate(&command, &state);
     eprintln!("{} bytes evaluated in {:?}", command.len(), start.elapsed());

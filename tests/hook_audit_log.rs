@@ -20,11 +20,13 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
-use std::io::Write as _;
-use std::path::Path;
-use std::process::{Command, Stdio};
+mod common;
 
-use serde_json::{Value, json};
+use std::path::Path;
+
+use serde_json::Value;
+
+use common::Sandbox;
 
 const STREAMS: usize = 8;
 
@@ -37,40 +39,12 @@ fn command(stream: usize, n: usize) -> String {
 }
 
 /// One hook call; checks it answered and exited 0.
-fn call(dir: &Path, log: &Path, stream: usize, n: usize) {
-    let payload = json!({
-        "hook_event_name": "PreToolUse",
-        "cwd": "/home/dev/project",
-        "tool_name": "Bash",
-        "tool_input": {"command": command(stream, n)},
-    })
-    .to_string();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
-        // The deadline is not under test: a loaded machine must not turn allow into ask.
-        .args([
-            "hook",
-            "claude-code",
-            "--deadline-ms",
-            "600000",
-            "--audit-log",
-        ])
-        .arg(log)
-        .env("HOME", dir.join("home"))
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env_remove("SHELLGATE_TRUST")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+fn call(sandbox: &Sandbox, log: &Path, stream: usize, n: usize) {
+    let payload = common::claude_bash("/home/dev/project", &command(stream, n)).to_string();
+    // The deadline is not under test: a loaded machine must not turn allow into ask.
+    let mut hook = sandbox.shellgate(&["hook", "claude-code", "--deadline-ms", "600000"]);
+    hook.arg("--audit-log").arg(log);
+    let output = common::run(&mut hook, payload.as_bytes());
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -86,15 +60,14 @@ fn call(dir: &Path, log: &Path, stream: usize, n: usize) {
 
 /// Runs `STREAMS` streams of `calls` hook calls each and checks the log.
 fn streams_append_whole_lines(calls: usize) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("home")).unwrap();
-    let log = dir.path().join("state/audit.jsonl");
+    let sandbox = Sandbox::new(&["home"]);
+    let log = sandbox.path("state/audit.jsonl");
     std::thread::scope(|scope| {
         for stream in 0..STREAMS {
-            let (dir, log) = (dir.path(), log.as_path());
+            let (sandbox, log) = (&sandbox, log.as_path());
             scope.spawn(move || {
                 for n in 0..calls {
-                    call(dir, log, stream, n);
+                    call(sandbox, log, stream, n);
                 }
             });
         }

@@ -10,58 +10,47 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
-use std::io::Write as _;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use common::Sandbox;
+
 /// A private HOME and state directory, so no real trust file or audit log is touched.
 struct Env {
-    dir: tempfile::TempDir,
+    sandbox: Sandbox,
 }
 
 impl Env {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home")).unwrap();
-        Self { dir }
+        Self {
+            sandbox: Sandbox::new(&["home"]),
+        }
     }
 
     fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+        self.sandbox.path(name)
     }
 
     /// The hook with `args`. Unless the test sets `--deadline-ms`, the deadline is ten minutes:
     /// on a loaded machine a debug build may take longer than the default two seconds, and
     /// only `no_answer_in_time_is_ask` tests the deadline.
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_shellgate"));
-        command.arg("hook").args(args);
+        let mut command = self.sandbox.shellgate(&["hook"]);
+        command.args(args);
         if !args.contains(&"--deadline-ms") {
             command.args(["--deadline-ms", "600000"]);
         }
-        command
-            .env("HOME", self.path("home"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env_remove("SHELLGATE_TRUST")
-            .env_remove("SHELLGATE_AUDIT_LOG")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("GEMINI_PROJECT_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
         command
     }
 
     /// Runs the hook with `input` on standard input.
     fn run(&self, args: &[&str], input: &[u8]) -> Output {
-        let mut child = self.command(args).spawn().unwrap();
-        // A hook that exits without reading (a usage error) closes the pipe early.
-        let _ = child.stdin.take().unwrap().write_all(input);
-        child.wait_with_output().unwrap()
+        common::run(&mut self.command(args), input)
     }
 
     /// Runs the hook and returns its answer, checking it exits 0 with one line of JSON.
@@ -603,7 +592,7 @@ fn a_quarantined_trust_file_is_named_once_in_the_reason() {
         .strip_prefix("shellgate: approved; note: ")
         .unwrap()
         .to_owned();
-    let quarantined: Vec<PathBuf> = std::fs::read_dir(env.dir.path())
+    let quarantined: Vec<PathBuf> = std::fs::read_dir(env.sandbox.root())
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| {

@@ -29,11 +29,7 @@ struct Gate {
 
 static GATE: LazyLock<Gate> = LazyLock::new(|| {
     let evaluator = GateEvaluator::new(Policy::embedded_default().unwrap());
-    let mut state = TrustState::new("personal", "/home/u/proj");
-    state.set_home("/home/u");
-    state.set_project("/home/u/proj");
-    state.set_resolve_symlinks(false);
-    evaluator.apply_profile(&mut state).unwrap();
+    let state = shellgate_policy::examples::example_state(&evaluator, "personal").unwrap();
     Gate { evaluator, state }
 });
 
@@ -70,6 +66,17 @@ fn parse_verdict(evaluation: &Evaluation) -> &ClauseVerdict {
         .collect();
     assert_eq!(verdicts.len(), 1, "{:#?}", evaluation.clauses.last());
     verdicts[0]
+}
+
+/// The evaluation is `HardDenied` by exactly the deny rules `rules`.
+fn assert_denied_by(evaluation: &Evaluation, rules: &[&str]) {
+    assert_eq!(evaluation.decision, Decision::HardDenied);
+    let hit: Vec<&str> = evaluation
+        .hard_deny
+        .iter()
+        .map(|h| h.rule.as_str())
+        .collect();
+    assert_eq!(hit, rules);
 }
 
 /// An incomplete parse: `NeedsPrompt` that cannot be saved, because of `reason`.
@@ -153,16 +160,8 @@ fn deep_nesting_still_hard_denies_what_it_recovers() {
     // The conservative tokenizer recovers the words before the nesting, so the deny rule fires.
     let command = format!("rm -rf / ; echo {}", nest("$(", "x", ")", DEEP));
     let evaluation = evaluate("rm -rf / then $( x10k", command);
-    assert_eq!(evaluation.decision, Decision::HardDenied);
+    assert_denied_by(&evaluation, &["rm-recursive-root"]);
     assert!(!evaluation.complete);
-    assert_eq!(
-        evaluation
-            .hard_deny
-            .iter()
-            .map(|h| h.rule.as_str())
-            .collect::<Vec<_>>(),
-        ["rm-recursive-root"]
-    );
 }
 
 /// `echo hello world; ` repeated to just over 1 MiB.
@@ -197,16 +196,8 @@ fn one_mebibyte_word() {
 #[test]
 fn one_mebibyte_command_still_hard_denies_its_first_clause() {
     let evaluation = evaluate("1 MiB after rm -rf ~", one_mebibyte("rm -rf ~; "));
-    assert_eq!(evaluation.decision, Decision::HardDenied);
+    assert_denied_by(&evaluation, &["rm-recursive-root"]);
     assert!(!evaluation.complete);
-    assert_eq!(
-        evaluation
-            .hard_deny
-            .iter()
-            .map(|h| h.rule.as_str())
-            .collect::<Vec<_>>(),
-        ["rm-recursive-root"]
-    );
 }
 
 const MANY: usize = 10_000;
@@ -324,15 +315,7 @@ fn bash_c_nested_deeper_than_the_shell_depth_limit() {
 fn bash_c_nested_up_to_the_shell_depth_limit_is_followed() {
     // Eight levels are parsed again and judged: the innermost command decides.
     let evaluation = evaluate("bash -c x8 rm -rf /", nested_bash_c("rm -rf /", 8));
-    assert_eq!(evaluation.decision, Decision::HardDenied);
-    assert_eq!(
-        evaluation
-            .hard_deny
-            .iter()
-            .map(|h| h.rule.as_str())
-            .collect::<Vec<_>>(),
-        ["rm-recursive-root"]
-    );
+    assert_denied_by(&evaluation, &["rm-recursive-root"]);
     let evaluation = evaluate("bash -c x8 ls", nested_bash_c("ls", 8));
     assert_eq!(evaluation.decision, Decision::Approved);
     assert!(evaluation.complete);

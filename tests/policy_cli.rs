@@ -8,11 +8,15 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
+mod common;
+
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
+
+use common::trust_file;
 
 /// Runs the binary with a fixed home and an empty trust file location; returns (exit code,
 /// stdout, stderr).
@@ -32,15 +36,9 @@ fn eval(extra: &[&str], command: &str, trust: &Path) -> (i32, Value) {
     (code, value)
 }
 
-fn temp_trust() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    (dir, path)
-}
-
 #[test]
 fn approved_json_is_exact() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     let (code, value) = eval(&[], "echo hi", &trust);
     assert_eq!(code, 0);
     assert_eq!(
@@ -62,7 +60,7 @@ fn approved_json_is_exact() {
 
 #[test]
 fn needs_prompt_json_has_one_prompt() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     // The copy's only unmet need is a write outside every zone: the prompt offers the path,
     // not a pattern; the push needs a pattern.
     let (code, value) = eval(&[], "cp /etc/hosts /srv/backup/hosts && git push", &trust);
@@ -99,7 +97,7 @@ fn needs_prompt_json_has_one_prompt() {
 
 #[test]
 fn hard_denied_json_lists_the_rule_and_exits_3() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     let (code, value) = eval(&[], "ls; rm -rf /", &trust);
     assert_eq!(code, 3);
     assert_eq!(value["decision"], "HardDenied");
@@ -117,7 +115,7 @@ fn hard_denied_json_lists_the_rule_and_exits_3() {
 
 #[test]
 fn zone_allow_and_read_zone_options_are_session_grants() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     let command = "cp /etc/hosts /srv/backup/hosts";
     assert_eq!(eval(&[], command, &trust).0, 2);
     let (code, value) = eval(
@@ -162,7 +160,7 @@ fn zone_allow_and_read_zone_options_are_session_grants() {
 
 #[test]
 fn the_trust_file_is_loaded_for_the_audience() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     std::fs::write(
         &trust,
         "version = 1\n\n[audience.personal]\nzones = [{ path = \"/srv/backup\", access = \"write\" }]\npatterns = [\"shopctl export *\"]\n",
@@ -195,7 +193,7 @@ fn the_trust_file_is_loaded_for_the_audience() {
 
 #[test]
 fn the_command_can_come_from_standard_input() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     let (code, stdout, _) = run(
         &["eval", "--json", "--cwd", "/home/u/proj", "--", "-"],
         &trust,
@@ -208,7 +206,7 @@ fn the_command_can_come_from_standard_input() {
 
 #[test]
 fn usage_errors_exit_1_with_help() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     let (code, stdout, stderr) = run(&["eval", "--audience", "personl", "--", "ls"], &trust, None);
     assert_eq!((code, stdout.as_str()), (1, ""));
     assert!(stderr.contains("unknown audience `personl`"), "{stderr}");
@@ -233,7 +231,7 @@ fn usage_errors_exit_1_with_help() {
 
 #[test]
 fn readable_eval_output() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     let (code, stdout, _) = run(
         &["eval", "--cwd", "/home/u/proj", "--", "make deploy"],
         &trust,
@@ -255,7 +253,7 @@ fn readable_eval_output() {
 
 #[test]
 fn explain_shows_the_graph_and_what_decided() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     let (code, stdout, _) = run(
         &[
             "explain",
@@ -304,12 +302,12 @@ fn explain_shows_the_graph_and_what_decided() {
 
 #[test]
 fn test_runs_the_default_cases_and_a_layer() {
-    let (dir, trust) = temp_trust();
+    let (dir, trust) = trust_file();
     let (code, stdout, _) = run(&["test"], &trust, None);
     assert_eq!(code, 0, "{stdout}");
     let last = stdout.lines().last().unwrap();
     assert!(last.ends_with(" passed, 0 failed"), "{last}");
-    let layer = dir.path().join("mine.toml");
+    let layer = dir.path("mine.toml");
     std::fs::write(
         &layer,
         "version = 1\n\n[[test]]\nname = \"a push is asked\"\ncommand = \"git push\"\nexpect = \"NeedsPrompt\"\n\n\
@@ -356,7 +354,7 @@ fn run_bytes(args: &[&[u8]], trust: &Path, stdin: &[u8]) -> (i32, String, String
 /// person (exit 2), with its bytes shown escaped — as an argument or on standard input.
 #[test]
 fn regression_a_command_that_is_not_utf8_needs_a_person() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     let base: [&[u8]; 5] = [b"eval", b"--json", b"--cwd", b"/home/u/proj", b"--"];
     let mut args = base.to_vec();
     args.push(b"ls \xff\xfe");
@@ -405,7 +403,7 @@ fn regression_a_command_that_is_not_utf8_needs_a_person() {
 /// person now: the command was most likely lost on the way.
 #[test]
 fn regression_an_empty_command_needs_a_person_as_in_the_hook() {
-    let (_dir, trust) = temp_trust();
+    let (_dir, trust) = trust_file();
     for command in ["", "  ", "\n\t"] {
         let (code, value) = eval(&[], command, &trust);
         assert_eq!(code, 2, "{command:?}");

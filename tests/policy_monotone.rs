@@ -63,7 +63,7 @@ fn stricter_gates() -> &'static [GateEvaluator] {
                     ),
                     PolicySource::new(format!("extra-{i}.toml"), text, Layer::User),
                 ];
-                GateEvaluator::new(Policy::load(&sources).unwrap())
+                GateEvaluator::new(shellgate_policy::load_policy(&sources).unwrap())
             })
             .collect()
     })

@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use shellgate_parser::{ParseOptions, parse};
+use shellgate_policy::expand::{Expansion, deny_hits, walk};
 use shellgate_rules::{
-    CommandView, Decision, Examples, ExpandOptions, Layer, Policy, PolicySource, ReadZones,
-    SafeVerdict, TokenClass, ZoneVars,
+    CommandView, Decision, Examples, Layer, Policy, PolicySource, ReadZones, SafeVerdict,
+    TokenClass, ZoneVars,
 };
 
 const BASE: &str = r#"
@@ -71,25 +71,19 @@ fn base() -> PolicySource {
     PolicySource::new("base.toml", BASE, Layer::Default)
 }
 
-fn expand(policy: &Policy, command: &str) -> shellgate_rules::Expansion {
-    let options = ParseOptions {
-        cwd: Some(PathBuf::from("/home/u/proj")),
-        home: Some(PathBuf::from("/home/u")),
-    };
-    policy.expand(
-        &parse(command, &options),
-        &ExpandOptions {
-            cwd: options.cwd.clone(),
-            home: options.home.clone(),
-            max_depth: None,
-        },
-    )
+fn expand(policy: &Policy, command: &str) -> Expansion {
+    let (_, ex) = walk(
+        policy,
+        command,
+        Some(PathBuf::from("/home/u/proj")),
+        Some(PathBuf::from("/home/u")),
+    );
+    ex
 }
 
 fn denied(policy: &Policy, command: &str) -> Vec<String> {
     let ex = expand(policy, command);
-    let mut ids: Vec<String> = policy
-        .deny_expansion(command, &ex)
+    let mut ids: Vec<String> = deny_hits(policy, command, &ex)
         .iter()
         .map(|h| h.rule.id.clone())
         .collect();
@@ -110,7 +104,7 @@ fn a_user_layer_disables_a_rule_with_a_reason() {
         "version = 1\ndisable = [\"rm-rf-root\"]\ndisable_reason = \"I run throwaway VMs\"\n",
         Layer::User,
     );
-    let policy = Policy::load(&[base(), user]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base(), user]).unwrap();
     assert!(policy.deny_rule("rm-rf-root").is_none());
     assert_eq!(denied(&policy, "rm -rf /"), Vec::<String>::new());
     let disabled = policy.disabled();
@@ -145,7 +139,7 @@ why = "terraform state"
 "#,
         Layer::Project,
     );
-    let policy = Policy::load(&[base(), project]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base(), project]).unwrap();
     assert_eq!(
         denied(&policy, "terraform destroy"),
         ["no-terraform-destroy"]
@@ -169,7 +163,7 @@ fn a_user_layer_can_override_the_safe_catalog() {
         "version = 1\n[[safe]]\nverb = [\"cat\"]\nwhy = \"reads\"\nunless_flags = [{ flags = [\"-v\"], why = \"shows control characters\" }]\n",
         Layer::User,
     );
-    let policy = Policy::load(&[base(), user]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base(), user]).unwrap();
     let ex = expand(&policy, "cat -v x");
     let verdict = policy.safe(&ex.invocations[0].view());
     assert_eq!(
@@ -183,7 +177,7 @@ fn a_user_layer_can_override_the_safe_catalog() {
 
 #[test]
 fn settings_come_from_the_policy() {
-    let policy = Policy::load(&[base()]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base()]).unwrap();
     assert_eq!(policy.settings().max_shell_depth, 4);
     assert_eq!(
         policy.trusted_bin_dirs(),
@@ -195,7 +189,7 @@ fn settings_come_from_the_policy() {
         "version = 1\n[settings]\nmax_shell_depth = 1\n[[shell]]\nverb = [\"bash\"]\ncode_flags = [\"-c\"]\n",
         Layer::User,
     );
-    let policy = Policy::load(&[base(), user]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base(), user]).unwrap();
     assert_eq!(policy.settings().max_shell_depth, 1);
     assert!(expand(&policy, "bash -c ls").complete);
     let ex = expand(&policy, "bash -c \"bash -c ls\"");
@@ -208,7 +202,7 @@ fn settings_come_from_the_policy() {
 
 #[test]
 fn protected_paths_force_decisions() {
-    let policy = Policy::load(&[base()]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base()]).unwrap();
     let home = Some(Path::new("/home/u"));
     let ssh = policy
         .protected(Path::new("/home/u/.ssh/id_ed25519"), home)
@@ -231,7 +225,7 @@ fn protected_paths_force_decisions() {
 
 #[test]
 fn audiences_resolve_their_zones() {
-    let policy = Policy::load(&[base()]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base()]).unwrap();
     let personal = policy.audience("personal").unwrap();
     assert_eq!(personal.read, ReadZones::All);
     let vars = ZoneVars {
@@ -256,7 +250,7 @@ fn audiences_resolve_their_zones() {
 
 #[test]
 fn tests_are_kept_for_the_evaluator() {
-    let policy = Policy::load(&[base()]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base()]).unwrap();
     let tests = policy.tests();
     assert_eq!(tests.len(), 1);
     assert_eq!(tests[0].name, "cat is silent");
@@ -266,7 +260,7 @@ fn tests_are_kept_for_the_evaluator() {
 
 #[test]
 fn classify_uses_the_default_classes() {
-    let policy = Policy::load(&[base()]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base()]).unwrap();
     assert_eq!(policy.classify("v1.2.3"), TokenClass::Value);
     assert_eq!(policy.classify("main"), TokenClass::Word);
     assert_eq!(policy.classify("./x"), TokenClass::Path);
@@ -280,7 +274,7 @@ fn classify_order_and_patterns_can_change() {
         "version = 1\n[classify]\norder = [\"flag\", \"value\", \"word\"]\n[classify.patterns]\nvalue = '^[0-9]+$'\n",
         Layer::User,
     );
-    let policy = Policy::load(&[base(), user]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base(), user]).unwrap();
     assert_eq!(policy.classify("42"), TokenClass::Value);
     assert_eq!(policy.classify("v1.2"), TokenClass::Word);
     assert_eq!(policy.classify("/tmp/1"), TokenClass::Word);
@@ -288,7 +282,7 @@ fn classify_order_and_patterns_can_change() {
 
 #[test]
 fn deny_raw_and_pipeline_work_on_their_own() {
-    let policy = Policy::load(&[base()]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base()]).unwrap();
     let ids = |rules: Vec<&shellgate_rules::DenyRule>| -> Vec<String> {
         rules.iter().map(|r| r.id.clone()).collect()
     };
@@ -304,7 +298,7 @@ fn deny_raw_and_pipeline_work_on_their_own() {
 
 #[test]
 fn deny_works_on_a_hand_made_view() {
-    let policy = Policy::load(&[base()]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base()]).unwrap();
     let ex = expand(&policy, "rm -rf ../../..");
     let inv = &ex.invocations[0];
     // The same words in another directory do not reach `/`.
@@ -318,7 +312,7 @@ fn deny_works_on_a_hand_made_view() {
 
 #[test]
 fn roles_without_an_entry_write_path_shaped_operands() {
-    let policy = Policy::load(&[base()]).unwrap();
+    let policy = shellgate_policy::load_policy(&[base()]).unwrap();
     let ex = expand(&policy, "frob --out=x ./a b/c d 1.2");
     let roles: Vec<(usize, String)> = policy
         .roles(&ex.invocations[0].view())
@@ -337,7 +331,7 @@ fn examples_of_a_later_layer_are_checked_against_everything() {
         "version = 1\n[[deny]]\nid = \"no-make\"\ncategory = \"custom\"\nreason = \"a; b\"\nverb = [\"make\"]\nmatch = [\"bash -c make\"]\n",
         Layer::User,
     );
-    let error = Policy::load(&[base(), user.clone()]).unwrap_err();
+    let error = shellgate_policy::load_policy(&[base(), user.clone()]).unwrap_err();
     assert_eq!(
         error.to_string(),
         "deny rule `no-make` does not match its example `bash -c make`"
@@ -351,5 +345,5 @@ fn examples_of_a_later_layer_are_checked_against_everything() {
         ),
         Layer::User,
     );
-    assert!(Policy::load_with(&[base(), with_shell], Examples::All).is_ok());
+    assert!(shellgate_policy::load_policy_with(&[base(), with_shell], Examples::All).is_ok());
 }

@@ -25,8 +25,8 @@ fn count(table: &toml::Table, key: &str) -> usize {
 
 #[test]
 fn every_default_example_passes() {
-    let policy =
-        Policy::load_with(&[Policy::default_source()], Examples::All).unwrap_or_else(|e| {
+    let policy = shellgate_policy::load_policy_with(&[Policy::default_source()], Examples::All)
+        .unwrap_or_else(|e| {
             let all: Vec<String> = e
                 .errors()
                 .iter()

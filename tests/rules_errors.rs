@@ -2,7 +2,7 @@
 //! Fixtures live in `tests/data/policies/bad/`.
 
 use miette::Diagnostic as _;
-use shellgate_rules::{Layer, Policy, PolicyError, PolicySource};
+use shellgate_rules::{Layer, PolicyError, PolicySource};
 
 /// A small default layer the fixtures build on.
 const BASE: &str = r#"
@@ -43,7 +43,7 @@ fn load(name: &str, layer: Layer) -> PolicyError {
     let base = PolicySource::new("base.toml", BASE, Layer::Default);
     let mut file = fixture(name);
     file.layer = layer;
-    match Policy::load(&[base, file]) {
+    match shellgate_policy::load_policy(&[base, file]) {
         Ok(_) => panic!("{name} loaded"),
         Err(e) => e,
     }
@@ -212,7 +212,7 @@ fn duplicate_id_across_layers() {
     let base = PolicySource::new("base.toml", BASE, Layer::Default);
     let text = "version = 1\n[[deny]]\nid = \"rm-rf-root\"\ncategory = \"custom\"\nreason = \"x; y\"\nverb = [\"rm\"]\n";
     let user = PolicySource::new("user.toml", text, Layer::User);
-    let error = Policy::load(&[base, user]).unwrap_err();
+    let error = shellgate_policy::load_policy(&[base, user]).unwrap_err();
     assert_error(
         &error,
         text,
@@ -628,7 +628,8 @@ fn diagnostics_render_with_file_line_and_label() {
 fn an_invalid_file_is_refused_whole() {
     // One valid rule and one invalid rule: nothing loads.
     let text = "version = 1\n[[deny]]\nid = \"ok\"\ncategory = \"custom\"\nreason = \"a; b\"\nverb = [\"x\"]\n[[deny]]\nid = \"bad\"\ncategory = \"custom\"\nreason = \"a; b\"\nargs_any = [\"[\"]\n";
-    let error = Policy::load(&[PolicySource::new("p.toml", text, Layer::User)]).unwrap_err();
+    let error = shellgate_policy::load_policy(&[PolicySource::new("p.toml", text, Layer::User)])
+        .unwrap_err();
     assert_eq!(
         error.location().map(ToString::to_string).as_deref(),
         Some("p.toml:11:13")
@@ -639,7 +640,7 @@ fn an_invalid_file_is_refused_whole() {
 fn layers_must_come_in_order() {
     let user = PolicySource::new("user.toml", "version = 1\n", Layer::User);
     let default = PolicySource::new("default.toml", "version = 1\n", Layer::Default);
-    let error = Policy::load(&[user, default]).unwrap_err();
+    let error = shellgate_policy::load_policy(&[user, default]).unwrap_err();
     assert_error(
         &error,
         "version = 1\n",
@@ -695,7 +696,7 @@ fn every_fixture_is_checked() {
 )]
 fn check_inline(cases: &[(&str, Expected<'_>)]) {
     for (text, expected) in cases {
-        match Policy::load(&[PolicySource::new("p.toml", *text, Layer::User)]) {
+        match shellgate_policy::load_policy(&[PolicySource::new("p.toml", *text, Layer::User)]) {
             Ok(_) => panic!("{text:?} loaded"),
             Err(error) => assert_error(&error, text, expected),
         }

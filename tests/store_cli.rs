@@ -8,11 +8,15 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use shellgate_rules::VerbPattern;
 use shellgate_store::{Reload, TrustStore};
+
+use common::trust_file;
 
 fn shellgate(args: &[&str], trust: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shellgate"))
@@ -34,12 +38,6 @@ fn run(args: &[&str], trust: &Path) -> (i32, String, String) {
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     )
-}
-
-fn trust_file() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    (dir, path)
 }
 
 #[test]
@@ -203,7 +201,7 @@ fn a_quarantined_store_exits_2_and_names_the_new_path() {
     std::fs::write(&path, "version = 9\n").unwrap();
     let (code, stdout, stderr) = run(&["approvals", "trust-verb", "ls *"], &path);
     assert_eq!((code, stdout.as_str()), (2, ""));
-    let moved: Vec<PathBuf> = std::fs::read_dir(dir.path())
+    let moved: Vec<PathBuf> = std::fs::read_dir(dir.root())
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().contains(".quarantine-"))
@@ -224,8 +222,8 @@ fn a_quarantined_store_exits_2_and_names_the_new_path() {
 
 #[test]
 fn an_unreadable_store_exits_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let blocker = dir.path().join("config");
+    let dir = common::Sandbox::new(&[]);
+    let blocker = dir.path("config");
     std::fs::write(&blocker, "x").unwrap();
     let path = blocker.join("trust.toml");
     assert_eq!(
@@ -265,7 +263,7 @@ fn an_unwritable_store_exits_2_and_loses_nothing() {
     assert!(stderr.starts_with(&expected), "{stderr}");
     assert!(stderr.ends_with("  help: check that the directory exists, is a directory and is writable; the trust file was not changed\n"), "{stderr}");
     assert_eq!(std::fs::read(&path).unwrap(), before);
-    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+    let mut names: Vec<String> = std::fs::read_dir(dir.root())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -303,7 +301,7 @@ fn an_evaluation_after_revoke_no_longer_approves() {
             .args(["eval", "--trust"])
             .arg(&path)
             .arg("--cwd")
-            .arg(dir.path())
+            .arg(dir.root())
             .args(["--", "git push origin main"])
             .env("HOME", "/home/u")
             .output()
@@ -338,11 +336,11 @@ fn an_evaluation_after_revoke_no_longer_approves() {
 
 #[test]
 fn the_location_comes_from_flag_then_env_then_xdg_then_home() {
-    let dir = tempfile::tempdir().unwrap();
-    let xdg = dir.path().join("xdg");
-    let home = dir.path().join("home");
-    let from_env = dir.path().join("env.toml");
-    let flag = dir.path().join("flag.toml");
+    let dir = common::Sandbox::new(&[]);
+    let xdg = dir.path("xdg");
+    let home = dir.path("home");
+    let from_env = dir.path("env.toml");
+    let flag = dir.path("flag.toml");
     let list = |vars: &[(&str, &Path)], extra: &[&str]| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_shellgate"));
         command.args(["approvals", "list"]).args(extra).env_clear();
@@ -438,7 +436,7 @@ fn regression_dangerous_grants_are_refused_with_the_narrower_alternative() {
 #[test]
 fn a_user_policy_shell_is_refused_as_a_grant_head() {
     let (dir, path) = trust_file();
-    let policy = dir.path().join("mine.toml");
+    let policy = dir.path("mine.toml");
     std::fs::write(
         &policy,
         "version = 1\n[[shell]]\nverb = [\"myshell\"]\ncode_flags = [\"-c\"]\nwhy = \"runs shell code\"\n",

@@ -27,11 +27,7 @@ struct Gate {
 
 static GATE: LazyLock<Gate> = LazyLock::new(|| {
     let evaluator = GateEvaluator::new(Policy::embedded_default().unwrap());
-    let mut state = TrustState::new("personal", "/home/u/proj");
-    state.set_home("/home/u");
-    state.set_project("/home/u/proj");
-    state.set_resolve_symlinks(false);
-    evaluator.apply_profile(&mut state).unwrap();
+    let mut state = shellgate_policy::examples::example_state(&evaluator, "personal").unwrap();
     let pattern: VerbPattern = "git push origin main *".parse().unwrap();
     state.add_pattern(pattern, GrantSource::Store);
     Gate { evaluator, state }

@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use miette::{GraphicalReportHandler, GraphicalTheme};
-use shellgate_policy::{Decision, GateEvaluator, Policy, TrustState};
+use shellgate_policy::{Decision, GateEvaluator, TrustState};
 use shellgate_rules::{Layer, PolicyError, PolicySource};
 
 /// Commands judged with every policy that loads.
@@ -40,12 +40,7 @@ const PROBES: &[&str] = &[
 ];
 
 fn state_for(gate: &GateEvaluator) -> Option<TrustState> {
-    let mut state = TrustState::new("personal", "/home/u/proj");
-    state.set_home("/home/u");
-    state.set_project("/home/u/proj");
-    state.set_resolve_symlinks(false);
-    gate.apply_profile(&mut state).ok()?;
-    Some(state)
+    shellgate_policy::examples::example_state(gate, "personal").ok()
 }
 
 /// The default layer.
@@ -57,7 +52,7 @@ fn base() -> PolicySource {
 
 /// The probes' decisions on the default layer alone.
 static BASELINE: LazyLock<Vec<Decision>> = LazyLock::new(|| {
-    let gate = GateEvaluator::new(Policy::load(&[base()]).unwrap());
+    let gate = GateEvaluator::new(shellgate_policy::load_policy(&[base()]).unwrap());
     let state = state_for(&gate).unwrap();
     PROBES
         .iter()
@@ -101,7 +96,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let text = String::from_utf8_lossy(rest);
     let sources = [base(), PolicySource::new("fuzz.toml", text.as_ref(), layer)];
-    let policy = match Policy::load(&sources) {
+    let policy = match shellgate_policy::load_policy(&sources) {
         Ok(policy) => policy,
         Err(error) => {
             check_error(&text, &error);

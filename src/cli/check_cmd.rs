@@ -152,7 +152,7 @@ fn check(args: &Args) -> Result<Policy, Failure> {
                 .collect(),
         )
     })?;
-    Policy::load_with(&sources, Examples::All).map_err(Failure::Policy)
+    shellgate_policy::load_policy_with(&sources, Examples::All).map_err(Failure::Policy)
 }
 
 fn usage(message: &str) -> JsonError {

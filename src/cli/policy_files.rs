@@ -150,7 +150,7 @@ pub fn load(files: &[PathBuf]) -> Result<Policy, LoadError> {
         return Policy::embedded_default().map_err(LoadError::Policy);
     }
     let sources = sources(files, Layer::User).map_err(LoadError::Unreadable)?;
-    Policy::load(&sources).map_err(LoadError::Policy)
+    shellgate_policy::load_policy(&sources).map_err(LoadError::Policy)
 }
 
 /// [`load`], reporting a failure on standard error.

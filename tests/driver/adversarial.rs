@@ -21,16 +21,11 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
-use std::path::Path;
 
 use serde::Deserialize;
 use shellgate_policy::{Decision, Evaluation, GateEvaluator, Policy, TrustState};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    case: Vec<Case>,
-}
+type File = crate::corpus::Cases<Case>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -95,9 +90,7 @@ fn evidence(evaluation: &Evaluation) -> String {
 
 #[test]
 fn adversarial_corpus() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/adversarial.toml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let file: File = toml::from_str(&text).unwrap();
+    let (file, _): (File, _) = crate::corpus::read("adversarial.toml");
     let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
 
     let mut names = HashSet::new();

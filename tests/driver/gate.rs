@@ -30,7 +30,6 @@
 )]
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -40,11 +39,7 @@ use shellgate_policy::{
 };
 use shellgate_rules::{Layer, PolicySource};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    case: Vec<Case>,
-}
+type File = crate::corpus::Cases<Case>;
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -112,7 +107,7 @@ fn gate_for(case: &Case) -> Result<GateEvaluator, String> {
         ),
         PolicySource::new("case.toml", text.clone(), Layer::User),
     ];
-    Policy::load(&sources)
+    shellgate_policy::load_policy(&sources)
         .map(GateEvaluator::new)
         .map_err(|e| format!("the case policy does not load: {e}"))
 }
@@ -409,32 +404,14 @@ fn run_case(case: &Case) -> Option<String> {
 
 /// Runs every case of `tests/corpus/NAME` and fails with each case that does not hold.
 fn run_file(name: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let file: File = toml::from_str(&text).unwrap();
-    let mut names = std::collections::HashSet::new();
-    let mut failures = Vec::new();
-    for case in &file.case {
-        assert!(
-            names.insert(case.name.clone()),
-            "duplicate case name `{}` in {name}",
-            case.name
-        );
-        if let Some(problem) = run_case(case) {
-            failures.push(format!(
-                "case `{}`\n  command: {:?}\n  {problem}",
-                case.name, case.command
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases of {name} failed:\n{}",
-        failures.len(),
-        file.case.len(),
-        failures.join("\n")
+    let (file, _): (File, _) = crate::corpus::read(name);
+    crate::corpus::check_all(
+        name,
+        &file.case,
+        |c| &c.name,
+        |case| {
+            run_case(case).map(|problem| format!("\n  command: {:?}\n  {problem}", case.command))
+        },
     );
 }
 

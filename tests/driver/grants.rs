@@ -20,11 +20,7 @@ use serde::Deserialize;
 use shellgate_policy::{Access, GrantRule, Policy, VerbPattern, ZonePath};
 use shellgate_rules::{Layer, PolicySource};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    case: Vec<Case>,
-}
+type File = crate::corpus::Cases<Case>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,7 +52,7 @@ fn rule_for(case: &Case) -> Result<GrantRule, String> {
     if let Some(text) = &case.policy {
         sources.push(PolicySource::new("case.toml", text.clone(), Layer::User));
     }
-    Policy::load(&sources)
+    shellgate_policy::load_policy(&sources)
         .map(GrantRule::new)
         .map_err(|e| format!("policy: {e}"))
 }
@@ -110,22 +106,11 @@ fn run_case(case: &Case) -> Result<(), String> {
 
 #[test]
 fn grant_corpus() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/grants.toml");
-    let file: File = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let failures: Vec<String> = file
-        .case
-        .iter()
-        .filter_map(|case| {
-            run_case(case)
-                .err()
-                .map(|why| format!("{}: {why}", case.name))
-        })
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} grant cases failed:\n{}",
-        failures.len(),
-        file.case.len(),
-        failures.join("\n")
+    let (file, _): (File, _) = crate::corpus::read("grants.toml");
+    crate::corpus::check_all(
+        "grants.toml",
+        &file.case,
+        |c| &c.name,
+        |case| run_case(case).err(),
     );
 }

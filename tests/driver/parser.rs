@@ -15,11 +15,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use shellgate_parser::{Clause, ParseOptions, RedirectFd, RedirectTarget, parse};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    case: Vec<Case>,
-}
+type File = crate::corpus::Cases<Case>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -250,31 +246,11 @@ fn run_case(case: &Case) -> Option<String> {
 
 #[test]
 fn parser_corpus() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/parser.toml");
-    let text = std::fs::read_to_string(path).unwrap();
-    let file: File = toml::from_str(&text).unwrap_or_else(|e| panic!("parser.toml: {e}"));
-    let mut names = std::collections::HashSet::new();
-    let mut failures = String::new();
-    let mut failed = 0;
-    for case in &file.case {
-        assert!(
-            names.insert(case.name.as_str()),
-            "duplicate case name `{}`",
-            case.name
-        );
-        if let Some(problems) = run_case(case) {
-            failed += 1;
-            let _ = write!(
-                failures,
-                "\n  case `{}` input {:?}:{problems}",
-                case.name, case.input
-            );
-        }
-    }
-    assert!(file.case.len() >= 300, "only {} cases", file.case.len());
-    assert!(
-        failures.is_empty(),
-        "{failed} of {} parser cases failed:{failures}",
-        file.case.len()
+    let (file, _): (File, _) = crate::corpus::read("parser.toml");
+    crate::corpus::check_all(
+        "parser.toml",
+        &file.case,
+        |c| &c.name,
+        |case| run_case(case).map(|problems| format!("input {:?}:{problems}", case.input)),
     );
 }

@@ -3,7 +3,7 @@
 //! for the embedded default policy) and compares:
 //!
 //! * `deny`: the exact set of deny rule ids hit anywhere (sorted; default none), via
-//!   `Policy::deny_expansion`;
+//!   `shellgate_policy::expand::deny_hits` over the gate's walk;
 //! * `expand` (when given): every invocation as `"KIND TEXT[ +args][ [OPAQUE]]"`, KIND being
 //!   `plain`, `wrapper`, `wrapper!` (privileged) or `inner`, TEXT the invocation's raw text,
 //!   OPAQUE the snake_case opaque kind;
@@ -19,11 +19,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use shellgate_parser::{ParseOptions, parse};
-use shellgate_rules::{
-    EffectClass, ExpandOptions, Invocation, InvocationKind, Layer, Opaque, Policy, PolicySource,
-    Role, SafeVerdict,
-};
+use shellgate_policy::expand::{Invocation, InvocationKind, Opaque, deny_hits, walk};
+use shellgate_rules::{EffectClass, Layer, Policy, PolicySource, Role, SafeVerdict};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -139,24 +136,9 @@ fn role(r: Role) -> &'static str {
 fn run_case(case: &Case, policy: &Policy) -> Option<String> {
     let cwd = dir(case.cwd.as_ref(), "/home/u/proj");
     let home = dir(case.home.as_ref(), "/home/u");
-    let parsed = parse(
-        &case.command,
-        &ParseOptions {
-            cwd: cwd.clone(),
-            home: home.clone(),
-        },
-    );
-    let ex = policy.expand(
-        &parsed,
-        &ExpandOptions {
-            cwd,
-            home,
-            max_depth: None,
-        },
-    );
+    let (_, ex) = walk(policy, &case.command, cwd, home);
     let mut problems = String::new();
-    let mut deny: Vec<String> = policy
-        .deny_expansion(&case.command, &ex)
+    let mut deny: Vec<String> = deny_hits(policy, &case.command, &ex)
         .iter()
         .map(|h| h.rule.id.clone())
         .collect();
@@ -225,12 +207,7 @@ fn run_case(case: &Case, policy: &Policy) -> Option<String> {
 
 #[test]
 fn rules_corpus() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/rules.toml"
-    ))
-    .unwrap_or_else(|e| panic!("rules.toml: {e}"));
-    let file: File = toml::from_str(&text).unwrap_or_else(|e| panic!("rules.toml: {e}"));
+    let (file, text): (File, _) = crate::corpus::read("rules.toml");
     let mut policies: BTreeMap<String, Policy> = BTreeMap::new();
     for (name, inline) in &file.policy {
         let source = PolicySource::new(
@@ -238,7 +215,7 @@ fn rules_corpus() {
             inline.text.clone(),
             Layer::Default,
         );
-        let policy = Policy::load(&[source]).unwrap_or_else(|e| {
+        let policy = shellgate_policy::load_policy(&[source]).unwrap_or_else(|e| {
             let all: Vec<String> = e
                 .errors()
                 .iter()
@@ -251,28 +228,17 @@ fn rules_corpus() {
     let default = Policy::embedded_default()
         .unwrap_or_else(|e| panic!("the default policy does not load: {e}"));
     policies.insert("default".to_owned(), default);
-    let mut names = std::collections::HashSet::new();
-    let mut failures = String::new();
-    let mut failed = 0;
-    for case in &file.case {
-        assert!(
-            names.insert(case.name.as_str()),
-            "duplicate case name `{}`",
-            case.name
-        );
-        let policy = policies
-            .get(&case.policy)
-            .unwrap_or_else(|| panic!("case `{}`: unknown policy `{}`", case.name, case.policy));
-        if let Some(problem) = run_case(case, policy) {
-            failed += 1;
-            failures.push_str(&problem);
-        }
-    }
+    crate::corpus::check_all(
+        "rules.toml",
+        &file.case,
+        |c| &c.name,
+        |case| {
+            let policy = policies.get(&case.policy).unwrap_or_else(|| {
+                panic!("case `{}`: unknown policy `{}`", case.name, case.policy)
+            });
+            run_case(case, policy)
+        },
+    );
     // Every `[[case]]` of the file ran.
     assert_eq!(file.case.len(), text.matches("\n[[case]]\n").count());
-    assert!(
-        failures.is_empty(),
-        "{failed} of {} rules cases failed:{failures}",
-        file.case.len()
-    );
 }

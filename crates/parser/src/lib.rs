@@ -38,6 +38,12 @@
 //! prefixes**: a pattern with an N-token verb prefix matches a command when the command's first
 //! N cooked argv tokens equal that prefix.
 //!
+//! # Bash semantics without a policy
+//!
+//! [`evaluates`] finds expansions that evaluate data as code, [`braces`] expands literal brace
+//! expressions and [`positional`] binds `bash -c CODE $0 $1 …` arguments: what bash does with
+//! words, needing no policy, used by the gate's walk through wrappers and shell code.
+//!
 //! # Known limits
 //!
 //! * Aliases, `eval`, `source` and functions called later are not expanded; `CDPATH` is not
@@ -48,18 +54,21 @@
 //! * Extended globs are always recognised (as with `shopt -s extglob`).
 
 mod ast;
+pub mod braces;
 mod build;
 pub mod clause;
 mod cook;
 mod cwd;
 mod diagnose;
 mod error;
+pub mod evaluates;
 mod fast;
 mod grammar;
 mod graph;
 pub mod limits;
 mod lower;
 pub mod path;
+pub mod positional;
 mod recover;
 mod render;
 mod verb;

@@ -10,7 +10,9 @@
 
 use std::path::PathBuf;
 
-use shellgate_rules::{Access, Decision, EXAMPLE_CWD, EXAMPLE_HOME, PolicyTest, VerbPattern};
+use shellgate_rules::{Access, Decision, PolicyTest, VerbPattern};
+
+use crate::examples::{EXAMPLE_CWD, EXAMPLE_HOME};
 
 use crate::evaluation::Evaluation;
 use crate::evaluator::GateEvaluator;

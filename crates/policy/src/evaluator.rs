@@ -2,7 +2,7 @@
 //!
 //! # Order of judgement
 //!
-//! The command is parsed, then [`Policy::expand`] finds every command it runs: each clause of
+//! The command is parsed, then [`crate::expand`] finds every command it runs: each clause of
 //! the graph, every command inside a wrapper (`sudo`, `env`, `timeout`, `xargs`, `find -exec`,
 //! `git -C`) and every command in shell code parsed again (`bash -c`, `eval`, heredocs fed to a
 //! shell), with interpreters and unreadable code marked opaque. Then:
@@ -32,7 +32,7 @@
 //! 5. **Embedded code**: an interpreter call needs a person and can only be saved as the exact
 //!    command; a script file, code from a pipe, remote or dynamic code needs a person and cannot
 //!    be saved. So does an expansion that evaluates data as code (`$((x))`, `${a[i]}`, `${s:n}`,
-//!    `${!x}`, `${x@P}`, see [`shellgate_rules::evaluating_parts`]) — in a word, an assignment, a
+//!    `${!x}`, `${x@P}`, see [`shellgate_parser::evaluates::evaluating_parts`]) — in a word, an assignment, a
 //!    redirection, an unquoted heredoc, a wrapper's options or a `for`/`select`/`case` word — and
 //!    a loop variable or `${NAME:=…}` default that sets a variable such as `PATH`.
 //! 6. **An incomplete parse** (or nested shell code that did not parse, or a depth limit) needs a
@@ -44,8 +44,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use shellgate_parser::ParseOptions;
-use shellgate_rules::{Access, ExpandOptions, Policy, ReadZones, ZoneVars};
+use shellgate_rules::{Access, Policy, ReadZones, ZoneVars};
 
 use crate::error::GateError;
 use crate::evaluation::Evaluation;
@@ -59,6 +58,7 @@ mod invocation;
 mod keyword;
 mod network;
 mod path_effects;
+mod path_words;
 mod project_code;
 mod run;
 mod runner;
@@ -179,21 +179,7 @@ impl GateEvaluator {
             .home()
             .filter(|h| h.is_absolute())
             .map(Path::to_path_buf);
-        let parsed = shellgate_parser::parse(
-            command,
-            &ParseOptions {
-                cwd: cwd.clone(),
-                home: home.clone(),
-            },
-        );
-        let expansion = self.policy.expand(
-            &parsed,
-            &ExpandOptions {
-                cwd: cwd.clone(),
-                home,
-                max_depth: None,
-            },
-        );
+        let (parsed, expansion) = crate::expand::walk(&self.policy, command, cwd.clone(), home);
         let mut run = Run::new(self, state, command, &parsed, &expansion);
         if cwd.is_none() {
             run.errors.push(format!(

@@ -28,6 +28,10 @@
 //!
 //! * [`TrustState`]: audience, working, project, session and home directories, read and write
 //!   zones with their [`GrantSource`], approved [`VerbPattern`]s, symlink resolution.
+//! * [`load_policy`]: compiles policy files (`shellgate-rules`) and runs every deny rule's
+//!   `match`/`not_match` example through the gate's own walk ([`examples`]).
+//! * [`expand`]: the walk from a parsed command to every command it runs — through wrappers,
+//!   shells, heredocs and interpreters — and the deny rules it hits.
 //! * [`GateEvaluator::evaluate`]: the order of judgement is documented in [`evaluator`].
 //! * [`paths`]: resolution and zone membership (by components, never by string prefix).
 //! * [`matching`]: how an approved pattern matches a command, boundary-safe.
@@ -43,7 +47,10 @@ pub mod display;
 mod error;
 pub mod evaluation;
 pub mod evaluator;
+pub mod examples;
+pub mod expand;
 pub mod grant_rule;
+mod load;
 pub mod matching;
 pub mod odd_input;
 pub mod paths;
@@ -61,6 +68,7 @@ pub use evaluation::{
 };
 pub use evaluator::GateEvaluator;
 pub use grant_rule::{GrantRefusal, GrantRule};
+pub use load::{load_policy, load_policy_with};
 pub use shellgate_rules::{Access, Decision, Policy, VerbPattern, ZonePath};
 pub use trust::{ApprovedPattern, GrantSource, TrustState, Zone};
 pub use workflow::{Choice, Effect, WorkflowError, respond};

@@ -9,10 +9,6 @@ use crate::trust::TrustState;
 /// `/home/u/proj` by home `/home/u`, symbolic links not resolved.
 pub(crate) fn default_gate_and_state() -> (GateEvaluator, TrustState) {
     let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
-    let mut state = TrustState::new("personal", "/home/u/proj");
-    state.set_home("/home/u");
-    state.set_project("/home/u/proj");
-    state.set_resolve_symlinks(false);
-    gate.apply_profile(&mut state).unwrap();
+    let state = crate::examples::example_state(&gate, "personal").unwrap();
     (gate, state)
 }

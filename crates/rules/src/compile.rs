@@ -24,6 +24,7 @@ use crate::classify::TokenClass;
 use crate::condition::{self, Condition, Row};
 use crate::decision::Decision;
 use crate::error::{Located, Location, PolicyError, SourceFile, did_you_mean};
+use crate::example::RuleExample;
 use crate::flags::spelling_problem;
 use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet};
 use crate::model::{
@@ -89,15 +90,6 @@ const OS_NAMES: [&str; 11] = [
     "windows",
 ];
 
-/// A `match`/`not_match` example waiting to be checked once the policy is compiled.
-pub(crate) struct PendingExample {
-    pub(crate) rule: String,
-    pub(crate) command: String,
-    pub(crate) must_match: bool,
-    pub(crate) file: SourceFile,
-    pub(crate) span: Range<usize>,
-}
-
 /// A test whose `rule` and `audience` are checked once every layer is in.
 struct PendingTest {
     test: PolicyTest,
@@ -125,7 +117,7 @@ pub(crate) struct Builder {
     protected: Vec<(Protected, Vec<String>)>,
     protected_ids: HashMap<String, Location>,
     tests: Vec<PendingTest>,
-    pub(crate) examples: Vec<PendingExample>,
+    pub(crate) examples: Vec<RuleExample>,
     errors: Vec<PolicyError>,
     /// Which files' checks and examples run (see the module docs).
     checking: Examples,
@@ -501,7 +493,7 @@ impl Builder {
     }
 
     /// Compiles everything into a policy, or returns every error found.
-    pub(crate) fn finish(mut self) -> Result<(Policy, Vec<PendingExample>), PolicyError> {
+    pub(crate) fn finish(mut self) -> Result<Policy, PolicyError> {
         self.check_references();
         if let Some(error) = PolicyError::combine(std::mem::take(&mut self.errors)) {
             return Err(error);
@@ -534,8 +526,9 @@ impl Builder {
             protected: ProtectedPaths::new(self.protected),
             tests: self.tests.into_iter().map(|t| t.test).collect(),
             disabled: self.disabled,
+            examples: self.examples,
         });
-        Ok((policy, self.examples))
+        Ok(policy)
     }
 }
 

@@ -9,12 +9,13 @@ use crate::policy::{CommandView, Policy};
 
 impl Policy {
     /// Where a deny rule's verb prefix ends in `words`: the index after its last word, or
-    /// `None` when the words do not start with it. The strict reading of [`Policy::starts_with`]
+    /// `None` when the words do not start with it. The strict reading of `Policy::starts_with`
     /// (any directory) that also lets option words stand *between* the prefix's words, so
     /// `git --no-pager push` and `git --bare push` meet a `["git", "push"]` rule (a top-level
     /// option never changes which subcommand runs). This only ever matches more, which is the
     /// safe direction for a deny rule; the safe catalog keeps the exact reading.
-    pub(crate) fn deny_prefix_end(&self, words: &[Word], verb: &[String]) -> Option<usize> {
+    #[must_use]
+    pub fn deny_prefix_end(&self, words: &[Word], verb: &[String]) -> Option<usize> {
         let (first, rest) = verb.split_first()?;
         let (name, _) = self.command_name(words.first()?)?;
         if name != first {
@@ -106,8 +107,10 @@ impl Policy {
         })
     }
 
-    /// Pipeline rules hit, given a predicate "stage `i` runs a command starting with `verb`".
-    pub(crate) fn pipeline_hits(
+    /// Pipeline rules hit, given a predicate "stage `i` runs a command starting with `verb`"
+    /// (the gate's walk answers it from the invocations each stage produced).
+    #[must_use]
+    pub fn pipeline_hits(
         &self,
         stages: usize,
         runs: &dyn Fn(usize, &[String]) -> bool,

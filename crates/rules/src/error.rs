@@ -327,7 +327,8 @@ impl PolicyError {
     }
 
     /// Combines errors: none → `None`, one → itself, more → [`PolicyError::Several`] (flattened).
-    pub(crate) fn combine(errors: Vec<Self>) -> Option<Self> {
+    #[must_use]
+    pub fn combine(errors: Vec<Self>) -> Option<Self> {
         let mut flat = Vec::with_capacity(errors.len());
         for error in errors {
             match error {

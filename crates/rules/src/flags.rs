@@ -17,42 +17,42 @@ use shellgate_parser::Word;
 
 /// One flag seen on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FlagHit {
+pub struct FlagHit {
     /// The flag's name: `--output`, `-o`, or a whole single-dash token such as `-delete`.
-    pub(crate) name: String,
+    pub name: String,
     /// The index of the word it is in.
-    pub(crate) index: usize,
+    pub index: usize,
 }
 
 /// The value taken by a value flag.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ValueHit {
+pub struct ValueHit {
     /// The flag that takes the value.
-    pub(crate) flag: String,
+    pub flag: String,
     /// The index of the word holding the value (the flag's own word for `--x=v` and `-xv`).
-    pub(crate) index: usize,
+    pub index: usize,
     /// The value text.
-    pub(crate) text: String,
+    pub text: String,
 }
 
 /// The words after a command prefix, sorted into flags, flag values and operands.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Scan {
+pub struct Scan {
     /// Every flag seen, in order. A bundle contributes each letter (and itself whole when it has
     /// more than one letter).
-    pub(crate) flags: Vec<FlagHit>,
+    pub flags: Vec<FlagHit>,
     /// Values of value flags.
-    pub(crate) values: Vec<ValueHit>,
+    pub values: Vec<ValueHit>,
     /// Word indices of operands (including every word after `--`).
-    pub(crate) operands: Vec<usize>,
+    pub operands: Vec<usize>,
     /// Word indices of non-literal words met before `--`.
-    pub(crate) dynamic: Vec<usize>,
+    pub dynamic: Vec<usize>,
     /// The index of the `--` word, if any.
-    pub(crate) double_dash: Option<usize>,
+    pub double_dash: Option<usize>,
 }
 
 /// Sorts `words[start..]`. `takes_value(name)` says whether a flag consumes a value.
-pub(crate) fn scan(words: &[Word], start: usize, takes_value: &dyn Fn(&str) -> bool) -> Scan {
+pub fn scan(words: &[Word], start: usize, takes_value: &dyn Fn(&str) -> bool) -> Scan {
     let mut out = Scan::default();
     let mut i = start;
     while let Some(word) = words.get(i) {
@@ -155,7 +155,7 @@ fn scan_bundle(
 
 /// Whether a flag seen on the command line (`given`) is the listed spelling `spelling`:
 /// equal, or for long options a non-empty prefix of it (`--rec` for `--recursive`).
-pub(crate) fn flag_is(given: &str, spelling: &str) -> bool {
+pub fn flag_is(given: &str, spelling: &str) -> bool {
     if given == spelling {
         return true;
     }

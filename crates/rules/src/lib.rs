@@ -24,47 +24,48 @@
 //! "#,
 //!     Layer::User,
 //! );
-//! let policy = Policy::load(&[user]).unwrap();
+//! let policy = Policy::compile(&[user]).unwrap();
 //! assert_eq!(policy.deny_rules().len(), 1);
+//! assert_eq!(policy.examples().len(), 2);
 //! ```
 //!
-//! Loading is all or nothing: every file is validated whole, every error carries file, line
-//! and column ([`PolicyError`], one variant per kind of problem), every glob and regex is
-//! checked to compile, and every deny rule's `match`/`not_match` examples are checked against
-//! the compiled policy before it is returned. Matchers compile when a command first needs
-//! them.
+//! Compiling is all or nothing: every file is validated whole, every error carries file, line
+//! and column ([`PolicyError`], one variant per kind of problem), and every glob and regex is
+//! checked to compile. Matchers compile when a command first needs them.
 //!
 //! Every file takes that one path. The embedded default policy only saves work (see
-//! [`Policy::load_with`]): the build script turns `policies/default.toml` into a binary form
-//! of the same value tree a TOML file is read into, so no TOML is parsed at run time, and its
-//! checks and examples ran when it was built — in the test suite, and in `shellgate check`,
-//! which runs them again ([`Examples::All`]).
+//! [`Policy::compile_with`]): the build script turns `policies/default.toml` into a binary
+//! form of the same value tree a TOML file is read into, so no TOML is parsed at run time, and
+//! its checks and examples ran when it was built — in the test suite, and in `shellgate
+//! check`, which runs them again ([`Examples::All`]).
+//!
+//! This crate is the language, not the engine: a deny rule's `match`/`not_match` examples
+//! are recorded ([`Policy::examples`], each with its file, line and column) and run by
+//! `shellgate_policy::load_policy` through the same walk the gate judges commands with.
 //!
 //! A deny rule's conditions (`verb`, `flags_any`, `args_any`, `cwd_under`, `raw`, …) are one
 //! enum with one table of keys; [`glob`] is the one glob dialect of policy files and grants.
 //!
 //! Matching works on a [`CommandView`], so it applies equally to a clause as written and to a
-//! command unwrapped from `sudo` or `bash -c`; [`Policy::expand`] is the one traversal that
-//! finds every command a parsed command line runs.
+//! command unwrapped from `sudo` or `bash -c`; the walk that finds every command a parsed
+//! command line runs (`shellgate_policy::expand`) is the gate's, built on the catalog lookups
+//! here ([`Policy::wrapper`], [`Policy::shell`], [`Policy::interpreter`],
+//! [`Policy::command_name`]) and on [`flags`].
 
-mod braces;
 mod classify;
 mod compile;
 mod condition;
 mod decision;
 mod deny;
 mod error;
-mod evaluates;
-mod examples;
-mod expand;
-mod flags;
+mod example;
+pub mod flags;
 pub mod glob;
 #[cfg(test)]
 mod guard;
 mod lazy;
 mod model;
 mod policy;
-mod positional;
 mod protected;
 mod raw;
 mod read;
@@ -79,20 +80,12 @@ pub mod pattern;
 pub use classify::TokenClass;
 pub use decision::Decision;
 pub use error::{Located, Location, PolicyError};
-pub use evaluates::{
-    arithmetic_reads_data, descriptor_variables, evaluating_parts, evaluating_text,
-    implicitly_assigned, unjudged_evaluation,
-};
-pub use examples::{EXAMPLE_CWD, EXAMPLE_HOME};
-pub use expand::{
-    CodeSource, DenyHit, ExpandOptions, Expansion, Invocation, InvocationKind, Opaque, OriginStep,
-    Pipeline, Via,
-};
+pub use example::RuleExample;
 pub use model::{
     ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, EffectClass, ExecMode,
-    Interpreter, Layer, PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones,
-    Role, Runs, SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode,
-    WrapperOptions, ZoneTemplate, ZoneVars,
+    Interpreter, Layer, PLACEHOLDERS, PolicySource, PolicyTest, Prefix, PrefixMode, Protected,
+    ReadZones, Role, Runs, SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper,
+    WrapperMode, WrapperOptions, ZoneTemplate, ZoneVars,
 };
 pub use pattern::{Access, ArgGlob, PatternError, VerbPattern, ZonePath};
 pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy};

@@ -182,7 +182,8 @@ impl DenyRule {
     }
 
     /// The `from` and `to` prefixes of a `pipeline` rule.
-    pub(crate) fn pipeline(&self) -> Option<(&[Prefix], &[Prefix])> {
+    #[must_use]
+    pub fn pipeline(&self) -> Option<(&[Prefix], &[Prefix])> {
         self.conditions.iter().find_map(|(_, c)| match c {
             Condition::Pipeline { from, to } => Some((from.as_slice(), to.as_slice())),
             _ => None,
@@ -205,7 +206,7 @@ impl Keyed for DenyRule {
 }
 
 /// A cooked command prefix such as `["git", "push"]`.
-pub(crate) type Prefix = Vec<String>;
+pub type Prefix = Vec<String>;
 
 /// How a deny rule is matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -405,8 +406,8 @@ pub struct PrefixMode {
     pub local_bins: Vec<String>,
     /// The options that take no value. A wrapper's options are an exact allow-list: an option
     /// listed nowhere (`flags`, `value_flags`, `cwd_flags`, `query_flags`, `judged_flags`)
-    /// makes the invocation [`crate::Opaque::UnknownOption`], so a person decides (unless the
-    /// wrapper is privileged, which never passes anyway).
+    /// makes the invocation `Opaque::UnknownOption` (see `shellgate_policy::expand`), so a
+    /// person decides (unless the wrapper is privileged, which never passes anyway).
     pub flags: Vec<String>,
 }
 
@@ -428,8 +429,8 @@ pub struct WrapperOptions {
     pub cwd_flags: Vec<String>,
     /// Options with which the wrapper does something of its own (`time -o FILE` writes a
     /// file, `xargs -I{}` rewrites the inner command's words): the wrapper stays
-    /// [`crate::InvocationKind::Plain`] and is judged by itself, and its inner command is still
-    /// unwrapped and judged. List such an option in `value_flags` too when it takes a value.
+    /// `InvocationKind::Plain` (see `shellgate_policy::expand`) and is judged by itself, and
+    /// its inner command is still unwrapped and judged. List such an option in `value_flags` too when it takes a value.
     pub judged_flags: Vec<String>,
 }
 

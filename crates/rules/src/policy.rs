@@ -10,6 +10,7 @@ use shellgate_parser::{Assignment, Redirect, Word};
 use crate::classify::TokenClass;
 use crate::compile::Builder;
 use crate::error::PolicyError;
+use crate::example::RuleExample;
 use crate::lazy::{LazyClassifier, LazyGlobSet, RawMatcher, RawRegex};
 use crate::model::{
     Audience, DenyKind, DenyRule, DisabledRule, Interpreter, Layer, PolicySource, PolicyTest,
@@ -25,7 +26,7 @@ pub const DEFAULT_POLICY: &str = include_str!(concat!(env!("OUT_DIR"), "/default
 /// The name the embedded default policy has in diagnostics.
 pub const DEFAULT_POLICY_NAME: &str = "policies/default.toml";
 
-/// Which load-time checks [`Policy::load_with`] runs: the `match`/`not_match` examples of
+/// Which load-time checks [`Policy::compile_with`] runs: the `match`/`not_match` examples of
 /// the deny rules, and that every glob and regex compiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Examples {
@@ -39,8 +40,8 @@ pub enum Examples {
 
 /// One command to judge: its words, assignment prefixes, redirections, and where it runs.
 ///
-/// A view does not own anything; it is made from an [`crate::Invocation`] (see
-/// [`crate::Invocation::view`]) or built by hand, so every matcher applies equally to a clause
+/// A view does not own anything; it is made from an invocation the gate's walk found
+/// (`shellgate_policy::expand::Invocation::view`) or built by hand, so every matcher applies equally to a clause
 /// as written and to a command unwrapped from `sudo`, `bash -c` or `find -exec`.
 #[derive(Clone, Copy, Debug)]
 pub struct CommandView<'a> {
@@ -83,6 +84,8 @@ pub struct Policy {
     pub(crate) protected: ProtectedPaths,
     pub(crate) tests: Vec<PolicyTest>,
     pub(crate) disabled: Vec<DisabledRule>,
+    /// The `match`/`not_match` examples recorded at compile time (see [`Policy::examples`]).
+    pub(crate) examples: Vec<RuleExample>,
     /// `settings.release_names` as one set.
     pub(crate) release_set: LazyGlobSet,
     /// `settings.secret_names` as one set.
@@ -110,6 +113,7 @@ pub(crate) struct Parts<'g> {
     pub(crate) protected: ProtectedPaths,
     pub(crate) tests: Vec<PolicyTest>,
     pub(crate) disabled: Vec<DisabledRule>,
+    pub(crate) examples: Vec<RuleExample>,
 }
 
 impl Policy {
@@ -119,53 +123,58 @@ impl Policy {
         PolicySource::new(DEFAULT_POLICY_NAME, DEFAULT_POLICY, Layer::Default)
     }
 
-    /// Loads the embedded default policy alone. Its own `match`/`not_match` examples are not
-    /// re-checked: the text is fixed at build time and the test suite checks them (use
-    /// [`Policy::load_with`] and [`Examples::All`] to check them anyway).
+    /// The embedded default policy alone. Its own `match`/`not_match` examples are not
+    /// recorded: the text is fixed at build time and the test suite checks them (compile with
+    /// [`Policy::compile_with`] and [`Examples::All`] to record them anyway).
     ///
     /// # Errors
     /// Only if the embedded file is invalid, which the test suite rules out.
     pub fn embedded_default() -> Result<Self, PolicyError> {
-        // As `load(&[default_source()])`, without copying the text.
+        // As `compile(&[default_source()])`, without copying the text.
         let mut builder = Builder::new(Examples::SkipEmbeddedDefault);
         builder.add_text(DEFAULT_POLICY_NAME, DEFAULT_POLICY, Layer::Default);
-        let (policy, pending) = builder.finish()?;
-        policy.check_examples(&pending)?;
-        Ok(policy)
+        builder.finish()
     }
 
-    /// Loads layers in order (the default layer first, then user files, then project files),
-    /// validates every file whole, compiles the result and checks the deny rules' `match`
-    /// and `not_match` examples against it — all of them except those of a source whose text
-    /// is exactly the embedded default (checked by the test suite; see [`Examples`]).
+    /// Compiles layers in order (the default layer first, then user files, then project
+    /// files): validates every file whole and compiles the result. The deny rules' `match` and
+    /// `not_match` examples are recorded ([`Policy::examples`]), all of them except those of a
+    /// source whose text is exactly the embedded default (checked by the test suite; see
+    /// [`Examples`]); they are not run here. Running one walks the command through wrappers
+    /// and shell code as the gate does: `shellgate_policy::load_policy` compiles and then runs
+    /// them, and is what loads a policy for the gate.
     ///
     /// # Errors
     /// Every problem found, as one [`PolicyError`] (or [`PolicyError::Several`]); no partial
     /// policy is ever returned.
-    pub fn load(sources: &[PolicySource]) -> Result<Self, PolicyError> {
-        Self::load_with(sources, Examples::SkipEmbeddedDefault)
+    pub fn compile(sources: &[PolicySource]) -> Result<Self, PolicyError> {
+        Self::compile_with(sources, Examples::SkipEmbeddedDefault)
     }
 
-    /// [`Policy::load`] with a choice of which examples to check.
+    /// [`Policy::compile`] with a choice of which files' checks run and examples are recorded.
     ///
     /// # Errors
-    /// As [`Policy::load`].
+    /// As [`Policy::compile`].
     ///
     /// Every source takes the same path; a source whose text is exactly the embedded default
     /// is read from the binary form the build script made of it (no TOML parse), and with
-    /// [`Examples::SkipEmbeddedDefault`] its checks are left to the test suite. What loads is
-    /// the same either way.
-    pub fn load_with(sources: &[PolicySource], examples: Examples) -> Result<Self, PolicyError> {
+    /// [`Examples::SkipEmbeddedDefault`] its checks are left to the test suite. What compiles
+    /// is the same either way.
+    pub fn compile_with(sources: &[PolicySource], examples: Examples) -> Result<Self, PolicyError> {
         let mut builder = Builder::new(examples);
         for source in sources {
             builder.add(source);
         }
-        let (policy, pending) = builder.finish()?;
-        policy.check_examples(&pending)?;
-        Ok(policy)
+        builder.finish()
     }
 
-    /// Builds the lookup tables.
+    /// The deny rules' `match`/`not_match` examples still to run, in load order (those of
+    /// rules a later layer disabled included: the runner skips them).
+    #[must_use]
+    pub fn examples(&self) -> &[RuleExample] {
+        &self.examples
+    }
+
     /// Builds the lookup tables.
     pub(crate) fn assemble(parts: Parts<'_>) -> Self {
         let mut deny_any_verb = Vec::new();
@@ -215,13 +224,15 @@ impl Policy {
             protected: parts.protected,
             tests: parts.tests,
             disabled: parts.disabled,
+            examples: parts.examples,
         }
     }
 
     /// The command name of a verb word and whether it is trusted: a bare name is trusted; a
     /// path counts as its file name, trusted only when its directory is a trusted bin dir.
     /// `None` for a word that is not literal.
-    pub(crate) fn command_name<'w>(&self, word: &'w Word) -> Option<(&'w str, bool)> {
+    #[must_use]
+    pub fn command_name<'w>(&self, word: &'w Word) -> Option<(&'w str, bool)> {
         if !word.literal {
             return None;
         }
@@ -448,5 +459,16 @@ impl Policy {
     #[must_use]
     pub fn wrapper(&self, words: &[Word]) -> Option<&Wrapper> {
         self.lookup(&self.wrappers, words, true, &|_| true)
+    }
+}
+
+impl Interpreter {
+    /// Whether `program` (an awk or sed program) matches one of the entry's `unsafe_program`
+    /// regexes (true when they cannot be compiled: fail closed).
+    #[must_use]
+    pub fn unsafe_program(&self, program: &str) -> bool {
+        self.unsafe_set
+            .as_ref()
+            .is_some_and(|set| set.is_match(program))
     }
 }

@@ -1,6 +1,6 @@
 //! Variables an invocation sets, and expansions that evaluate data as code.
 
-use shellgate_rules::Invocation;
+use crate::expand::Invocation;
 
 use crate::display;
 use crate::evaluation::ReasonKind;
@@ -174,15 +174,17 @@ pub(super) fn exposing_assignment(name: &str, value: &str) -> Option<&'static st
 }
 
 impl<'a> Run<'a> {
-    /// Expansions that make bash evaluate a value as code (see [`shellgate_rules::evaluating_parts`]):
+    /// Expansions that make bash evaluate a value as code (see [`shellgate_parser::evaluates::evaluating_parts`]):
     /// arithmetic over a variable (`$((x))`, `${a[i]}`, `${s:n}`, `a[i]=1`, whose value
     /// `a[$(cmd)]` runs `cmd`), indirect expansion (`${!x}`) and prompt expansion (`${x@P}`) —
     /// in a word, an assignment, a redirect target or an unquoted heredoc. Wherever they are,
     /// the clause needs a person and cannot be saved.
     pub(super) fn judge_evaluating_expansions(&self, inv: &Invocation, judged: &mut Judged) {
-        if let Some(why) =
-            shellgate_rules::evaluating_parts(&inv.words, &inv.assignments, &inv.redirects)
-        {
+        if let Some(why) = shellgate_parser::evaluates::evaluating_parts(
+            &inv.words,
+            &inv.assignments,
+            &inv.redirects,
+        ) {
             judged.saveable = false;
             judged.ask(ReasonKind::Opaque, None, display::escape(&why));
         }
@@ -216,7 +218,7 @@ impl<'a> Run<'a> {
         }
         // `{PATH}>/dev/null` stores a descriptor number in `PATH`.
         names.extend(
-            shellgate_rules::descriptor_variables(&inv.words, &inv.redirects)
+            shellgate_parser::evaluates::descriptor_variables(&inv.words, &inv.redirects)
                 .into_iter()
                 .filter_map(|v| v.split('[').next()),
         );

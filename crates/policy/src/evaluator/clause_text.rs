@@ -1,7 +1,7 @@
 //! A clause shown on one line.
 
+use crate::expand::Invocation;
 use shellgate_parser::{RedirectTarget, Word};
-use shellgate_rules::Invocation;
 
 use crate::display;
 

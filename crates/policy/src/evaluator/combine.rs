@@ -1,4 +1,8 @@
 //! Combining every verdict into the evaluation and its one prompt.
+//!
+//! The decision is [`combine`]: a pure truth table over what the walk and the judges found
+//! (unit-tested below). [`Run::finish`] gathers those facts, the clause verdicts and the
+//! prompt's paths and clauses.
 
 use shellgate_parser::{RedirectTarget, Word};
 use shellgate_rules::{Access, Decision};
@@ -34,9 +38,9 @@ impl<'a> Run<'a> {
         let mut paths: Vec<PromptPath> = Vec::new();
         let mut prompt_clauses: Vec<PromptClause> = Vec::new();
         let mut persistable = true;
-        let mut decision = Decision::Approved;
+        let mut strictest = Decision::Approved;
         for judged in judged_all {
-            decision = decision.max(judged.verdict.decision);
+            strictest = strictest.max(judged.verdict.decision);
             for hit in judged.denied_by {
                 if !self.hard_deny.iter().any(|h| h.rule == hit.rule) {
                     self.hard_deny.push(hit);
@@ -85,7 +89,6 @@ impl<'a> Run<'a> {
                 clause: None,
                 proposal: None,
             });
-            decision = decision.max(Decision::NeedsPrompt);
             persistable = false;
             let entry = PromptClause {
                 text: display.clone(),
@@ -106,7 +109,6 @@ impl<'a> Run<'a> {
                 clause: None,
                 proposal: None,
             });
-            decision = decision.max(Decision::NeedsPrompt);
             persistable = false;
         }
         if !self.errors.is_empty() && prompt_clauses.is_empty() {
@@ -115,9 +117,12 @@ impl<'a> Run<'a> {
                 pattern: None,
             });
         }
-        if !self.hard_deny.is_empty() {
-            decision = Decision::HardDenied;
-        }
+        let decision = combine(Facts {
+            denied: !self.hard_deny.is_empty(),
+            strictest,
+            complete,
+            internal_error: !self.errors.is_empty(),
+        });
         let prompt = (decision == Decision::NeedsPrompt).then_some(Prompt {
             paths,
             clauses: prompt_clauses,
@@ -172,6 +177,62 @@ impl<'a> Run<'a> {
     }
 }
 
+/// What the decision of one evaluation is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Facts {
+    /// A deny rule or a protected path hit some invocation (or the command text).
+    pub(super) denied: bool,
+    /// The strictest verdict of any invocation.
+    pub(super) strictest: Decision,
+    /// The command and all nested shell code parsed completely, within every limit.
+    pub(super) complete: bool,
+    /// Something went wrong inside the gate (recorded in `Evaluation::errors`).
+    pub(super) internal_error: bool,
+}
+
+/// The decision of an evaluation: the strictest fact wins, and anything shellgate could not
+/// see whole or judge without error needs a person.
+pub(super) const fn combine(facts: Facts) -> Decision {
+    match facts {
+        // A deny rule or protected path matched: nothing a person is shown can approve it.
+        Facts { denied: true, .. } => Decision::HardDenied,
+        // An invocation denied by itself (never without a hit today, kept for strictness).
+        Facts {
+            denied: false,
+            strictest: Decision::HardDenied,
+            ..
+        } => Decision::HardDenied,
+        // Some invocation needs a person (an unknown verb, an untrusted path, opaque code).
+        Facts {
+            denied: false,
+            strictest: Decision::NeedsPrompt,
+            ..
+        } => Decision::NeedsPrompt,
+        // Everything that parsed is approved, but not everything parsed: what was not seen
+        // cannot be approved (fail closed).
+        Facts {
+            denied: false,
+            strictest: Decision::Approved,
+            complete: false,
+            ..
+        } => Decision::NeedsPrompt,
+        // Everything parsed and is approved, but the gate hit an internal error on the way.
+        Facts {
+            denied: false,
+            strictest: Decision::Approved,
+            complete: true,
+            internal_error: true,
+        } => Decision::NeedsPrompt,
+        // Everything parsed, every invocation is approved, nothing went wrong.
+        Facts {
+            denied: false,
+            strictest: Decision::Approved,
+            complete: true,
+            internal_error: false,
+        } => Decision::Approved,
+    }
+}
+
 /// Adds an untrusted path to the prompt: once per path, a write covering a read.
 pub(super) fn add_path(paths: &mut Vec<PromptPath>, untrusted: Untrusted) {
     if let Some(existing) = paths.iter_mut().find(|p| p.path == untrusted.shown) {
@@ -188,4 +249,79 @@ pub(super) fn add_path(paths: &mut Vec<PromptPath>, untrusted: Untrusted) {
         access: untrusted.access,
         zone: untrusted.zone,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const fn facts(
+        denied: bool,
+        strictest: Decision,
+        complete: bool,
+        internal_error: bool,
+    ) -> Facts {
+        Facts {
+            denied,
+            strictest,
+            complete,
+            internal_error,
+        }
+    }
+
+    #[test]
+    fn every_row_of_the_truth_table() {
+        use Decision::{Approved, HardDenied, NeedsPrompt};
+        let rows = [
+            // denied, strictest, complete, internal error => decision
+            (facts(false, Approved, true, false), Approved),
+            (facts(false, Approved, true, true), NeedsPrompt),
+            (facts(false, Approved, false, false), NeedsPrompt),
+            (facts(false, Approved, false, true), NeedsPrompt),
+            (facts(false, NeedsPrompt, true, false), NeedsPrompt),
+            (facts(false, NeedsPrompt, false, true), NeedsPrompt),
+            (facts(false, HardDenied, true, false), HardDenied),
+            (facts(false, HardDenied, false, true), HardDenied),
+            (facts(true, Approved, true, false), HardDenied),
+            (facts(true, NeedsPrompt, false, true), HardDenied),
+            (facts(true, HardDenied, true, false), HardDenied),
+        ];
+        for (given, expected) in rows {
+            assert_eq!(combine(given), expected, "{given:?}");
+        }
+    }
+
+    /// Combining is monotone: making any fact worse never lowers the decision.
+    #[test]
+    fn a_worse_fact_never_lowers_the_decision() {
+        let decisions = [
+            Decision::Approved,
+            Decision::NeedsPrompt,
+            Decision::HardDenied,
+        ];
+        let flags = [false, true];
+        for denied in flags {
+            for strictest in decisions {
+                for complete in flags {
+                    for error in flags {
+                        let base = combine(facts(denied, strictest, complete, error));
+                        let worse = [
+                            facts(true, strictest, complete, error),
+                            facts(
+                                denied,
+                                strictest.max(Decision::NeedsPrompt),
+                                complete,
+                                error,
+                            ),
+                            facts(denied, strictest, false, error),
+                            facts(denied, strictest, complete, true),
+                        ];
+                        for w in worse {
+                            assert!(combine(w) >= base, "{w:?} < {base:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -2,7 +2,9 @@
 //! the safe catalog and the approved patterns.
 
 use shellgate_parser::Word;
-use shellgate_rules::{Decision, EffectClass, Invocation, InvocationKind, Opaque, SafeVerdict};
+use shellgate_rules::{Decision, EffectClass, SafeVerdict};
+
+use crate::expand::{Invocation, InvocationKind, Opaque};
 
 use crate::display;
 use crate::evaluation::{ClauseVerdict, ReasonKind};

@@ -1,7 +1,7 @@
 //! `[[ … ]]` and `(( … ))`: expressions the shell evaluates itself.
 
+use crate::expand::Invocation;
 use shellgate_parser::Context;
-use shellgate_rules::Invocation;
 
 use crate::display;
 use crate::evaluation::ReasonKind;
@@ -53,7 +53,7 @@ impl<'a> Run<'a> {
                 || w.cooked.contains("$(")
                 // `(( x + 1 ))`: the value of a variable is evaluated as arithmetic too, and
                 // a value such as `a[$(cmd)]` runs `cmd`.
-                || (keyword == "((" && shellgate_rules::arithmetic_reads_data(&w.cooked))
+                || (keyword == "((" && shellgate_parser::evaluates::arithmetic_reads_data(&w.cooked))
                 // `[[ $x -eq 0 ]]`, `[[ x -eq 0 ]]`: so are the operands of a comparison.
                 || (keyword == "[["
                     && comparison

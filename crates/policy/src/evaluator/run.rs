@@ -5,7 +5,9 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 use shellgate_parser::ParseOutput;
-use shellgate_rules::{Decision, Expansion, Invocation, InvocationKind, Policy, Protected, Via};
+use shellgate_rules::{Decision, Policy, Protected};
+
+use crate::expand::{Expansion, Invocation, InvocationKind, Via};
 
 use crate::display;
 use crate::evaluation::{ClauseVerdict, DenyHit, Reason, ReasonKind};
@@ -61,7 +63,9 @@ impl<'a> Run<'a> {
             self.judged.push(judged);
         }
         // Words the shell expands outside any clause (`for v in ${!x}`, `case $((x)) in`).
-        if let Some(why) = shellgate_rules::unjudged_evaluation(self.command, &self.parsed.graph) {
+        if let Some(why) =
+            shellgate_parser::evaluates::unjudged_evaluation(self.command, &self.parsed.graph)
+        {
             let judged = self.text_verdict(ReasonKind::Opaque, &why);
             self.judged.push(judged);
         }
@@ -69,7 +73,7 @@ impl<'a> Run<'a> {
         let texts = std::iter::once(self.command)
             .chain(self.expansion.sources.iter().map(|s| s.text.as_str()));
         let mut loading: Vec<&str> = texts
-            .flat_map(shellgate_rules::implicitly_assigned)
+            .flat_map(shellgate_parser::evaluates::implicitly_assigned)
             .filter(|name| is_code_loading(name))
             .collect();
         loading.sort_unstable();
@@ -82,7 +86,7 @@ impl<'a> Run<'a> {
             let judged = self.text_verdict(ReasonKind::Assignment, &why);
             self.judged.push(judged);
         }
-        let hits = self.policy().deny_expansion(self.command, self.expansion);
+        let hits = crate::expand::deny_hits(self.policy(), self.command, self.expansion);
         for hit in hits {
             let rule = hit.rule;
             if !self.hard_deny.iter().any(|h| h.rule == rule.id) {

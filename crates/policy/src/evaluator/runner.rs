@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use shellgate_rules::{Invocation, PrefixMode, Runs, Wrapper};
+use shellgate_rules::{PrefixMode, Runs, Wrapper};
+
+use crate::expand::Invocation;
 
 use crate::display;
 use crate::evaluation::ReasonKind;

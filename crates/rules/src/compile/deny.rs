@@ -52,7 +52,7 @@ impl Builder {
         let examples = raw.match_.iter().map(|e| (e, true));
         for (example, must_match) in examples.chain(raw.not_match.iter().map(|e| (e, false))) {
             let file = cx.file.clone();
-            cx.example(|| PendingExample {
+            cx.example(|| RuleExample {
                 rule: id_text.clone(),
                 command: example.get_ref().clone(),
                 must_match,

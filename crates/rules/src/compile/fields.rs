@@ -20,7 +20,7 @@ pub(crate) struct Pending {
     /// Every glob and regex the file writes, to compile (see `checks.rs`).
     pub(crate) checks: Vec<Check>,
     /// Every `match`/`not_match` example, to run against the compiled policy.
-    pub(crate) examples: Vec<PendingExample>,
+    pub(crate) examples: Vec<RuleExample>,
 }
 
 impl FileCx<'_> {
@@ -32,7 +32,7 @@ impl FileCx<'_> {
     }
 
     /// Records a `match`/`not_match` example to run.
-    pub(crate) fn example(&mut self, example: impl FnOnce() -> PendingExample) {
+    pub(crate) fn example(&mut self, example: impl FnOnce() -> RuleExample) {
         if let Some(pending) = &mut self.pending {
             pending.examples.push(example());
         }

@@ -17,7 +17,7 @@
 //! The scan reads the raw source text of a word (quotes included): a construct inside single
 //! quotes is reported too, which can only make a decision stricter.
 
-use shellgate_parser::{Assignment, ClauseGraph, Redirect, RedirectFd, RedirectTarget, Word};
+use crate::{Assignment, ClauseGraph, Redirect, RedirectFd, RedirectTarget, Word};
 
 /// Why `${!x}` is code.
 const INDIRECT: &str =
@@ -37,7 +37,7 @@ const SUBSTRING: &str = "a substring offset or length is arithmetic: a variable 
 /// operators alone. `$?`, `$#`, `$$` and `$!` are always numbers and do not count.
 ///
 /// ```
-/// use shellgate_rules::arithmetic_reads_data;
+/// use shellgate_parser::evaluates::arithmetic_reads_data;
 ///
 /// assert!(arithmetic_reads_data("x + 1"));
 /// assert!(arithmetic_reads_data("$1"));
@@ -65,7 +65,7 @@ pub fn arithmetic_reads_data(expr: &str) -> bool {
 /// Why the shell source `text` evaluates data as code, if it does (see the module docs).
 ///
 /// ```
-/// use shellgate_rules::evaluating_text;
+/// use shellgate_parser::evaluates::evaluating_text;
 ///
 /// assert!(evaluating_text("$((x))").is_some());
 /// assert!(evaluating_text("${a[i]}").is_some());
@@ -233,7 +233,7 @@ fn element_subscript(raw: &str) -> Option<&str> {
 ///
 /// ```
 /// use shellgate_parser::{parse, ParseOptions};
-/// use shellgate_rules::descriptor_variables;
+/// use shellgate_parser::evaluates::descriptor_variables;
 ///
 /// let parsed = parse("exec {fd}>/dev/null {a[i]}>/dev/null", &ParseOptions::default());
 /// let clause = parsed.graph.clauses().next().unwrap();
@@ -270,7 +270,7 @@ pub fn descriptor_variables<'a>(words: &'a [Word], redirects: &'a [Redirect]) ->
 ///
 /// ```
 /// use shellgate_parser::{parse, ParseOptions};
-/// use shellgate_rules::evaluating_parts;
+/// use shellgate_parser::evaluates::evaluating_parts;
 ///
 /// let parsed = parse("a[i]=1", &ParseOptions::default());
 /// let clause = parsed.graph.clauses().next().unwrap();
@@ -347,7 +347,7 @@ pub fn evaluating_parts(
 pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
     evaluating_text(text)?;
     let mut bytes = text.as_bytes().to_vec();
-    let mut blank = |span: shellgate_parser::Span| {
+    let mut blank = |span: crate::Span| {
         let end = span.end.min(bytes.len());
         if let Some(range) = bytes.get_mut(span.start.min(end)..end) {
             range.fill(b' ');
@@ -375,7 +375,7 @@ pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
 /// only make a decision stricter).
 ///
 /// ```
-/// use shellgate_rules::implicitly_assigned;
+/// use shellgate_parser::evaluates::implicitly_assigned;
 ///
 /// assert_eq!(implicitly_assigned("for PATH in /tmp/x; do ls; done"), vec!["PATH"]);
 /// assert_eq!(implicitly_assigned(": ${GIT_DIR:=x}; select v in a; do :; done"), vec!["GIT_DIR", "v"]);
@@ -436,7 +436,7 @@ pub fn implicitly_assigned(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shellgate_parser::{ParseOptions, parse};
+    use crate::{ParseOptions, parse};
 
     #[test]
     fn evaluating_constructs() {

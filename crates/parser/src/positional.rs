@@ -1,7 +1,7 @@
 //! Binding `bash -c CODE $0 $1 …`: the positional parameters a shell's code refers to, replaced
 //! by the literal arguments given after the code, quoted for where they stand.
 
-use shellgate_parser::Word;
+use crate::Word;
 
 /// `code` with `$N`, `${N}`, `$@` and `$*` replaced by the arguments (`args[0]` is `$0`), each
 /// quoted for its context (single-quoted outside quotes, escaped inside double quotes; nothing
@@ -138,8 +138,8 @@ mod tests {
                 raw: (*t).to_owned(),
                 cooked: (*t).to_owned(),
                 literal: true,
-                features: shellgate_parser::WordFeatures::default(),
-                span: shellgate_parser::Span::default(),
+                features: crate::WordFeatures::default(),
+                span: crate::Span::default(),
             })
             .collect()
     }

@@ -1,0 +1,209 @@
+//! Words: their parts cooked, the substitutions nested in them collected, and backtick
+//! bodies unescaped and parsed again.
+
+use super::*;
+
+impl Builder<'_, '_, '_> {
+    /// Builds a `word` (or `cond_regex`) pair.
+    pub(super) fn build_word(&mut self, pair: Pair<'_, Rule>) -> Res<AWord> {
+        let span = self.span(pair.as_span());
+        let raw = self.raw(&pair);
+        let text = pair.as_str();
+        let mut acc = WordAcc::new(text.contains('{'), text.len());
+        let mut first = true;
+        for part in pair.into_inner() {
+            self.build_part(part, Quoting::Unquoted, first, &mut acc)?;
+            first = false;
+        }
+        Ok(acc.finish(raw, span))
+    }
+
+    pub(super) fn build_part(
+        &mut self,
+        part: Pair<'_, Rule>,
+        quoting: Quoting,
+        first: bool,
+        acc: &mut WordAcc,
+    ) -> Res<()> {
+        match part.as_rule() {
+            Rule::text | Rule::dq_text | Rule::hc_text => {
+                acc.text(part.as_str(), quoting == Quoting::Unquoted, first);
+            }
+            Rule::escape => acc.unquoted_escape(part.as_str()),
+            Rule::dq_escape => acc.dq_escape(part.as_str()),
+            Rule::hc_escape => acc.heredoc_escape(part.as_str()),
+            Rule::sq => {
+                let text = part.as_str();
+                let inner = text
+                    .strip_prefix('\'')
+                    .and_then(|t| t.strip_suffix('\''))
+                    .unwrap_or_default();
+                acc.single_quoted(inner);
+            }
+            Rule::dollar_sq => {
+                let text = part.as_str();
+                let inner = text
+                    .strip_prefix("$'")
+                    .and_then(|t| t.strip_suffix('\''))
+                    .unwrap_or_default();
+                acc.ansi_c(inner);
+            }
+            Rule::dq | Rule::dollar_dq => {
+                for inner in part.into_inner() {
+                    self.build_part(inner, Quoting::Double, false, acc)?;
+                }
+                acc.placeholder();
+            }
+            Rule::lone_dollar => acc.lone_dollar(),
+            _ => {
+                // Expansions: keep the source text, record features and nested lists.
+                let raw = self.raw(&part);
+                acc.expansion(&raw);
+                self.collect_subs(part, &mut acc.subs, &mut acc.features)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the features of an expansion pair and builds the lists nested in it.
+    pub(super) fn collect_subs(
+        &mut self,
+        pair: Pair<'_, Rule>,
+        subs: &mut Vec<Sub>,
+        features: &mut WordFeatures,
+    ) -> Res<()> {
+        match pair.as_rule() {
+            Rule::comsub | Rule::funsub | Rule::procsub => {
+                let kind = if pair.as_rule() == Rule::procsub {
+                    features.process_substitution = true;
+                    SubKind::Process
+                } else {
+                    features.command_substitution = true;
+                    SubKind::Command
+                };
+                let offset = self.offset(&pair);
+                for p in pair.into_inner() {
+                    if p.as_rule() == Rule::sub_list {
+                        self.enter(offset)?;
+                        let list = self.build_sub_list(p);
+                        self.leave();
+                        subs.push(Sub { kind, list: list? });
+                    }
+                }
+            }
+            Rule::backtick => {
+                features.command_substitution = true;
+                for p in pair.into_inner() {
+                    if p.as_rule() == Rule::backtick_text {
+                        let list = self.build_backtick(&p)?;
+                        subs.push(Sub {
+                            kind: SubKind::Command,
+                            list,
+                        });
+                    }
+                }
+            }
+            Rule::param_simple => features.parameter = true,
+            Rule::lone_dollar
+            | Rule::text
+            | Rule::escape
+            | Rule::sq
+            | Rule::dollar_sq
+            | Rule::dq_text
+            | Rule::dq_escape
+            | Rule::hc_text
+            | Rule::hc_escape
+            | Rule::param_text
+            | Rule::arith_chars
+            | Rule::subscript_text
+            | Rule::EOI => {}
+            Rule::param_braced => {
+                features.parameter = true;
+                self.collect_children(pair, subs, features)?;
+            }
+            Rule::arith_sub | Rule::arith_bracket => {
+                features.arithmetic = true;
+                self.collect_children(pair, subs, features)?;
+            }
+            Rule::extglob => {
+                features.glob = true;
+                self.collect_children(pair, subs, features)?;
+            }
+            Rule::dq
+            | Rule::dollar_dq
+            | Rule::param_inner
+            | Rule::param_nested
+            | Rule::arith_text
+            | Rule::arith_paren
+            | Rule::subscript
+            | Rule::subscript_nested
+            | Rule::assign_index
+            | Rule::heredoc_content
+            | Rule::word
+            | Rule::cond_regex
+            | Rule::cond_regex_group => {
+                let offset = self.offset(&pair);
+                self.enter(offset)?;
+                let result = self.collect_children(pair, subs, features);
+                self.leave();
+                result?;
+            }
+            _ => return Err(self.unexpected(&pair, "expansion")),
+        }
+        Ok(())
+    }
+
+    pub(super) fn collect_children(
+        &mut self,
+        pair: Pair<'_, Rule>,
+        subs: &mut Vec<Sub>,
+        features: &mut WordFeatures,
+    ) -> Res<()> {
+        for p in pair.into_inner() {
+            self.collect_subs(p, subs, features)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn build_sub_list(&mut self, pair: Pair<'_, Rule>) -> Res<List> {
+        let mut list = List::default();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::list => list = self.build_list(p)?,
+                Rule::newline => self.build_newline(p)?,
+                _ => return Err(self.unexpected(&p, "substitution")),
+            }
+        }
+        Ok(list)
+    }
+
+    /// Unescapes a backtick body (`\$`, `` \` ``, `\\`, and `\"` inside double quotes) and
+    /// parses it as a program.
+    pub(super) fn build_backtick(&mut self, pair: &Pair<'_, Rule>) -> Res<List> {
+        let offset = self.offset(pair);
+        let local_start = pair.as_span().start();
+        let (out, table) = cook::unescape_backquoted(pair.as_str(), self.in_dq, |at| {
+            self.map.at(local_start.saturating_add(at))
+        });
+        self.enter(offset)?;
+        let result = {
+            let mut child = Builder::new(
+                self.shared,
+                &out,
+                OffsetMap::Table(table),
+                self.depth,
+                false,
+            );
+            child.run_program()
+        };
+        self.leave();
+        result
+    }
+}
+
+/// How a word part is cooked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Quoting {
+    Unquoted,
+    Double,
+}

@@ -1,0 +1,68 @@
+//! Every deny rule an expansion hits: the language's matchers (`shellgate-rules`) applied to
+//! every command the walk found.
+
+use shellgate_rules::{DenyRule, Policy};
+
+use super::Expansion;
+
+/// A deny rule hit found by [`deny_hits`].
+#[derive(Clone, Copy, Debug)]
+pub struct RuleHit<'p> {
+    /// The rule.
+    pub rule: &'p DenyRule,
+    /// The invocation it hit (for `raw` rules over nested code, the shell whose code it was;
+    /// `None` for the top-level text; for `pipeline` rules, the first invocation of the
+    /// receiving stage).
+    pub invocation: Option<usize>,
+}
+
+/// Every deny rule hit by an expansion: command rules on every invocation, `raw` rules on
+/// `command` (the top-level text) and on every nested code string, `pipeline` rules on
+/// every pipeline. Each rule is reported once per invocation, in invocation order.
+#[must_use]
+pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<RuleHit<'p>> {
+    let mut hits: Vec<RuleHit<'_>> = Vec::new();
+    fn push<'p>(hits: &mut Vec<RuleHit<'p>>, rule: &'p DenyRule, invocation: Option<usize>) {
+        let seen = hits
+            .iter()
+            .any(|h| std::ptr::eq(h.rule, rule) && h.invocation == invocation);
+        if !seen {
+            hits.push(RuleHit { rule, invocation });
+        }
+    }
+    for rule in policy.deny_raw(command) {
+        push(&mut hits, rule, None);
+    }
+    for (i, inv) in ex.invocations.iter().enumerate() {
+        for rule in policy.deny(&inv.view()) {
+            push(&mut hits, rule, Some(i));
+        }
+    }
+    for source in &ex.sources {
+        for rule in policy.deny_raw(&source.text) {
+            push(&mut hits, rule, Some(source.invocation));
+        }
+    }
+    for pipeline in &ex.pipelines {
+        let runs = |stage: usize, verb: &[String]| {
+            pipeline.stages.get(stage).is_some_and(|members| {
+                members.iter().any(|i| {
+                    ex.invocations
+                        .get(*i)
+                        .is_some_and(|inv| policy.deny_prefix_end(&inv.words, verb).is_some())
+                })
+            })
+        };
+        for rule in policy.pipeline_hits(pipeline.stages.len(), &runs) {
+            let Some((_, to)) = rule.pipeline() else {
+                continue;
+            };
+            let receiving = (1..pipeline.stages.len())
+                .find(|j| to.iter().any(|v| runs(*j, v)))
+                .and_then(|j| pipeline.stages.get(j))
+                .and_then(|members| members.first().copied());
+            push(&mut hits, rule, receiving);
+        }
+    }
+    hits
+}

@@ -1,0 +1,437 @@
+//! Shells (`bash -c`, `eval`, `su -c`, `ssh host CMD`, `env -S`): where a shell's code is
+//! (a code flag, joined operands, a script, standard input, a heredoc), and the code parsed
+//! again and walked as commands of its own.
+
+use std::ops::Range;
+
+use shellgate_parser::{ParseOptions, Redirect, RedirectOp, RedirectTarget, Word};
+use shellgate_rules::Shell;
+
+use super::words::synthetic_word;
+use super::wrappers::exactly;
+use super::{CodeSource, Opaque, Via, Walker};
+
+/// Where the code of a shell invocation is.
+pub(super) enum Found {
+    /// Word `index` (or, with `Some(range)`, the value part of it) is the code.
+    Code(usize, Option<Range<usize>>),
+    /// Words from `index` on, joined by spaces, are the code.
+    Joined(usize),
+    /// Word `index` is a script file.
+    Script(usize),
+    /// Standard input is the code.
+    Stdin,
+    /// No code (an interactive shell, or a usage error).
+    Nothing,
+}
+
+impl Walker<'_> {
+    pub(super) fn shell(
+        &mut self,
+        index: usize,
+        shell: &Shell,
+        found: Found,
+        trusted: bool,
+        depth: usize,
+    ) {
+        let Some(inv) = self.ex.invocations.get(index) else {
+            return;
+        };
+        let words = inv.words.clone();
+        let redirects = inv.redirects.clone();
+        let cwd = inv.cwd.clone();
+        let home = inv.home.clone();
+        let text = inv.text.clone();
+        if shell.remote {
+            self.set_opaque(index, Opaque::Remote);
+        }
+        let (code, after) = match found {
+            Found::Nothing => return,
+            Found::Script(i) => {
+                let path = words.get(i).map(|w| w.cooked.clone()).unwrap_or_default();
+                self.set_opaque(index, Opaque::ScriptFile { path });
+                return;
+            }
+            Found::Code(i, part) => {
+                let Some(word) = words.get(i) else { return };
+                if !word.literal {
+                    self.dynamic(
+                        index,
+                        &format!("the code `{}` is not known statically", word.raw),
+                    );
+                    return;
+                }
+                let code = match part {
+                    Some(range) => word.cooked.get(range).unwrap_or_default().to_owned(),
+                    None => word.cooked.clone(),
+                };
+                (code, i + 1)
+            }
+            Found::Joined(i) => {
+                let tail = words.get(i..).unwrap_or_default();
+                if let Some(word) = tail.iter().find(|w| !w.literal) {
+                    self.dynamic(
+                        index,
+                        &format!("the code word `{}` is not known statically", word.raw),
+                    );
+                    return;
+                }
+                let code = tail
+                    .iter()
+                    .map(|w| w.cooked.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (code, words.len())
+            }
+            Found::Stdin => match stdin_code(&redirects) {
+                StdinCode::Text(code) => (code, words.len()),
+                StdinCode::File(path) => {
+                    self.set_opaque(index, Opaque::ScriptFile { path });
+                    return;
+                }
+                StdinCode::Dynamic(why) => {
+                    self.dynamic(index, &why);
+                    return;
+                }
+            },
+        };
+        if shell.split_only {
+            let Some(split) = split_words(&code) else {
+                self.dynamic(index, "the split string uses expansions");
+                return;
+            };
+            if trusted {
+                self.mark_wrapper(index, shell.privileged);
+            }
+            let span = words
+                .get(after.saturating_sub(1))
+                .map(|w| w.span)
+                .unwrap_or_default();
+            // The split words are arguments of the same command again (`env -S 'A=1 cmd'` is
+            // `env A=1 cmd`: assignments, options and the command are read as env reads them).
+            let mut inner: Vec<Word> = words.get(..shell.verb.len()).unwrap_or_default().to_vec();
+            inner.extend(split.into_iter().map(|s| synthetic_word(s, span)));
+            inner.extend(words.get(after..).unwrap_or_default().iter().cloned());
+            self.inner(index, inner, Vec::new(), cwd, Via::Split, false, depth);
+            return;
+        }
+        if depth + 1 > self.max_depth {
+            self.ex.complete = false;
+            self.ex.notes.push(format!(
+                "`{text}`: shell code nested more than {} levels deep",
+                self.max_depth
+            ));
+            self.set_opaque(index, Opaque::DepthLimit);
+            return;
+        }
+        let (code_cwd, code_home) = if shell.remote {
+            (None, None)
+        } else {
+            (cwd, home)
+        };
+        // `bash -c 'rm -rf "$1"' _ /`: the arguments after the code are `$0 $1 …`; when they are
+        // literal they are bound before the code is judged, so `rm -rf "/"` meets the deny rules.
+        let code = if !shell.code_flags.is_empty() && !shell.code_operand {
+            let args = words.get(after..).unwrap_or_default();
+            shellgate_parser::positional::bind(&code, args).unwrap_or(code)
+        } else {
+            code
+        };
+        let options = ParseOptions {
+            cwd: code_cwd,
+            home: code_home.clone(),
+        };
+        let parsed = shellgate_parser::parse(&code, &options);
+        // Words of the code that belong to no clause (`for`/`case` words) are judged here.
+        if let Some(why) = shellgate_parser::evaluates::unjudged_evaluation(&code, &parsed.graph) {
+            self.dynamic(index, &why);
+        }
+        self.ex.sources.push(CodeSource {
+            text: code,
+            invocation: index,
+        });
+        if !parsed.complete {
+            self.ex.complete = false;
+            self.ex.notes.push(format!(
+                "`{text}`: the nested shell code did not parse completely"
+            ));
+            self.set_opaque(index, Opaque::NestedIncomplete);
+        }
+        if trusted && !parsed.graph.is_empty() {
+            self.mark_wrapper(index, shell.privileged);
+        }
+        let clause_index = self.ex.invocations.get(index).map_or(0, |i| i.clause_index);
+        let via = if shell.remote {
+            Via::Remote
+        } else {
+            Via::Shell
+        };
+        self.graph(
+            &parsed.graph,
+            Some((index, via)),
+            code_home.as_deref(),
+            depth + 1,
+            Some(clause_index),
+        );
+    }
+}
+
+/// Where a shell's code is.
+pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
+    let mut i = shell.verb.len();
+    let mut options_done = false;
+    let mut code_flag = false;
+    let mut skipped = 0;
+    while let Some(word) = words.get(i) {
+        let text = word.cooked.as_str();
+        let option = !options_done && word.literal && text.len() > 1 && text.starts_with('-');
+        if !options_done && word.literal && text == "--" {
+            options_done = true;
+        } else if option && text.starts_with("--") {
+            let (name, inline) = match text.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (text, None),
+            };
+            if exactly(name, &shell.code_flags) {
+                if let Some(v) = inline {
+                    let from = text.len() - v.len();
+                    return Found::Code(i, Some(from..text.len()));
+                }
+                code_flag = true;
+            } else if inline.is_none() && exactly(name, &shell.value_flags) {
+                i += 1;
+            }
+        } else if option && exactly(text, &shell.value_flags) {
+            i += 1;
+        } else if option {
+            let body = text.get(1..).unwrap_or_default();
+            for (pos, c) in body.char_indices() {
+                let name = format!("-{c}");
+                let rest_at = 1 + pos + c.len_utf8();
+                if exactly(&name, &shell.code_flags) {
+                    if shell.split_only && rest_at < text.len() {
+                        return Found::Code(i, Some(rest_at..text.len()));
+                    }
+                    code_flag = true;
+                } else if exactly(&name, &shell.value_flags) {
+                    if rest_at >= text.len() {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+        } else if code_flag || shell.code_operand {
+            return Found::Code(i, None);
+        } else if skipped < shell.skip_positionals {
+            skipped += 1;
+        } else if shell.join_args {
+            return Found::Joined(i);
+        } else if shell.script_operand {
+            return Found::Script(i);
+        }
+        i += 1;
+    }
+    if !code_flag && shell.stdin {
+        Found::Stdin
+    } else {
+        Found::Nothing
+    }
+}
+
+/// What a shell reading standard input reads.
+enum StdinCode {
+    Text(String),
+    File(String),
+    Dynamic(String),
+}
+
+fn stdin_code(redirects: &[Redirect]) -> StdinCode {
+    // The last redirection of descriptor 0 decides; `3<<EOF` feeds another descriptor.
+    for redirect in redirects.iter().rev() {
+        let on_stdin = matches!(
+            redirect.fd,
+            None | Some(shellgate_parser::RedirectFd::Number(0))
+        );
+        let input = matches!(
+            redirect.op,
+            RedirectOp::Read
+                | RedirectOp::ReadWrite
+                | RedirectOp::DupIn
+                | RedirectOp::HereString
+                | RedirectOp::Heredoc
+                | RedirectOp::HeredocStrip
+        );
+        if !(on_stdin && input) {
+            continue;
+        }
+        if let RedirectTarget::Heredoc(heredoc) = &redirect.target
+            && !heredoc.quoted
+        {
+            return match heredoc_code(&heredoc.body) {
+                Ok(code) => StdinCode::Text(code),
+                Err(why) => StdinCode::Dynamic(why),
+            };
+        }
+        if let RedirectTarget::Word(word) = &redirect.target
+            && redirect.stdin_text().is_some()
+            && !word.literal
+        {
+            return StdinCode::Dynamic(format!(
+                "the here-string `{}` is not known statically",
+                word.raw
+            ));
+        }
+        if let Some(text) = redirect.stdin_text() {
+            return StdinCode::Text(text.to_owned());
+        }
+        if let Some(target) = redirect.read_target() {
+            return StdinCode::File(target.cooked.clone());
+        }
+        // `<&3`, `<&-`: standard input comes from elsewhere.
+        return StdinCode::Dynamic(
+            "its standard input is taken from another descriptor".to_owned(),
+        );
+    }
+    StdinCode::Dynamic("it reads code from standard input".to_owned())
+}
+
+/// The code a shell reads from an unquoted heredoc: bash expands the body before the shell
+/// sees it, so `\$`, `` \` `` and `\\` lose their backslash and `\`-newline joins lines
+/// (`bash <<EOF` + ``echo \`id\` `` runs `id`). An expansion left in the body (`$x`, `$(…)`,
+/// a backquote) puts data into the code: the code is then not known statically.
+fn heredoc_code(body: &str) -> Result<String, String> {
+    let mut code = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.peek() {
+                Some(&next @ ('$' | '`' | '\\')) => {
+                    code.push(next);
+                    chars.next();
+                }
+                Some('\n') => {
+                    chars.next();
+                }
+                _ => code.push(c),
+            },
+            '$' if chars.peek().is_some_and(|n| {
+                n.is_ascii_alphanumeric()
+                    || matches!(
+                        n,
+                        '_' | '{' | '(' | '[' | '@' | '*' | '#' | '?' | '-' | '$' | '!'
+                    )
+            }) =>
+            {
+                return Err(
+                    "the heredoc is expanded before the shell reads it, and an expansion in it puts data into the code"
+                        .to_owned(),
+                );
+            }
+            '`' => {
+                return Err(
+                    "the heredoc is expanded before the shell reads it, and a substitution in it puts its output into the code"
+                        .to_owned(),
+                );
+            }
+            other => code.push(other),
+        }
+    }
+    Ok(code)
+}
+
+/// Splits an `env -S` string into words (quotes and backslashes as env does); `None` when it
+/// uses `$` expansions, which env would perform.
+fn split_words(text: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if in_word {
+                    words.push(std::mem::take(&mut current));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    current.push(q);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '$' => return None,
+                        '\\' => current.extend(chars.next()),
+                        other => current.push(other),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                current.extend(chars.next());
+            }
+            '$' | '`' => return None,
+            '#' if !in_word => break,
+            other => {
+                in_word = true;
+                current.push(other);
+            }
+        }
+    }
+    if in_word {
+        words.push(current);
+    }
+    Some(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_split_string() {
+        assert_eq!(
+            split_words("rm -rf '/tmp/a b' \"x\\\"y\" # c"),
+            Some(vec![
+                "rm".into(),
+                "-rf".into(),
+                "/tmp/a b".into(),
+                "x\"y".into()
+            ])
+        );
+        assert_eq!(split_words("echo $HOME"), None);
+        assert_eq!(
+            split_words("echo '$HOME'"),
+            Some(vec!["echo".into(), "$HOME".into()])
+        );
+    }
+
+    #[test]
+    fn unquoted_heredoc_code_is_expanded_first() {
+        assert_eq!(
+            heredoc_code("echo \\`id\\`\n"),
+            Ok("echo `id`\n".to_owned())
+        );
+        assert_eq!(heredoc_code("echo \\$((x))"), Ok("echo $((x))".to_owned()));
+        assert_eq!(
+            heredoc_code("to\\\nuch x \\\\ y"),
+            Ok("touch x \\ y".to_owned())
+        );
+        assert_eq!(
+            heredoc_code("echo \\a $ 5$"),
+            Ok("echo \\a $ 5$".to_owned())
+        );
+        assert!(heredoc_code("echo $HOME").is_err());
+        assert!(heredoc_code("$(cat x)").is_err());
+        assert!(heredoc_code("echo `id`").is_err());
+        assert!(heredoc_code("echo ${x}").is_err());
+    }
+}

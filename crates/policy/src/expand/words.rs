@@ -1,0 +1,109 @@
+//! Words the walk makes: brace expansions, synthetic literal words, and a clause's text.
+
+use shellgate_parser::{Clause, RedirectTarget, Word, WordFeatures};
+
+/// Whether `name` is a shell variable name.
+pub(super) fn is_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+/// A literal word made by shellgate (from `env -S` splitting or an inline option value).
+pub(super) fn synthetic_word(text: String, span: shellgate_parser::Span) -> Word {
+    Word {
+        raw: text.clone(),
+        cooked: text,
+        literal: true,
+        features: WordFeatures::default(),
+        span,
+    }
+}
+
+/// The words with every literal brace expansion expanded (`None` when one cannot be expanded
+/// statically, or a word has other expansions too).
+pub(super) fn brace_expanded(words: &[Word]) -> Option<Vec<Word>> {
+    let mut out = Vec::with_capacity(words.len());
+    for word in words {
+        if !word.features.brace {
+            out.push(word.clone());
+            continue;
+        }
+        let f = &word.features;
+        if f.parameter || f.command_substitution || f.process_substitution || f.arithmetic {
+            return None;
+        }
+        for text in shellgate_parser::braces::expand(&word.raw)? {
+            let tilde = text.starts_with('~');
+            let glob = text.contains(['*', '?', '[']);
+            out.push(Word {
+                raw: text.clone(),
+                cooked: text,
+                literal: !glob,
+                features: WordFeatures {
+                    tilde,
+                    glob,
+                    ..WordFeatures::default()
+                },
+                span: word.span,
+            });
+        }
+    }
+    Some(out)
+}
+
+/// The clause's text rebuilt from its raw parts: assignments, words and redirections.
+pub(super) fn clause_text(clause: &Clause) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for a in &clause.assignments {
+        let op = if a.append { "+=" } else { "=" };
+        let index = a
+            .index
+            .as_deref()
+            .map(|i| format!("[{i}]"))
+            .unwrap_or_default();
+        let value = match (&a.value, &a.array) {
+            (Some(v), _) => v.raw.clone(),
+            (None, Some(items)) => format!(
+                "({})",
+                items
+                    .iter()
+                    .map(|w| w.raw.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            (None, None) => String::new(),
+        };
+        parts.push(format!("{}{index}{op}{value}", a.name));
+    }
+    parts.extend(clause.argv.iter().map(|w| w.raw.clone()));
+    for r in &clause.redirects {
+        let fd = match &r.fd {
+            Some(shellgate_parser::RedirectFd::Number(n)) => n.to_string(),
+            Some(shellgate_parser::RedirectFd::Variable(v)) => format!("{{{v}}}"),
+            None => String::new(),
+        };
+        let target = match &r.target {
+            RedirectTarget::Word(w) => w.raw.clone(),
+            RedirectTarget::Heredoc(h) => h.delimiter.clone(),
+        };
+        parts.push(format!("{fd}{}{target}", r.op.as_str()));
+    }
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(is_name("LD_PRELOAD"));
+        assert!(is_name("_x1"));
+        assert!(!is_name("1x"));
+        assert!(!is_name(""));
+        assert!(!is_name("a-b"));
+    }
+}

@@ -1,0 +1,379 @@
+//! Wrappers (`sudo`, `env`, `timeout`, `xargs`, `git -C`, `find -exec` …): the options that
+//! carry a command, in the three wrapper modes — `prefix` (options, assignments and
+//! positionals before the command), `strip` (value options removed from the command) and
+//! `exec-option` (`-exec … ;` commands).
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use shellgate_parser::path as paths;
+use shellgate_parser::{Assignment, Word};
+use shellgate_rules::flags::flag_is;
+use shellgate_rules::{ExecMode, PrefixMode, Wrapper, WrapperMode, WrapperOptions};
+
+use super::words::{is_name, synthetic_word};
+use super::{Opaque, Via, Walker};
+
+impl Walker<'_> {
+    pub(super) fn wrapper(&mut self, index: usize, wrapper: &Wrapper, trusted: bool, depth: usize) {
+        let Some(inv) = self.ex.invocations.get(index) else {
+            return;
+        };
+        let words = inv.words.clone();
+        let cwd = inv.cwd.clone();
+        let home = inv.home.clone();
+        let start = wrapper.verb.len();
+        match &wrapper.mode {
+            WrapperMode::Prefix(prefix) => {
+                let strict = !wrapper.privileged;
+                let Some(found) = prefix_inner(prefix, strict, &words, start, cwd, home.as_deref())
+                else {
+                    return;
+                };
+                if trusted && found.transparent {
+                    self.mark_wrapper(index, wrapper.privileged);
+                }
+                if let Some(option) = found.unknown {
+                    self.set_opaque(
+                        index,
+                        Opaque::UnknownOption {
+                            wrapper: wrapper.verb.join(" "),
+                            option,
+                        },
+                    );
+                }
+                let inner_words = words
+                    .get(found.start..)
+                    .map(<[Word]>::to_vec)
+                    .unwrap_or_default();
+                self.inner(
+                    index,
+                    inner_words,
+                    found.assignments,
+                    found.cwd,
+                    Via::Wrapper,
+                    prefix.appends_args,
+                    depth,
+                );
+            }
+            WrapperMode::Strip(options) => {
+                let Some((inner_words, inner_cwd, transparent)) =
+                    strip_inner(options, &words, start, cwd, home.as_deref())
+                else {
+                    return;
+                };
+                if trusted && transparent {
+                    self.mark_wrapper(index, wrapper.privileged);
+                }
+                self.inner(
+                    index,
+                    inner_words,
+                    Vec::new(),
+                    inner_cwd,
+                    Via::Wrapper,
+                    false,
+                    depth,
+                );
+            }
+            WrapperMode::ExecOption(exec) => {
+                for range in exec_option_inners(exec, &words, start) {
+                    // `-execdir`/`-okdir` style options run in each found file's directory.
+                    let in_found_dir = range
+                        .start
+                        .checked_sub(1)
+                        .and_then(|i| words.get(i))
+                        .is_some_and(|option| option.cooked.ends_with("dir"));
+                    let inner_words = words.get(range).map(<[Word]>::to_vec).unwrap_or_default();
+                    if inner_words.is_empty() {
+                        continue;
+                    }
+                    let inner_cwd = if in_found_dir { None } else { cwd.clone() };
+                    self.inner(
+                        index,
+                        inner_words,
+                        Vec::new(),
+                        inner_cwd,
+                        Via::ExecOption,
+                        true,
+                        depth,
+                    );
+                }
+            }
+        }
+    }
+}
+
+struct PrefixInner {
+    start: usize,
+    assignments: Vec<Assignment>,
+    cwd: Option<PathBuf>,
+    /// False when a `judged_flags` option was given: the wrapper is judged by itself.
+    transparent: bool,
+    /// The first option the wrapper's entry does not list (non-privileged wrappers only).
+    unknown: Option<String>,
+}
+
+/// Whether `token` is one of `flags` (long options also by unambiguous prefix).
+pub(super) fn listed(token: &str, flags: &[String]) -> bool {
+    flags.iter().any(|f| flag_is(token, f))
+}
+
+/// Whether `token` is exactly one of `flags`.
+pub(super) fn exactly(token: &str, flags: &[String]) -> bool {
+    flags.iter().any(|f| f == token)
+}
+
+/// A directory option's value resolved against `cwd` (`None` when it cannot be known).
+fn moved(value: Option<&Word>, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    let value = value?;
+    if !value.literal {
+        return None;
+    }
+    let resolved = paths::forms(&value.cooked, cwd, home).resolved;
+    resolved.starts_with('/').then(|| PathBuf::from(resolved))
+}
+
+/// Options, assignments and positionals of a prefix-mode wrapper; `None` when it runs no
+/// command (no words left, or a query flag such as `command -v`). With `strict`, the first
+/// option the entry lists nowhere is reported.
+fn prefix_inner(
+    prefix: &PrefixMode,
+    strict: bool,
+    words: &[Word],
+    start: usize,
+    mut cwd: Option<PathBuf>,
+    home: Option<&Path>,
+) -> Option<PrefixInner> {
+    let mut i = start;
+    let mut transparent = true;
+    let mut unknown: Option<String> = None;
+    let options = &prefix.options;
+    let known = |name: &str| {
+        exactly(name, &options.value_flags)
+            || exactly(name, &options.cwd_flags)
+            || listed(name, &prefix.query_flags)
+            || listed(name, &options.judged_flags)
+            || listed(name, &prefix.flags)
+            || (!name.starts_with("--")
+                && [&prefix.query_flags, &options.judged_flags, &prefix.flags]
+                    .iter()
+                    .any(|list| exactly(name, list)))
+    };
+    // Options: up to the first non-option (wrappers stop option parsing there).
+    while let Some(word) = words.get(i) {
+        let text = word.cooked.as_str();
+        if !word.literal {
+            break;
+        }
+        if exactly(text, &prefix.stop_at) {
+            i += 1;
+            break;
+        }
+        if !(text.len() > 1 && text.starts_with('-')) {
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--").map(|_| text) {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            if listed(name, &prefix.query_flags) {
+                return None;
+            }
+            if listed(name, &prefix.options.judged_flags) {
+                transparent = false;
+            }
+            if strict && unknown.is_none() && !known(name) {
+                unknown = Some(text.to_owned());
+            }
+            let takes = exactly(name, &prefix.options.value_flags)
+                || exactly(name, &prefix.options.cwd_flags);
+            if takes && inline.is_none() {
+                i += 1;
+            }
+            if exactly(name, &prefix.options.cwd_flags) {
+                cwd = match inline {
+                    Some(v) => moved(
+                        Some(&synthetic_word(v.to_owned(), word.span)),
+                        cwd.as_deref(),
+                        home,
+                    ),
+                    None => moved(words.get(i), cwd.as_deref(), home),
+                };
+            }
+            i += 1;
+            continue;
+        }
+        if exactly(text, &prefix.query_flags) {
+            return None;
+        }
+        if exactly(text, &prefix.options.judged_flags) {
+            transparent = false;
+        }
+        if exactly(text, &prefix.options.value_flags) || exactly(text, &prefix.options.cwd_flags) {
+            if exactly(text, &prefix.options.cwd_flags) {
+                cwd = moved(words.get(i + 1), cwd.as_deref(), home);
+            }
+            i += 2;
+            continue;
+        }
+        let body = text.get(1..).unwrap_or_default();
+        for (pos, c) in body.char_indices() {
+            let name = format!("-{c}");
+            if exactly(&name, &prefix.query_flags) {
+                return None;
+            }
+            if exactly(&name, &prefix.options.judged_flags) {
+                transparent = false;
+            }
+            if strict && unknown.is_none() && !known(&name) {
+                unknown = Some(text.to_owned());
+            }
+            let is_cwd = exactly(&name, &prefix.options.cwd_flags);
+            if is_cwd || exactly(&name, &prefix.options.value_flags) {
+                let rest = body.get(pos + c.len_utf8()..).unwrap_or_default();
+                if rest.is_empty() {
+                    if is_cwd {
+                        cwd = moved(words.get(i + 1), cwd.as_deref(), home);
+                    }
+                    i += 1;
+                } else if is_cwd {
+                    cwd = moved(
+                        Some(&synthetic_word(rest.to_owned(), word.span)),
+                        cwd.as_deref(),
+                        home,
+                    );
+                }
+                break;
+            }
+        }
+        i += 1;
+    }
+    let mut assignments = Vec::new();
+    if prefix.assignments {
+        while let Some(word) = words.get(i) {
+            let Some((name, value)) = word.cooked.split_once('=') else {
+                break;
+            };
+            if !is_name(name) || word.raw.starts_with(['"', '\'']) {
+                break;
+            }
+            assignments.push(Assignment {
+                name: name.to_owned(),
+                index: None,
+                append: false,
+                value: Some(Word {
+                    raw: value.to_owned(),
+                    cooked: value.to_owned(),
+                    literal: word.literal,
+                    features: word.features,
+                    span: word.span,
+                }),
+                array: None,
+                span: word.span,
+            });
+            i += 1;
+        }
+    }
+    let mut skip = prefix.positionals;
+    while skip > 0 && words.get(i).is_some() {
+        skip -= 1;
+        i += 1;
+    }
+    (i < words.len()).then_some(PrefixInner {
+        start: i,
+        assignments,
+        cwd,
+        transparent,
+        unknown,
+    })
+}
+
+/// `git -C DIR log` → (`git log`, DIR, transparent); `None` when none of the value flags is
+/// present. Stripping a `judged_flags` option makes the wrapper non-transparent.
+fn strip_inner(
+    options: &WrapperOptions,
+    words: &[Word],
+    start: usize,
+    mut cwd: Option<PathBuf>,
+    home: Option<&Path>,
+) -> Option<(Vec<Word>, Option<PathBuf>, bool)> {
+    let mut kept: Vec<Word> = words.get(..start)?.to_vec();
+    let mut stripped = false;
+    let mut transparent = true;
+    let mut i = start;
+    while let Some(word) = words.get(i) {
+        let text = word.cooked.as_str();
+        let option = word.literal && text.len() > 1 && text.starts_with('-');
+        if !option || text == "--" {
+            break;
+        }
+        let (name, inline): (&str, Option<String>) = if text.starts_with("--") {
+            match text.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_owned())),
+                None => (text, None),
+            }
+        } else if text.chars().count() > 2
+            && options
+                .value_flags
+                .iter()
+                .any(|f| f.len() == 2 && text.starts_with(f.as_str()))
+        {
+            let name = text.get(..2).unwrap_or_default();
+            (name, text.get(2..).map(str::to_owned))
+        } else {
+            (text, None)
+        };
+        if exactly(name, &options.value_flags) {
+            stripped = true;
+            if exactly(name, &options.judged_flags) {
+                transparent = false;
+            }
+            let value = match inline {
+                Some(v) => Some(synthetic_word(v, word.span)),
+                None => {
+                    i += 1;
+                    words.get(i).cloned()
+                }
+            };
+            if exactly(name, &options.cwd_flags) {
+                cwd = moved(value.as_ref(), cwd.as_deref(), home);
+            }
+        } else {
+            kept.push(word.clone());
+        }
+        i += 1;
+    }
+    if !stripped {
+        return None;
+    }
+    kept.extend(words.get(i..).unwrap_or_default().iter().cloned());
+    Some((kept, cwd, transparent))
+}
+
+/// The word ranges of every `-exec … ;` style inner command.
+fn exec_option_inners(exec: &ExecMode, words: &[Word], start: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = start;
+    while let Some(word) = words.get(i) {
+        if word.literal && exactly(&word.cooked, &exec.exec_options) {
+            let begin = i + 1;
+            let mut end = begin;
+            while let Some(w) = words.get(end) {
+                let terminator = w.literal
+                    && exactly(&w.cooked, &exec.terminators)
+                    && (w.cooked != "+"
+                        || end > begin && words.get(end - 1).is_some_and(|p| p.cooked == "{}"));
+                if terminator {
+                    break;
+                }
+                end += 1;
+            }
+            out.push(begin..end);
+            i = end + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
