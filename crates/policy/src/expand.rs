@@ -189,6 +189,11 @@ pub struct Invocation {
     pub opaque: Option<Opaque>,
     /// It receives arguments not visible here (`xargs`, `find -exec`).
     pub appended_args: bool,
+    /// For a command run on each file a finder found (`find DIR -exec cat {} ;`): the
+    /// directories the files are found below (the finder's read operands; the working
+    /// directory is always one too). Its `{}` and appended arguments are then reads below
+    /// those directories, not paths unknown until it runs.
+    pub found_below: Option<Vec<Word>>,
     /// The command's text as written (raw words, assignments and redirections).
     pub text: String,
     /// How many shell re-parses deep it is (0: the command as given).
@@ -250,6 +255,8 @@ struct Walker<'p> {
     policy: &'p Policy,
     ex: Expansion,
     max_depth: usize,
+    /// Set by a finder's `-exec` for the one inner invocation it creates next.
+    found_below: Option<Vec<Word>>,
 }
 
 /// Parses `command` (in `cwd`, with home `home`) and expands it: the one walk from a command
@@ -292,6 +299,7 @@ pub fn expand(policy: &Policy, parsed: &ParseOutput, opts: &ExpandOptions) -> Ex
             sources: Vec::new(),
             pipelines: Vec::new(),
         },
+        found_below: None,
         max_depth: opts.max_depth.unwrap_or(policy.settings().max_shell_depth),
     };
     if !parsed.complete {
@@ -362,6 +370,7 @@ impl Walker<'_> {
                 },
                 opaque: None,
                 appended_args: false,
+                found_below: None,
                 text: clause_text(clause),
                 shell_depth: depth,
                 origin,
@@ -544,6 +553,7 @@ impl Walker<'_> {
         appended: bool,
         depth: usize,
     ) {
+        let found = self.found_below.take();
         let verb = self.verb_of(parent);
         let Some(p) = self.ex.invocations.get(parent) else {
             return;
@@ -574,6 +584,10 @@ impl Walker<'_> {
             kind: InvocationKind::Inner,
             opaque: None,
             appended_args: appended || p.appended_args,
+            // A finder's `-exec` command, or a wrapper inside one (`-exec timeout 9 cat {} ;`):
+            // its appended arguments are found files. Anything that appends arguments of its
+            // own (`xargs`) does not inherit it.
+            found_below: found.or_else(|| (!appended).then(|| p.found_below.clone()).flatten()),
             text,
             shell_depth: depth,
         };

@@ -75,11 +75,33 @@ impl<'a> Run<'a> {
                 Certainty::Possible
             };
             let reads_only = matches!(class, Some(EffectClass::Pure | EffectClass::ReadOnly));
+            // A read-only command run on each file a finder found (`find src -exec wc -l {} +`)
+            // reads below the finder's directories and its own working directory.
+            let found_reads = reads_only && inv.found_below.is_some();
+            let found_anywhere = inv.found_below.is_some()
+                || inv
+                    .origin
+                    .iter()
+                    .any(|step| step.via == crate::expand::Via::ExecOption);
             let roles = self.policy().roles(&view);
             for role in &roles {
                 let Some(word) = inv.words.get(role.index) else {
                     continue;
                 };
+                // `{}` stands for each found file: judged below, by where they are found —
+                // or, deeper inside a finder's command (`-exec sh -c 'cat "$1"' _ {} ;`), a
+                // path not known until it runs.
+                if word.literal && word.cooked == "{}" && found_anywhere {
+                    if !found_reads && !inv.appended_args {
+                        let access = if reads_only {
+                            Access::Read
+                        } else {
+                            Access::Write
+                        };
+                        self.dynamic_path("{}", access, judged);
+                    }
+                    continue;
+                }
                 let access = match role.role {
                     Role::ReadPath => {
                         if role.recursive {
@@ -198,7 +220,31 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-            if inv.appended_args {
+            if found_reads {
+                let here = shellgate_parser::Word {
+                    raw: ".".to_owned(),
+                    cooked: ".".to_owned(),
+                    literal: true,
+                    features: shellgate_parser::WordFeatures::default(),
+                    span: shellgate_parser::Span { start: 0, end: 0 },
+                };
+                let roots = inv
+                    .found_below
+                    .iter()
+                    .flatten()
+                    .chain(std::iter::once(&here));
+                for root in roots {
+                    self.judge_path(
+                        root,
+                        &root.cooked,
+                        Access::Read,
+                        Certainty::Certain,
+                        ctx,
+                        judged,
+                    );
+                    self.judge_recursive_read(root, &root.cooked, ctx, judged);
+                }
+            } else if inv.appended_args {
                 let access = if reads_only {
                     Access::Read
                 } else {

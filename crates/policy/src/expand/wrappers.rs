@@ -76,6 +76,32 @@ impl Walker<'_> {
                 );
             }
             WrapperMode::ExecOption(exec) => {
+                // The files it runs the command on are found below its read operands.
+                let found_below: Vec<Word> = {
+                    // Only the finder's own words: not the commands its options carry.
+                    let own = words
+                        .iter()
+                        .position(|w| w.literal && exactly(&w.cooked, &exec.exec_options))
+                        .unwrap_or(words.len());
+                    let view = shellgate_rules::CommandView {
+                        words: words.get(..own).unwrap_or_default(),
+                        assignments: &[],
+                        redirects: &[],
+                        cwd: cwd.as_deref(),
+                        home: home.as_deref(),
+                    };
+                    self.policy
+                        .roles(&view)
+                        .into_iter()
+                        .filter(|r| r.role == shellgate_rules::Role::ReadPath)
+                        .filter_map(|r| {
+                            let word = words.get(r.index)?;
+                            let mut root = word.clone();
+                            root.cooked = r.text;
+                            Some(root)
+                        })
+                        .collect()
+                };
                 for range in exec_option_inners(exec, &words, start) {
                     // `-execdir`/`-okdir` style options run in each found file's directory.
                     let in_found_dir = range
@@ -88,6 +114,7 @@ impl Walker<'_> {
                         continue;
                     }
                     let inner_cwd = if in_found_dir { None } else { cwd.clone() };
+                    self.found_below = Some(found_below.clone());
                     self.inner(
                         index,
                         inner_words,
