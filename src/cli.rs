@@ -9,6 +9,7 @@ mod eval_cmd;
 mod exit;
 mod explain_cmd;
 mod hook_cmd;
+mod import_cmd;
 mod output;
 mod parse_cmd;
 mod policy_files;
@@ -44,6 +45,8 @@ enum Command {
     Audit(audit_cmd::Args),
     /// Answer an agent's pre-tool hook (JSON on standard input); always exits 0.
     Hook(hook_cmd::Args),
+    /// Bring another tool's permission rules over (`import claude-settings SETTINGS.json`).
+    Import(import_cmd::Args),
 }
 
 /// Runs the parsed command line and returns the process exit status.
@@ -60,6 +63,7 @@ pub fn run(cli: Cli) -> Exit {
         Command::Test(args) => test_cmd::run(&args),
         Command::Audit(args) => audit_cmd::run(&args),
         Command::Hook(args) => hook_cmd::run(&args),
+        Command::Import(args) => import_cmd::run(&args),
     };
     output::finish(exit)
 }

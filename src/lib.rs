@@ -12,6 +12,7 @@ pub use shellgate_policy::{
 };
 
 pub mod audit;
+pub mod claude_import;
 pub mod hook;
 pub mod trust_recipe;
 

@@ -59,7 +59,7 @@ fn asking_gates() -> &'static [GateEvaluator] {
 
 /// The default policy plus each extra matcher as a rule of `table` (`deny` or `ask`).
 fn extra_gates(table: &str) -> Vec<GateEvaluator> {
-        EXTRA_DENY
+    EXTRA_DENY
             .iter()
             .enumerate()
             .map(|(i, matcher)| {

@@ -263,7 +263,9 @@ fn a_project_policy_that_disables_a_deny_rule_is_refused_and_the_default_still_d
         json!("deny")
     );
     assert!(
-        reason.starts_with(&format!("shellgate: {floor}; refused by `rm-recursive-root`")),
+        reason.starts_with(&format!(
+            "shellgate: {floor}; refused by `rm-recursive-root`"
+        )),
         "{reason}"
     );
     assert_eq!(
@@ -295,11 +297,17 @@ fn project_policy_flag_and_project_dir_pick_the_file() {
     std::fs::write(&other, TIGHTENING).unwrap();
     let other = other.display().to_string();
     let (code, value, _) = project.eval(&["--project-policy", &other], "make deploy");
-    assert_eq!((code, rules(&value)), (3, vec!["project-no-deploy".to_owned()]));
+    assert_eq!(
+        (code, rules(&value)),
+        (3, vec!["project-no-deploy".to_owned()])
+    );
     // `--project` names the project whose `.shellgate/policy.toml` applies.
     let tight = Project::new(Some(TIGHTENING));
     let (code, value, _) = project.eval(&["--project", &tight.project()], "make deploy");
-    assert_eq!((code, rules(&value)), (3, vec!["project-no-deploy".to_owned()]));
+    assert_eq!(
+        (code, rules(&value)),
+        (3, vec!["project-no-deploy".to_owned()])
+    );
 }
 
 #[test]
@@ -318,7 +326,8 @@ fn an_unreadable_project_policy_is_refused_too() {
 #[test]
 fn explain_and_check_name_the_layers() {
     let project = Project::new(Some(TIGHTENING));
-    let (code, stdout, _) = project.run(&project.path("proj"), &["explain", "--", "make deploy"], "");
+    let (code, stdout, _) =
+        project.run(&project.path("proj"), &["explain", "--", "make deploy"], "");
     assert_eq!(code, 3);
     assert!(
         stdout.contains(&format!(

@@ -171,7 +171,10 @@ pub fn prepare(args: &GateArgs) -> Result<Prepared, Exit> {
         &policy_files::project_files(&args.trust.policy.project_policies, Some(project)),
     )?;
     let layers = layered.describe();
-    let refused = layered.refused.as_ref().map(policy_files::LoadError::one_line);
+    let refused = layered
+        .refused
+        .as_ref()
+        .map(policy_files::LoadError::one_line);
     let gate = GateEvaluator::new(layered.policy);
     let (state, unknown_audience) = recipe.state(&gate);
     if let Some(error) = unknown_audience {

@@ -19,8 +19,7 @@ use std::time::Duration;
 use shellgate::TrustRecipe;
 use shellgate::hook::{
     Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, answer_on_floor,
-    answer_without_project,
-    parse_request, render,
+    answer_without_project, parse_request, render,
 };
 use shellgate_policy::{Decision, GateEvaluator, Policy, deciding_rules};
 use shellgate_store::{AuditLog, AuditRecord, timestamp_now};
@@ -142,8 +141,7 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     // protected paths still refuse, and nothing is approved (see `answer_on_floor`). A project
     // layer that is refused leaves the default and user layers as the floor
     // (`answer_without_project`).
-    let project_files =
-        policy_files::project_files(&args.policy.project_policies, Some(&project));
+    let project_files = policy_files::project_files(&args.policy.project_policies, Some(&project));
     let (policy, floor) =
         match policy_files::load_layered(&args.policy.files.policies, &project_files) {
             Ok(layered) => {

@@ -211,10 +211,7 @@ impl Layered {
 
 /// The layers of `sources`, in order.
 fn applied(sources: &[PolicySource]) -> Vec<(Layer, String)> {
-    sources
-        .iter()
-        .map(|s| (s.layer, s.name.clone()))
-        .collect()
+    sources.iter().map(|s| (s.layer, s.name.clone())).collect()
 }
 
 /// Loads the user files (as [`load`]) and then the project files as project layers. When the
