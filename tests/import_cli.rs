@@ -161,7 +161,7 @@ fn every_form_comes_over_as_claude_code_decides() {
         "npm run build",
         "npm run test:unit",
         "git checkout main",
-        "bash -c 'echo hi'",
+        "bash ./run.sh",
         "gitk",
     ] {
         assert_eq!(
