@@ -12,6 +12,7 @@ mod eval_cmd;
 mod exit;
 mod explain_cmd;
 mod hook_cmd;
+mod import_cmd;
 mod install_cmd;
 mod log_cmd;
 mod output;
@@ -75,6 +76,8 @@ enum Command {
     Policy(policy_cmd::Args),
     /// Print a shell completion script (bash, zsh, fish, powershell or elvish).
     Completions(completions_cmd::Args),
+    /// Bring another tool's permission rules over (`import claude-settings SETTINGS.json`).
+    Import(import_cmd::Args),
 }
 
 /// Runs the parsed command line and returns the process exit status.
@@ -102,6 +105,7 @@ pub fn run(cli: Cli) -> Exit {
         Command::Log(args) => log_cmd::run(&args),
         Command::Policy(args) => policy_cmd::run(&args),
         Command::Completions(args) => completions_cmd::run(&args),
+        Command::Import(args) => import_cmd::run(&args),
     };
     output::finish(exit)
 }

@@ -408,9 +408,30 @@ pub fn answer_for(evaluation: &Evaluation) -> Answer {
 /// person learns why everything asks.
 #[must_use]
 pub fn answer_on_floor(evaluation: &Evaluation, problem: &str) -> Answer {
-    let floor = format!(
-        "shellgate: the policy did not load ({problem}), so only the embedded default policy's deny rules and protected paths apply and nothing runs without a person; fix the policy (check it with `shellgate check FILE`)"
-    );
+    floor_answer(
+        evaluation,
+        format!(
+            "shellgate: the policy did not load ({problem}), so only the embedded default policy's deny rules and protected paths apply and nothing runs without a person; fix the policy (check it with `shellgate check FILE`)"
+        ),
+    )
+}
+
+/// The answer for an evaluation made without the project layer because it was refused
+/// (`problem` says why, with file, line and column: it does not load, or it tries to loosen
+/// the policy): the default and user layers' deny rules and protected paths still refuse
+/// (deny), and nothing else runs without a person (ask).
+#[must_use]
+pub fn answer_without_project(evaluation: &Evaluation, problem: &str) -> Answer {
+    floor_answer(
+        evaluation,
+        format!(
+            "shellgate: the project policy was refused ({problem}), so only the default and user policies apply and nothing runs without a person; fix it (check it with `shellgate check --layer project FILE`)"
+        ),
+    )
+}
+
+/// Deny what `evaluation` denies, ask otherwise; the reason starts with `floor`.
+fn floor_answer(evaluation: &Evaluation, floor: String) -> Answer {
     let (verdict, reason) = match evaluation.decision {
         Decision::Approved => (Verdict::Ask, floor),
         Decision::NeedsPrompt => (
@@ -445,6 +466,12 @@ fn prompt_reason(evaluation: &Evaluation) -> String {
         return "needs a person".to_owned();
     };
     let mut parts: Vec<String> = Vec::new();
+    for hit in &prompt.asked_by {
+        parts.push(format!(
+            "decide per ask rule `{}` ({}): {}",
+            hit.rule, hit.category, hit.reason
+        ));
+    }
     for clause in &prompt.clauses {
         parts.push(match &clause.pattern {
             Some(pattern) => format!(

@@ -13,6 +13,7 @@ pub use shellgate_policy::{
 };
 
 pub mod audit;
+pub mod claude_import;
 pub mod hook;
 pub mod install;
 pub mod trust_recipe;

@@ -274,9 +274,10 @@ fn explain_shows_the_graph_and_what_decided() {
         lines[1],
         "where: audience `personal`, cwd `/home/u/proj`, project `/home/u/proj`, session `none`, home `/home/u`"
     );
-    assert_eq!(lines[2], "parse: complete, 3 clause(s)");
+    assert_eq!(lines[2], "policy: default policies/default.toml");
+    assert_eq!(lines[3], "parse: complete, 3 clause(s)");
     assert_eq!(
-        lines[3],
+        lines[4],
         "  clause 0 [top] cd build  (verb: cd build; cwd: /home/u/proj)"
     );
     assert!(

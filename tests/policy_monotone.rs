@@ -1,6 +1,7 @@
 //! Property tests of the gate's decisions (issue 4 acceptance):
 //!
-//! * adding a deny rule never lowers a decision;
+//! * adding a deny rule or an `[[ask]]` rule never lowers a decision, and a command an ask
+//!   rule hits is never `Approved`, whatever the grants, nor can its prompt be saved;
 //! * removing a zone, a run zone or a pattern never lowers a decision — adding one never
 //!   raises it — and none of them ever turns a `HardDenied` into anything else (issue 11);
 //! * `Approved` implies every clause was judged and passed;
@@ -47,13 +48,23 @@ fn default_gate() -> &'static GateEvaluator {
 /// The default policy plus each extra deny rule, built once.
 fn stricter_gates() -> &'static [GateEvaluator] {
     static GATES: OnceLock<Vec<GateEvaluator>> = OnceLock::new();
-    GATES.get_or_init(|| {
-        EXTRA_DENY
+    GATES.get_or_init(|| extra_gates("deny"))
+}
+
+/// The default policy plus each extra matcher as an `[[ask]]` rule, built once.
+fn asking_gates() -> &'static [GateEvaluator] {
+    static GATES: OnceLock<Vec<GateEvaluator>> = OnceLock::new();
+    GATES.get_or_init(|| extra_gates("ask"))
+}
+
+/// The default policy plus each extra matcher as a rule of `table` (`deny` or `ask`).
+fn extra_gates(table: &str) -> Vec<GateEvaluator> {
+    EXTRA_DENY
             .iter()
             .enumerate()
             .map(|(i, matcher)| {
                 let text = format!(
-                    "version = 1\n[[deny]]\nid = \"extra-{i}\"\ncategory = \"custom\"\nreason = \"a test rule; ask a person instead\"\n{matcher}\n"
+                    "version = 1\n[[{table}]]\nid = \"extra-{i}\"\ncategory = \"custom\"\nreason = \"a test rule; ask a person instead\"\n{matcher}\n"
                 );
                 let sources = [
                     PolicySource::new(
@@ -66,7 +77,6 @@ fn stricter_gates() -> &'static [GateEvaluator] {
                 GateEvaluator::new(shellgate_policy::load_policy(&sources).unwrap())
             })
             .collect()
-    })
 }
 
 const VERBS: &[&str] = &[
@@ -316,6 +326,29 @@ proptest! {
         consistent(&before)?;
         consistent(&after)?;
         prop_assert!(after.decision >= before.decision, "{command:?}: {} then {}", before.decision, after.decision);
+    }
+
+    #[test]
+    fn adding_an_ask_rule_never_lowers_the_decision(command in command(), grants in grants(), rule in 0..EXTRA_DENY.len()) {
+        let base = default_gate();
+        let asking = &asking_gates()[rule];
+        let before = base.evaluate(&command, &state(base, &grants));
+        let after = asking.evaluate(&command, &state(asking, &grants));
+        consistent(&after)?;
+        prop_assert!(after.decision >= before.decision, "{command:?}: {} then {}", before.decision, after.decision);
+        // An ask rule never denies by itself: only what denied before denies now.
+        prop_assert_eq!(
+            before.decision == Decision::HardDenied,
+            after.decision == Decision::HardDenied,
+            "{:?}: {} then {}", command, before.decision, after.decision
+        );
+        let hit = after.clauses.iter().flat_map(|c| &c.reasons).any(|r| r.rule.as_deref() == Some(&format!("extra-{rule}")));
+        if hit && after.decision == Decision::NeedsPrompt {
+            let prompt = after.prompt.as_ref().unwrap();
+            prop_assert!(!prompt.persistable, "{:?}: an ask rule's prompt can be saved", command);
+            prop_assert_eq!(prompt.asked_by.iter().map(|h| h.rule.clone()).collect::<Vec<_>>(), vec![format!("extra-{rule}")]);
+        }
+        prop_assert!(!hit || after.decision >= Decision::NeedsPrompt, "{:?}: an ask rule hit but {}", command, after.decision);
     }
 
     #[test]

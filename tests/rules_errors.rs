@@ -773,3 +773,35 @@ fn catalog_entries_that_contradict_themselves() {
     ];
     check_inline(&cases);
 }
+
+#[test]
+fn a_custom_token_class_is_refused_with_the_list() {
+    check(
+        "classify_custom_class.toml",
+        Layer::User,
+        &Expected {
+            kind: "UnknownValue",
+            message: "unknown token class `ticket`",
+            help: "the token classes are `flag`, `url`, `env-ref`, `path`, `glob`, `value`, `word`; a class cannot be added",
+            label: "unknown class",
+            at: "bad/classify_custom_class.toml:4:1",
+            spans: "ticket",
+        },
+    );
+}
+
+#[test]
+fn a_misspelt_token_class_is_refused_with_a_suggestion_and_the_list() {
+    check(
+        "classify_misspelt_class.toml",
+        Layer::User,
+        &Expected {
+            kind: "UnknownValue",
+            message: "unknown token class `valeu`",
+            help: "did you mean `value`? (the token classes are `flag`, `url`, `env-ref`, `path`, `glob`, `value`, `word`)",
+            label: "unknown class",
+            at: "bad/classify_misspelt_class.toml:4:18",
+            spans: "\"valeu\"",
+        },
+    );
+}

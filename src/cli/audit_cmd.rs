@@ -91,12 +91,14 @@ pub fn run(args: &Args) -> Exit {
 
 fn audit_files(args: &Args) -> Result<(), Exit> {
     let recipe = args.trust.recipe(false)?;
-    let judge = GateJudge::new(
-        GateEvaluator::new(policy_files::load_or_report(
-            &args.trust.policy.files.policies,
-        )?),
-        recipe.clone(),
-    );
+    // The project layer comes from `--project-policy`, else the `.shellgate/policy.toml` of
+    // `--project`, else of the working directory; a refused one is reported and left out.
+    let project = recipe.project.as_deref().unwrap_or(&recipe.cwd);
+    let layered = policy_files::load_layered_or_report(
+        &args.trust.policy.files.policies,
+        &policy_files::project_files(&args.trust.policy.project_policies, Some(project)),
+    )?;
+    let judge = GateJudge::new(GateEvaluator::new(layered.policy), recipe.clone());
     let baseline = if args.baseline.is_empty() {
         None
     } else {

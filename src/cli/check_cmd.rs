@@ -40,6 +40,7 @@ struct JsonError {
 #[derive(serde::Serialize)]
 struct Summary {
     deny: usize,
+    ask: usize,
     examples: usize,
     safe: usize,
     wrappers: usize,
@@ -59,13 +60,27 @@ struct Report {
     files: Vec<String>,
     errors: Vec<JsonError>,
     summary: Option<Summary>,
+    /// The layers applied, in order (left out when the policy did not load).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    layers: Vec<JsonLayer>,
+}
+
+/// One layer applied, for `--json`.
+#[derive(serde::Serialize)]
+struct JsonLayer {
+    layer: Layer,
+    file: String,
 }
 
 /// Runs `shellgate check`.
 pub fn run(args: &Args) -> Exit {
     let files: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+    let mut layers = Vec::new();
     let (errors, summary) = match check(args) {
-        Ok(policy) => (Vec::new(), Some(summarize(&policy))),
+        Ok((policy, applied)) => {
+            layers = applied;
+            (Vec::new(), Some(summarize(&policy)))
+        }
         Err(Failure::Policy(e)) => {
             if !args.json {
                 render(&e);
@@ -91,6 +106,7 @@ pub fn run(args: &Args) -> Exit {
             files,
             errors,
             summary,
+            layers,
         };
         match serde_json::to_string(&report) {
             Ok(text) => outln!("{text}"),
@@ -114,6 +130,14 @@ pub fn run(args: &Args) -> Exit {
             s.protected,
             s.tests
         );
+        if s.ask > 0 {
+            outln!("{} ask rules", s.ask);
+        }
+        let applied: Vec<String> = layers
+            .iter()
+            .map(|l| format!("{} {}", l.layer, l.file))
+            .collect();
+        outln!("layers: {}", applied.join(", "));
     }
     if ok { Exit::Ok } else { Exit::Error }
 }
@@ -126,8 +150,8 @@ enum Failure {
     Other(Vec<JsonError>),
 }
 
-/// Reads, layers and loads the files, checking every example.
-fn check(args: &Args) -> Result<Policy, Failure> {
+/// Reads, layers and loads the files, checking every example; the policy and its layers.
+fn check(args: &Args) -> Result<(Policy, Vec<JsonLayer>), Failure> {
     let layer = match args.layer.parse::<Layer>() {
         Ok(Layer::Default) => {
             return Err(Failure::Other(vec![usage(
@@ -152,7 +176,16 @@ fn check(args: &Args) -> Result<Policy, Failure> {
                 .collect(),
         )
     })?;
-    shellgate_policy::load_policy_with(&sources, Examples::All).map_err(Failure::Policy)
+    let layers = sources
+        .iter()
+        .map(|s| JsonLayer {
+            layer: s.layer,
+            file: s.name.clone(),
+        })
+        .collect();
+    let policy =
+        shellgate_policy::load_policy_with(&sources, Examples::All).map_err(Failure::Policy)?;
+    Ok((policy, layers))
 }
 
 fn usage(message: &str) -> JsonError {
@@ -197,7 +230,8 @@ fn render(error: &PolicyError) {
 
 fn summarize(policy: &Policy) -> Summary {
     Summary {
-        deny: policy.deny_rules().len(),
+        deny: policy.deny_rules().iter().filter(|r| !r.is_ask()).count(),
+        ask: policy.deny_rules().iter().filter(|r| r.is_ask()).count(),
         examples: policy
             .deny_rules()
             .iter()

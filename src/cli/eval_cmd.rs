@@ -13,7 +13,9 @@ use std::ffi::OsString;
 use std::io::Read as _;
 use std::os::unix::ffi::OsStrExt as _;
 
-use shellgate_policy::{Decision, Evaluation, GateEvaluator, TrustState};
+use shellgate_policy::{
+    ClauseVerdict, Decision, Evaluation, GateEvaluator, Reason, ReasonKind, TrustState, display,
+};
 
 use super::Exit;
 use super::output::{errln, out, outln};
@@ -48,6 +50,11 @@ pub struct Prepared {
     pub state: TrustState,
     /// The command as given: bytes, which need not be UTF-8.
     pub command: Vec<u8>,
+    /// The policy layers applied (the embedded default first).
+    pub layers: String,
+    /// Why the project policy was refused (file, line and column), when it was: the other
+    /// layers apply and nothing runs without a person.
+    pub refused: Option<String>,
 }
 
 impl Prepared {
@@ -59,7 +66,11 @@ impl Prepared {
     /// The gate's evaluation of the command (see
     /// [`GateEvaluator::evaluate_bytes`]).
     pub fn evaluate(&self) -> Evaluation {
-        self.gate.evaluate_bytes(&self.command, &self.state)
+        let evaluation = self.gate.evaluate_bytes(&self.command, &self.state);
+        match &self.refused {
+            None => evaluation,
+            Some(problem) => project_floor(evaluation, problem, &self.command),
+        }
     }
 }
 
@@ -120,6 +131,12 @@ pub fn render(evaluation: &Evaluation) -> String {
     }
     if let Some(prompt) = &evaluation.prompt {
         out.push_str(&format!("prompt: {}\n", prompt.display));
+        for hit in &prompt.asked_by {
+            out.push_str(&format!(
+                "  ask `{}` ({}): {}\n",
+                hit.rule, hit.category, hit.reason
+            ));
+        }
         for clause in &prompt.clauses {
             match &clause.pattern {
                 Some(pattern) => {
@@ -147,10 +164,18 @@ pub fn render(evaluation: &Evaluation) -> String {
 ///
 /// The exit status after a diagnostic was printed.
 pub fn prepare(args: &GateArgs) -> Result<Prepared, Exit> {
-    let gate = GateEvaluator::new(policy_files::load_or_report(
-        &args.trust.policy.files.policies,
-    )?);
     let recipe = args.trust.recipe(true)?;
+    let project = recipe.project.as_deref().unwrap_or(&recipe.cwd);
+    let layered = policy_files::load_layered_or_report(
+        &args.trust.policy.files.policies,
+        &policy_files::project_files(&args.trust.policy.project_policies, Some(project)),
+    )?;
+    let layers = layered.describe();
+    let refused = layered
+        .refused
+        .as_ref()
+        .map(policy_files::LoadError::one_line);
+    let gate = GateEvaluator::new(layered.policy);
     let (state, unknown_audience) = recipe.state(&gate);
     if let Some(error) = unknown_audience {
         report(&error);
@@ -161,7 +186,22 @@ pub fn prepare(args: &GateArgs) -> Result<Prepared, Exit> {
         gate,
         state,
         command,
+        layers,
+        refused,
     })
+}
+
+/// An evaluation made without a refused project layer: `HardDenied` stays, anything else
+/// needs a person, and the reason names the problem (file, line and column).
+pub fn project_floor(evaluation: Evaluation, problem: &str, command: &[u8]) -> Evaluation {
+    let message = format!(
+        "the project policy was refused ({problem}), so only the default and user policies apply and nothing runs without a person; fix it (check it with `shellgate check --layer project FILE`)"
+    );
+    evaluation.require_person(ClauseVerdict::whole_command(
+        "policy",
+        Reason::new(ReasonKind::Policy, None, message),
+        display::cap(display::escape_bytes(command)),
+    ))
 }
 
 /// The command: the words after `--` joined by spaces, or standard input for `-` (without

@@ -72,6 +72,7 @@ pub fn run(args: &Args) -> Exit {
             .home()
             .map_or_else(|| "unknown".to_owned(), |p| p.display().to_string()),
     );
+    let _ = writeln!(out, "policy: {}", prepared.layers);
     match parsed.reason() {
         None => {
             let _ = writeln!(out, "parse: complete, {} clause(s)", parsed.graph.len());

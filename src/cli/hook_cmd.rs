@@ -19,7 +19,7 @@ use std::time::Duration;
 use shellgate::TrustRecipe;
 use shellgate::hook::{
     Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, answer_on_floor,
-    parse_request, read_answer, render,
+    answer_without_project, parse_request, read_answer, render,
 };
 use shellgate_policy::{Decision, GateEvaluator, Policy, deciding_rules};
 use shellgate_store::{AuditLog, AuditRecord, timestamp_now};
@@ -124,19 +124,6 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     let ToolCall::Shell { command, .. } = &request.call else {
         return Answer::PassThrough;
     };
-    // A policy that does not load leaves the embedded default as a floor: its deny rules and
-    // protected paths still refuse, and nothing is approved (see `answer_on_floor`).
-    let (policy, policy_error) = match policy_files::load(&args.policy.files.policies) {
-        Ok(policy) => (policy, None),
-        Err(error) => {
-            error.report();
-            match Policy::embedded_default() {
-                Ok(floor) => (floor, Some(error.one_line())),
-                Err(_) => return Answer::failed(&"the policy could not be loaded"),
-            }
-        }
-    };
-    let gate = GateEvaluator::new(policy);
     let current = std::env::current_dir().ok();
     let Some(cwd) = request
         .workdir()
@@ -149,6 +136,32 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     let project = project_dir(agent)
         .or_else(|| request.cwd.clone().filter(|dir| dir.is_absolute()))
         .unwrap_or_else(|| cwd.clone());
+    // A policy that does not load leaves the embedded default as a floor: its deny rules and
+    // protected paths still refuse, and nothing is approved (see `answer_on_floor`). A project
+    // layer that is refused leaves the default and user layers as the floor
+    // (`answer_without_project`).
+    let project_files = policy_files::project_files(&args.policy.project_policies, Some(&project));
+    let (policy, floor) =
+        match policy_files::load_layered(&args.policy.files.policies, &project_files) {
+            Ok(layered) => {
+                let floor = layered.refused.as_ref().map(|error| {
+                    error.report();
+                    Floor::WithoutProject(error.one_line())
+                });
+                (layered.policy, floor)
+            }
+            Err(error) => {
+                error.report();
+                match Policy::embedded_default() {
+                    Ok(floor) => (floor, Some(Floor::Default(error.one_line()))),
+                    Err(_) => return Answer::failed(&"the policy could not be loaded"),
+                }
+            }
+        };
+    let policy_error = floor.as_ref().map(|f| match f {
+        Floor::Default(problem) | Floor::WithoutProject(problem) => problem.clone(),
+    });
+    let gate = GateEvaluator::new(policy);
     // An unreadable trust file trusts nothing (decisions only get stricter).
     let stored = stored_grants(args.policy.trust.as_deref(), home.as_deref()).unwrap_or_else(|e| {
         errln!("shellgate: warning: the trust file is not used: {e}");
@@ -177,10 +190,14 @@ fn decide(args: &Args, agent: Agent) -> Answer {
         return Answer::failed(&e);
     }
     let evaluation = gate.evaluate(command, &state);
-    let (answer, decision) = match &policy_error {
+    let (answer, decision) = match &floor {
         None => (answer_for(&evaluation), evaluation.decision),
-        Some(problem) => (
+        Some(Floor::Default(problem)) => (
             answer_on_floor(&evaluation, problem),
+            evaluation.decision.max(Decision::NeedsPrompt),
+        ),
+        Some(Floor::WithoutProject(problem)) => (
+            answer_without_project(&evaluation, problem),
             evaluation.decision.max(Decision::NeedsPrompt),
         ),
     };
@@ -235,6 +252,14 @@ pub fn sent(agent: Agent, answer: &Answer) -> &'static str {
         Some(Answer::Decide { verdict, .. }) => verdict.as_str(),
         Some(Answer::PassThrough) | None => "none",
     }
+}
+
+/// Which layers answer when a policy file did not load, and why (file, line and column).
+enum Floor {
+    /// The default and user layers did not load: the embedded default alone.
+    Default(String),
+    /// The project layer was refused: the default and user layers.
+    WithoutProject(String),
 }
 
 /// The agent's project directory, from the environment the agent gives its hooks.

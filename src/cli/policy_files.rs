@@ -1,8 +1,12 @@
 //! Policy files given on the command line (`--policy`, `check`, `test`), read and layered on the
-//! embedded default.
+//! embedded default, and the project layer (`--project-policy`, else the project's
+//! `.shellgate/policy.toml`).
 //!
 //! A file named `default.toml` is the default layer itself (it replaces the embedded default);
-//! every other file is layered after it, in the order given.
+//! every other file is layered after it, in the order given. Project files come last, as
+//! project layers: they may only tighten. A project file that does not load is refused and the
+//! layers before it still apply (see [`Layered`]): a broken or loosening project file never
+//! drops the deny floor, and the callers make nothing run without a person while it is broken.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -151,6 +155,131 @@ pub fn load(files: &[PathBuf]) -> Result<Policy, LoadError> {
     }
     let sources = sources(files, Layer::User).map_err(LoadError::Unreadable)?;
     shellgate_policy::load_policy(&sources).map_err(LoadError::Policy)
+}
+
+/// Where a project keeps its policy, relative to the project directory.
+pub const PROJECT_POLICY: &str = ".shellgate/policy.toml";
+
+/// The project layer's files: `explicit` (`--project-policy`) when given, else the project's
+/// `.shellgate/policy.toml` when it exists.
+pub fn project_files(explicit: &[PathBuf], project: Option<&Path>) -> Vec<PathBuf> {
+    if !explicit.is_empty() {
+        return explicit.to_vec();
+    }
+    project
+        .map(|dir| dir.join(PROJECT_POLICY))
+        .filter(|file| file.exists())
+        .into_iter()
+        .collect()
+}
+
+/// A policy loaded from the user files and the project files, and the project files' problem
+/// when they were refused.
+#[derive(Debug)]
+pub struct Layered {
+    /// The policy: every layer, or the default and user layers alone when the project layer
+    /// was refused.
+    pub policy: Policy,
+    /// Each file applied, with its layer, in order (the embedded default first).
+    pub applied: Vec<(Layer, String)>,
+    /// Why the project layer was refused, when it was.
+    pub refused: Option<LoadError>,
+}
+
+impl Layered {
+    /// The layers applied, on one line: `default policies/default.toml, project ./x.toml`.
+    pub fn describe(&self) -> String {
+        self.applied
+            .iter()
+            .map(|(layer, file)| format!("{layer} {file}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Reports a refused project layer on standard error (every diagnostic, then what applies
+    /// instead).
+    pub fn report_refused(&self) {
+        if let Some(error) = &self.refused {
+            error.report();
+            errln!(
+                "warning: the project policy was refused; only these layers apply: {}; and nothing runs without a person",
+                self.describe()
+            );
+        }
+    }
+}
+
+/// The layers of `sources`, in order.
+fn applied(sources: &[PolicySource]) -> Vec<(Layer, String)> {
+    sources.iter().map(|s| (s.layer, s.name.clone())).collect()
+}
+
+/// Loads the user files (as [`load`]) and then the project files as project layers. When the
+/// project files are unreadable or do not make a valid policy with the rest, they are refused:
+/// the policy is the default and user layers alone, and [`Layered::refused`] says why.
+///
+/// # Errors
+///
+/// [`LoadError`] when the default and user layers themselves do not load.
+pub fn load_layered(user: &[PathBuf], project: &[PathBuf]) -> Result<Layered, LoadError> {
+    let mut sources = if user.is_empty() {
+        vec![Policy::default_source()]
+    } else {
+        sources(user, Layer::User).map_err(LoadError::Unreadable)?
+    };
+    let without_project = || -> Result<Policy, LoadError> { load(user) };
+    if project.is_empty() {
+        let policy = without_project()?;
+        return Ok(Layered {
+            applied: applied(&sources),
+            policy,
+            refused: None,
+        });
+    }
+    let mut unreadable = Vec::new();
+    for file in project {
+        let name = file.display().to_string();
+        match std::fs::read_to_string(file) {
+            Ok(text) => sources.push(PolicySource::new(name, text, Layer::Project)),
+            Err(error) => unreadable.push(Unreadable { file: name, error }),
+        }
+    }
+    let refused = if unreadable.is_empty() {
+        match shellgate_policy::load_policy(&sources) {
+            Ok(policy) => {
+                return Ok(Layered {
+                    applied: applied(&sources),
+                    policy,
+                    refused: None,
+                });
+            }
+            Err(error) => LoadError::Policy(error),
+        }
+    } else {
+        LoadError::Unreadable(unreadable)
+    };
+    let policy = without_project()?;
+    sources.retain(|s| s.layer != Layer::Project);
+    Ok(Layered {
+        applied: applied(&sources),
+        policy,
+        refused: Some(refused),
+    })
+}
+
+/// [`load_layered`], reporting a failure of the default and user layers on standard error and
+/// a refused project layer as a warning.
+///
+/// # Errors
+///
+/// [`Exit::Error`] after the diagnostics were printed.
+pub fn load_layered_or_report(user: &[PathBuf], project: &[PathBuf]) -> Result<Layered, Exit> {
+    let layered = load_layered(user, project).map_err(|error| {
+        error.report();
+        Exit::Error
+    })?;
+    layered.report_refused();
+    Ok(layered)
 }
 
 /// [`load`], reporting a failure on standard error.

@@ -28,6 +28,10 @@ pub struct PolicyFiles {
 pub struct PolicyArgs {
     #[command(flatten)]
     pub files: PolicyFiles,
+    /// A project policy file (a project layer: it may only tighten); repeatable. Default: the
+    /// project directory's `.shellgate/policy.toml`, when it exists.
+    #[arg(long = "project-policy", value_name = "FILE")]
+    pub project_policies: Vec<PathBuf>,
     /// The trust file with saved approvals.
     #[arg(long, value_name = "FILE")]
     pub trust: Option<PathBuf>,

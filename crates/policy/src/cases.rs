@@ -126,8 +126,10 @@ pub fn deciding_rules(evaluation: &Evaluation) -> Vec<&str> {
         .collect();
     for clause in &evaluation.clauses {
         for reason in &clause.reasons {
-            if reason.kind == crate::ReasonKind::Protected
-                && let Some(rule) = reason.rule.as_deref()
+            if matches!(
+                reason.kind,
+                crate::ReasonKind::Protected | crate::ReasonKind::Ask
+            ) && let Some(rule) = reason.rule.as_deref()
                 && !rules.contains(&rule)
             {
                 rules.push(rule);

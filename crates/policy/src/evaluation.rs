@@ -9,8 +9,11 @@
 //!  "hard_deny": [{"rule": string, "category": string, "reason": string}],
 //!  "prompt": null | {"paths": [{"path": string, "access": "read"|"write"}],
 //!                    "clauses": [{"text": string, "pattern": string|null}],
-//!                    "persistable": bool, "display": string}}
+//!                    "persistable": bool, "display": string,
+//!                    "asked_by": [{"rule": string, "category": string, "reason": string}]}}
 //! ```
+//!
+//! (`asked_by` is left out when no `[[ask]]` rule matched.)
 
 use std::fmt;
 use std::path::PathBuf;
@@ -50,6 +53,66 @@ impl Evaluation {
                 .clauses
                 .iter()
                 .all(|c| c.decision == Decision::Approved)
+    }
+}
+
+impl Evaluation {
+    /// This evaluation raised to at least `NeedsPrompt` for a reason outside its clauses
+    /// (`verdict` says why, about the whole command): `HardDenied` stays; otherwise the one
+    /// prompt asks about the command as `verdict.text` shows it, with no proposal, never
+    /// persistable, keeping the untrusted paths (not as zones) and the ask rules.
+    #[must_use]
+    pub fn require_person(mut self, verdict: ClauseVerdict) -> Self {
+        let shown = verdict.text.clone();
+        self.clauses.push(verdict);
+        for clause in &mut self.clauses {
+            clause.proposal = None;
+        }
+        if self.decision == Decision::HardDenied {
+            return self;
+        }
+        let (paths, asked_by) = self
+            .prompt
+            .take()
+            .map(|prompt| (prompt.paths, prompt.asked_by))
+            .unwrap_or_default();
+        let paths = paths
+            .into_iter()
+            .map(|mut path| {
+                path.zone = None;
+                path
+            })
+            .collect();
+        self.decision = Decision::NeedsPrompt;
+        self.prompt = Some(Prompt {
+            paths,
+            clauses: vec![PromptClause {
+                text: shown.clone(),
+                pattern: None,
+            }],
+            persistable: false,
+            display: shown,
+            asked_by,
+        });
+        self
+    }
+}
+
+impl ClauseVerdict {
+    /// A verdict about the command as a whole (not one clause), shown as `text`: it needs a
+    /// person, for `reason`; `origin` says where it comes from (`parse`, `policy`).
+    #[must_use]
+    pub fn whole_command(origin: &str, reason: Reason, text: String) -> Self {
+        Self {
+            verb: Vec::new(),
+            argv: Vec::new(),
+            origin: origin.to_owned(),
+            decision: Decision::NeedsPrompt,
+            reasons: vec![reason],
+            text,
+            clause: None,
+            proposal: None,
+        }
     }
 }
 
@@ -108,6 +171,8 @@ impl Reason {
 pub enum ReasonKind {
     /// A hard-deny rule matched.
     HardDeny,
+    /// An `[[ask]]` rule matched: a person decides, whatever a grant says.
+    Ask,
     /// About the executable: dynamic, or path-qualified.
     Executable,
     /// A path is trusted by a zone.
@@ -145,6 +210,9 @@ pub enum ReasonKind {
     Incomplete,
     /// An internal error; the decision was raised.
     Internal,
+    /// A policy layer was refused (a broken or loosening project policy): the layers before it
+    /// apply, and nothing runs without a person.
+    Policy,
 }
 
 impl ReasonKind {
@@ -153,6 +221,7 @@ impl ReasonKind {
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::HardDeny => "hard_deny",
+            Self::Ask => "ask",
             Self::Executable => "executable",
             Self::Zone => "zone",
             Self::Path => "path",
@@ -171,6 +240,7 @@ impl ReasonKind {
             Self::Exposure => "exposure",
             Self::Incomplete => "incomplete",
             Self::Internal => "internal",
+            Self::Policy => "policy",
         }
     }
 }
@@ -204,6 +274,9 @@ pub struct Prompt {
     pub persistable: bool,
     /// The whole command on one line.
     pub display: String,
+    /// The `[[ask]]` rules that matched, once each: their reasons are shown with the prompt.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub asked_by: Vec<DenyHit>,
 }
 
 /// An untrusted path in the prompt.

@@ -283,6 +283,12 @@ pub struct GrantRule {
 }
 
 impl GrantRule {
+    /// The policy the rule reads (its `[classify]` also drives proposals).
+    #[must_use]
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
     /// The rule over `policy`.
     #[must_use]
     pub fn new(policy: impl Into<Arc<Policy>>) -> Self {

@@ -46,6 +46,7 @@ pub(crate) fn blank(command: &str) -> Evaluation {
             }],
             persistable: false,
             display: shown,
+            asked_by: Vec::new(),
         }),
         complete: true,
         errors: Vec::new(),
@@ -54,16 +55,11 @@ pub(crate) fn blank(command: &str) -> Evaluation {
 
 /// A verdict on the command as a whole: it did not parse as given.
 fn pseudo_verdict(message: String, text: String) -> ClauseVerdict {
-    ClauseVerdict {
-        verb: Vec::new(),
-        argv: Vec::new(),
-        origin: "parse".to_owned(),
-        decision: Decision::NeedsPrompt,
-        reasons: vec![Reason::new(ReasonKind::Incomplete, None, message)],
+    ClauseVerdict::whole_command(
+        "parse",
+        Reason::new(ReasonKind::Incomplete, None, message),
         text,
-        clause: None,
-        proposal: None,
-    }
+    )
 }
 
 impl GateEvaluator {
@@ -93,41 +89,14 @@ impl GateEvaluator {
         let shown = display::cap(display::escape_bytes(command));
         let offset = error.valid_up_to();
         let byte = command.get(offset).copied().unwrap_or_default();
-        evaluation.clauses.push(pseudo_verdict(
+        let verdict = pseudo_verdict(
             format!(
                 "the command is not valid UTF-8 (byte 0x{byte:02x} at offset {offset}): it was judged with each invalid byte replaced, and a person decides"
             ),
-            shown.clone(),
-        ));
-        for clause in &mut evaluation.clauses {
-            clause.proposal = None;
-        }
+            shown,
+        );
         evaluation.complete = false;
-        if evaluation.decision == Decision::HardDenied {
-            return evaluation;
-        }
-        let paths = evaluation
-            .prompt
-            .take()
-            .map(|prompt| prompt.paths)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|mut path| {
-                path.zone = None;
-                path
-            })
-            .collect();
-        evaluation.decision = Decision::NeedsPrompt;
-        evaluation.prompt = Some(Prompt {
-            paths,
-            clauses: vec![PromptClause {
-                text: shown.clone(),
-                pattern: None,
-            }],
-            persistable: false,
-            display: shown,
-        });
-        evaluation
+        evaluation.require_person(verdict)
     }
 }
 

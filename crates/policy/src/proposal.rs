@@ -6,9 +6,11 @@
 //! 1. the **verb hint** (the parser's greedy walk over verb-like words, seed 000), located in
 //!    the actual words so that transparent flag/value pairs (`git -C /repo status`) stay in the
 //!    prefix — security matching compares the first N words, so a pattern must be a real prefix;
-//! 2. **trailing value tokens trimmed** from the hint (seed 002): a word that is not a flag, not
-//!    path-shaped and contains a digit is a call-specific value, so `git tag v0.4.2` and
-//!    `git tag 0.4.2` both give `git tag`; the command word itself is always kept;
+//! 2. **trailing value tokens trimmed** from the hint (seed 002): a word the policy's
+//!    `[classify]` puts in the class `value` is a call-specific value — with the default
+//!    classifier, a word that is not a flag, not path-shaped and contains a digit
+//!    ([`is_value_token`]), so `git tag v0.4.2` and `git tag 0.4.2` both give `git tag`; the
+//!    command word itself is always kept;
 //! 3. for a **narrow** command only — one a deny rule or `settings.narrow` names
 //!    ([`GrantRule::keeps_narrow`]: `rm`, `git push`, `docker run`, `curl`), or a program named
 //!    by its path — the command's remaining literal arguments, up to the first value token,
@@ -35,14 +37,16 @@
 //! Embedded code (an interpreter call the gate cannot read) is only ever proposed as the exact
 //! command — every word, then ` *` — and matching enforces that the glob matches nothing.
 
-use shellgate_rules::VerbPattern;
+use shellgate_rules::{TokenClass, VerbPattern};
 
 use crate::display;
 use crate::grant_rule::{CodeHead, GrantRule};
 use crate::matching::{Executable, Token};
 
-/// Whether a word is a call-specific value (seed 002): not a flag, not path-shaped, and
-/// contains a digit. Path-shaped: contains `/`, starts with `~`, or is `.` or `..`.
+/// Whether a word is a call-specific value under the default `[classify]` (seed 002): not a
+/// flag, not path-shaped, and contains a digit. Path-shaped: contains `/`, starts with `~`, or
+/// is `.` or `..`. Proposals ask the policy ([`Policy::classify`](shellgate_rules::Policy::classify)),
+/// so a policy's own `[classify]` decides.
 ///
 /// ```
 /// use shellgate_policy::proposal::is_value_token;
@@ -95,6 +99,8 @@ pub struct ProposalInput<'a> {
 #[must_use]
 pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     let head = head_text(input.executable)?;
+    let policy = input.rule.policy();
+    let is_value = |word: &str| policy.classify(word) == TokenClass::Value;
     let words = input.words;
     // Where each hint token is in the words (the hint's first token is the executable).
     let mut positions = vec![0_usize];
@@ -114,7 +120,7 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     // Trim trailing value tokens from the hint, always keeping the command word.
     while positions.len() > 1 {
         let Some(&last) = positions.last() else { break };
-        if words.get(last).is_some_and(|w| is_value_token(w.text)) {
+        if words.get(last).is_some_and(|w| is_value(w.text)) {
             positions.pop();
         } else {
             break;
@@ -137,8 +143,7 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     // A narrow command keeps its remaining literal arguments, up to the first value or
     // multi-line argument; any other is proposed by its name.
     while narrow && let Some(word) = words.get(end) {
-        if !is_representable(word) || is_value_token(word.text) || display::is_multiline(word.text)
-        {
+        if !is_representable(word) || is_value(word.text) || display::is_multiline(word.text) {
             break;
         }
         end += 1;
@@ -250,6 +255,10 @@ mod tests {
     }
 
     fn proposal(command: &str) -> Option<String> {
+        proposal_with(command, &RULE)
+    }
+
+    fn proposal_with(command: &str, rule: &GrantRule) -> Option<String> {
         let words: Vec<Token<'_>> = command
             .split(' ')
             .map(|w| Token {
@@ -271,9 +280,43 @@ mod tests {
             words: &words,
             hint: &hint,
             executable: &executable,
-            rule: &RULE,
+            rule,
         })
         .map(|p| p.as_str().to_owned())
+    }
+
+    #[test]
+    fn the_policys_classify_decides_which_tokens_are_values() {
+        // Only hexadecimal ids of seven or more digits are values; a `v`-version is a word.
+        let user = shellgate_rules::PolicySource::new(
+            "user.toml",
+            "version = 1\n[classify.patterns]\nvalue = '^[0-9a-f]{7,}$'\n",
+            shellgate_rules::Layer::User,
+        );
+        let policy = crate::load_policy(&[Policy::default_source(), user]).unwrap();
+        let rule = GrantRule::new(policy);
+        for (command, expected) in [
+            ("git show aa211dc", Some("git show *")),
+            ("git checkout v2", Some("git checkout v2 *")),
+            ("git push origin main", Some("git push origin main *")),
+        ] {
+            assert_eq!(
+                proposal_with(command, &rule).as_deref(),
+                expected,
+                "{command}"
+            );
+        }
+        // Without `value` in the order nothing is trimmed.
+        let user = shellgate_rules::PolicySource::new(
+            "user.toml",
+            "version = 1\n[classify]\norder = [\"flag\", \"url\", \"env-ref\", \"path\", \"glob\", \"word\"]\n",
+            shellgate_rules::Layer::User,
+        );
+        let rule = GrantRule::new(crate::load_policy(&[Policy::default_source(), user]).unwrap());
+        assert_eq!(
+            proposal_with("git tag v0.4.2", &rule).as_deref(),
+            Some("git tag v0.4.2 *")
+        );
     }
 
     #[test]

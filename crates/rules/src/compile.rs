@@ -253,7 +253,10 @@ impl Builder {
             self.add_settings(cx, settings);
         }
         for deny in &mut raw.deny {
-            self.add_deny(cx, deny);
+            self.add_deny(cx, deny, Decision::HardDenied);
+        }
+        for ask in &mut raw.ask {
+            self.add_deny(cx, ask, Decision::NeedsPrompt);
         }
         for (table, class) in [
             (&mut raw.safe, None),

@@ -138,11 +138,15 @@ impl fmt::Display for Category {
     }
 }
 
-/// A hard-deny rule.
+/// A hard-deny rule (`[[deny]]`) or an ask rule (`[[ask]]`): the same matching, and the
+/// decision a hit forces.
 #[derive(Clone, Debug)]
 pub struct DenyRule {
-    /// Unique kebab-case id.
+    /// Unique kebab-case id (deny and ask rules share one namespace).
     pub id: String,
+    /// What a hit forces: `HardDenied` for a `[[deny]]` rule, `NeedsPrompt` for an `[[ask]]`
+    /// rule (a person decides, whatever a grant or the safe catalog says).
+    pub decision: Decision,
     /// What harm it prevents.
     pub category: Category,
     /// Why, naming the safer alternative.
@@ -173,6 +177,18 @@ impl DenyRule {
                 _ => None,
             })
             .unwrap_or_default()
+    }
+
+    /// Whether it is an `[[ask]]` rule (a hit needs a person) rather than a `[[deny]]` rule.
+    #[must_use]
+    pub fn is_ask(&self) -> bool {
+        self.decision == Decision::NeedsPrompt
+    }
+
+    /// The table it is declared in: `deny` or `ask`.
+    #[must_use]
+    pub fn table(&self) -> &'static str {
+        if self.is_ask() { "ask" } else { "deny" }
     }
 
     /// Which kind of matcher the rule uses.

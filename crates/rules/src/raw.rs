@@ -25,6 +25,7 @@ table! {
         version: Option<Spanned<i64>> = get,
         settings: Option<Spanned<RawSettings>> = get,
         deny: Vec<Spanned<RawDeny>> = or_default,
+        ask: Vec<Spanned<RawDeny>> = or_default,
         safe: Vec<Spanned<RawSafe>> = or_default,
         writer: Vec<Spanned<RawSafe>> = or_default,
         repository: Vec<Spanned<RawSafe>> = or_default,
@@ -55,7 +56,7 @@ table! {
     }
 }
 
-/// `[[deny]]`.
+/// `[[deny]]`, and `[[ask]]`, which has the same keys.
 #[derive(Debug, Default)]
 pub(crate) struct RawDeny {
     pub(crate) id: Text,

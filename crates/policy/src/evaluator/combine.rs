@@ -128,6 +128,7 @@ impl<'a> Run<'a> {
             clauses: prompt_clauses,
             persistable,
             display,
+            asked_by: std::mem::take(&mut self.asked_by),
         });
         Evaluation {
             decision,

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 use shellgate_parser::ParseOutput;
-use shellgate_rules::{Decision, Policy, Protected};
+use shellgate_rules::{Decision, DenyRule, Policy, Protected};
 
 use crate::expand::{Expansion, Invocation, InvocationKind, Via};
 
@@ -27,6 +27,8 @@ pub(super) struct Run<'a> {
     pub(super) expansion: &'a Expansion,
     pub(super) judged: Vec<Judged>,
     pub(super) hard_deny: Vec<DenyHit>,
+    /// The `[[ask]]` rules hit, once each.
+    pub(super) asked_by: Vec<DenyHit>,
     pub(super) errors: Vec<String>,
     pub(super) protected_cache: RefCell<Vec<(PathBuf, Option<&'a Protected>)>>,
 }
@@ -47,6 +49,7 @@ impl<'a> Run<'a> {
             expansion,
             judged: Vec::with_capacity(expansion.invocations.len()),
             hard_deny: Vec::new(),
+            asked_by: Vec::new(),
             errors: Vec::new(),
             protected_cache: RefCell::new(Vec::new()),
         }
@@ -89,6 +92,10 @@ impl<'a> Run<'a> {
         let hits = crate::expand::deny_hits(self.policy(), self.command, self.expansion);
         for hit in hits {
             let rule = hit.rule;
+            if rule.is_ask() {
+                self.apply_ask(rule, hit.invocation);
+                continue;
+            }
             if !self.hard_deny.iter().any(|h| h.rule == rule.id) {
                 self.hard_deny.push(DenyHit {
                     rule: rule.id.clone(),
@@ -106,6 +113,35 @@ impl<'a> Run<'a> {
                         rule.reason.clone(),
                     ),
                 );
+            }
+        }
+    }
+
+    /// An `[[ask]]` rule hit: the clause it hit (or the command as a whole, for a `raw` rule)
+    /// needs a person whatever a grant or the catalog said, and cannot be saved — a saved
+    /// grant never silences an ask rule.
+    fn apply_ask(&mut self, rule: &DenyRule, invocation: Option<usize>) {
+        if !self.asked_by.iter().any(|h| h.rule == rule.id) {
+            self.asked_by.push(DenyHit {
+                rule: rule.id.clone(),
+                category: rule.category.as_str().to_owned(),
+                reason: rule.reason.clone(),
+            });
+        }
+        let reason = Reason::new(ReasonKind::Ask, Some(rule.id.clone()), rule.reason.clone());
+        match invocation.and_then(|i| self.judged.get_mut(i)) {
+            Some(judged) => {
+                judged.raise(Decision::NeedsPrompt);
+                judged.needs_person = true;
+                judged.saveable = false;
+                if !judged.verdict.reasons.contains(&reason) {
+                    judged.verdict.reasons.insert(0, reason);
+                }
+            }
+            None => {
+                let mut judged = self.text_verdict(ReasonKind::Ask, &rule.reason);
+                judged.verdict.reasons = vec![reason];
+                self.judged.push(judged);
             }
         }
     }

@@ -408,12 +408,18 @@ impl Builder {
                     name.span(),
                     format!("unknown token class `{}`", name.get_ref()),
                     "unknown class",
-                    Some(
-                        did_you_mean(name.get_ref(), TokenClass::ALL.iter().map(|c| c.as_str()))
-                            .unwrap_or_else(|| {
-                                "classes are `flag`, `url`, `env-ref`, `path`, `glob`, `value`, `word`".into()
-                            }),
-                    ),
+                    Some({
+                        // The classes are fixed (each one means something to the gate); a
+                        // custom name is refused with the list.
+                        let list = "the token classes are `flag`, `url`, `env-ref`, `path`, `glob`, `value`, `word`";
+                        match did_you_mean(
+                            name.get_ref(),
+                            TokenClass::ALL.iter().map(|c| c.as_str()),
+                        ) {
+                            Some(guess) => format!("{guess} ({list})"),
+                            None => format!("{list}; a class cannot be added"),
+                        }
+                    }),
                 );
             }
             found

@@ -1,9 +1,15 @@
-//! `[[deny]]` entries: the rule's own keys; its conditions are compiled by `condition.rs`.
+//! `[[deny]]` and `[[ask]]` entries: the rule's own keys; its conditions are compiled by
+//! `condition.rs`. An ask rule is a deny rule whose hit forces `NeedsPrompt`.
 
 use super::*;
 
 impl Builder {
-    pub(super) fn add_deny(&mut self, cx: &mut FileCx<'_>, deny: &mut Spanned<RawDeny>) {
+    pub(super) fn add_deny(
+        &mut self,
+        cx: &mut FileCx<'_>,
+        deny: &mut Spanned<RawDeny>,
+        decision: Decision,
+    ) {
         let header = deny.span();
         let raw = deny.get_mut();
         let errors_before = cx.errors.len();
@@ -72,6 +78,7 @@ impl Builder {
         if let (Some(id), Some(category), Some(reason), Some(kind)) = (id, category, reason, kind) {
             self.deny.push(DenyRule {
                 id,
+                decision,
                 category,
                 reason,
                 layer: cx.layer,
