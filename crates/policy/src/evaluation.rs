@@ -8,6 +8,7 @@
 //!               "reasons": [{"kind": string, "rule": string|null, "message": string}]}],
 //!  "hard_deny": [{"rule": string, "category": string, "reason": string}],
 //!  "prompt": null | {"paths": [{"path": string, "access": "read"|"write"}],
+//!                    "hosts": [string],
 //!                    "clauses": [{"text": string, "pattern": string|null}],
 //!                    "persistable": bool, "display": string}}
 //! ```
@@ -16,7 +17,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde::Serialize;
-use shellgate_rules::{Access, Decision, VerbPattern};
+use shellgate_rules::{Access, Decision, HostGrant, VerbPattern};
 
 /// The result of evaluating one command.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -197,6 +198,9 @@ pub struct DenyHit {
 pub struct Prompt {
     /// Every untrusted path, once (a path both read and written is listed as written).
     pub paths: Vec<PromptPath>,
+    /// Every host a clause reads from that is not granted, once, as the host grant a person
+    /// may give for it (a plain read of one host: never a request that sends data or uploads).
+    pub hosts: Vec<HostGrant>,
     /// Every clause whose verb, executable or code needs a person, once.
     pub clauses: Vec<PromptClause>,
     /// Whether "Session" and "Always" can be offered: false when a clause is dynamic, opaque,

@@ -39,6 +39,7 @@ pub(crate) fn blank(command: &str) -> Evaluation {
         )],
         hard_deny: Vec::new(),
         prompt: Some(Prompt {
+            hosts: Vec::new(),
             paths: Vec::new(),
             clauses: vec![PromptClause {
                 text: BLANK_TEXT.to_owned(),
@@ -119,6 +120,7 @@ impl GateEvaluator {
             .collect();
         evaluation.decision = Decision::NeedsPrompt;
         evaluation.prompt = Some(Prompt {
+            hosts: Vec::new(),
             paths,
             clauses: vec![PromptClause {
                 text: shown.clone(),
