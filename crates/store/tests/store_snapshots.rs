@@ -82,6 +82,7 @@ fn a_new_file_is_written_exactly() {
                 },
             ],
             patterns: vec![pattern("git push origin main *")],
+            hosts: Vec::new(),
         }
     );
     // Revoking everything leaves the tables, with empty lists.
