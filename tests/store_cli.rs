@@ -102,8 +102,8 @@ fn grants_show_up_in_list_and_json() {
     let expected = serde_json::json!({
         "trust_file": path.display().to_string(),
         "audiences": {
-            "ci": {"zones": [{"path": "/tmp/x", "access": "read"}], "patterns": []},
-            "personal": {"zones": [{"path": "/home/u/proj", "access": "write"}], "patterns": ["git push origin main *"]},
+            "ci": {"zones": [{"path": "/tmp/x", "access": "read"}], "patterns": [], "hosts": []},
+            "personal": {"zones": [{"path": "/home/u/proj", "access": "write"}], "patterns": ["git push origin main *"], "hosts": []},
         }
     });
     assert_eq!(
@@ -115,7 +115,7 @@ fn grants_show_up_in_list_and_json() {
     assert_eq!(code, 0);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&stdout).unwrap(),
-        serde_json::json!({"trust_file": path.display().to_string(), "audiences": {"nobody": {"zones": [], "patterns": []}}})
+        serde_json::json!({"trust_file": path.display().to_string(), "audiences": {"nobody": {"zones": [], "patterns": [], "hosts": []}}})
     );
     assert_eq!(
         run(
