@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use shellgate_policy::{GrantRefusal, GrantRule};
 use shellgate_rules::{Access, HostGrant, PatternError, VerbPattern, ZonePath};
-use shellgate_store::{Grants, Quarantine, StoreError, TrustStore, validate_audience};
+use shellgate_store::{Grants, Outcome, Quarantine, StoreError, TrustStore, validate_audience};
 
 use super::Exit;
 use super::output::{errln, out, outln};
@@ -222,36 +222,22 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
             };
             rule(args)?.check_zone(zone.as_path(), access, home.as_deref())?;
             let outcome = store.add_zone(audience, &zone, access)?;
-            let verb = if outcome.changed {
-                "trusted"
-            } else {
-                "already trusted"
-            };
-            outln!("{verb}: zone `{zone}` ({access}) for audience `{audience}`");
-            Ok(finish(outcome.quarantined.as_ref()))
+            Ok(granted(
+                &outcome,
+                &format!("zone `{zone}` ({access})"),
+                audience,
+            ))
         }
         Action::TrustVerb { pattern } => {
             let pattern: VerbPattern = pattern.parse()?;
             rule(args)?.check_pattern(&pattern)?;
             let outcome = store.add_pattern(audience, &pattern)?;
-            let verb = if outcome.changed {
-                "trusted"
-            } else {
-                "already trusted"
-            };
-            outln!("{verb}: pattern `{pattern}` for audience `{audience}`");
-            Ok(finish(outcome.quarantined.as_ref()))
+            Ok(granted(&outcome, &format!("pattern `{pattern}`"), audience))
         }
         Action::TrustHost { host } => {
             let host = rule(args)?.check_host(host)?;
             let outcome = store.add_host(audience, &host)?;
-            let verb = if outcome.changed {
-                "trusted"
-            } else {
-                "already trusted"
-            };
-            outln!("{verb}: host `{host}` for audience `{audience}`");
-            Ok(finish(outcome.quarantined.as_ref()))
+            Ok(granted(&outcome, &format!("host `{host}`"), audience))
         }
         Action::Revoke {
             zone,
@@ -312,6 +298,18 @@ fn rule(args: &Args) -> Result<GrantRule, Failure> {
     policy_files::load(&args.policy.policies)
         .map(GrantRule::new)
         .map_err(Failure::Policy)
+}
+
+/// Says what a grant did (`trusted: host `x` for audience `a``, or `already trusted: …`) and
+/// finishes as [`finish`] does.
+fn granted(outcome: &Outcome, what: &str, audience: &str) -> Exit {
+    let verb = if outcome.changed {
+        "trusted"
+    } else {
+        "already trusted"
+    };
+    outln!("{verb}: {what} for audience `{audience}`");
+    finish(outcome.quarantined.as_ref())
 }
 
 /// Exit 0, or 2 after a quarantine that happened during the edit.
