@@ -88,6 +88,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Effect::PersistZone { path, access } => println!("  effect: save zone {access} {path}"),
             Effect::PersistPattern(pattern) => println!("  effect: save pattern `{pattern}`"),
+            Effect::AddSessionHost(host) => println!("  effect: grant host `{host}` this session"),
+            Effect::PersistHost(host) => println!("  effect: save host `{host}`"),
             Effect::Complete(decision) => println!("  effect: this call is {decision}"),
         }
     }

@@ -501,6 +501,12 @@ fn prompt_reason(evaluation: &Evaluation) -> String {
             None => format!("{access} `{}`", path.path),
         });
     }
+    for host in &prompt.hosts {
+        parts.push(format!(
+            "read from `{host}` (grant for good: shellgate approvals trust-host {})",
+            shell_quote(host.as_str())
+        ));
+    }
     if parts.is_empty() {
         return format!("needs a person to approve `{}`", prompt.display);
     }

@@ -8,7 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use shellgate_policy::{Access, GateError, GateEvaluator, GrantSource, TrustState, VerbPattern};
+use shellgate_policy::{
+    Access, GateError, GateEvaluator, GrantSource, HostGrant, TrustState, VerbPattern,
+};
 use shellgate_store::Grants;
 
 /// How to build the trust state of a command.
@@ -35,6 +37,8 @@ pub struct TrustRecipe {
     pub zones: Vec<(PathBuf, Access)>,
     /// Session patterns (`--allow`), for every audience.
     pub patterns: Vec<VerbPattern>,
+    /// Session host grants (`--allow-host`), for every audience.
+    pub hosts: Vec<HostGrant>,
 }
 
 impl TrustRecipe {
@@ -47,7 +51,7 @@ impl TrustRecipe {
 
     /// The state of a command run in `cwd` by `audience`: the audience profile of `gate`'s
     /// policy, the stored grants of `audience` (source [`GrantSource::Store`]), then the session
-    /// zones and patterns (source [`GrantSource::Session`]).
+    /// zones, patterns and hosts (source [`GrantSource::Session`]).
     ///
     /// An audience the policy does not define gets no profile — it trusts less, never more —
     /// and the error is returned beside the state, for callers that refuse such an audience.
@@ -76,12 +80,18 @@ impl TrustRecipe {
             for pattern in &grants.patterns {
                 state.add_pattern(pattern.clone(), GrantSource::Store);
             }
+            for host in &grants.hosts {
+                state.add_host(host.clone(), GrantSource::Store);
+            }
         }
         for (path, access) in &self.zones {
             state.add_zone(path, *access, GrantSource::Session);
         }
         for pattern in &self.patterns {
             state.add_pattern(pattern.clone(), GrantSource::Session);
+        }
+        for host in &self.hosts {
+            state.add_host(host.clone(), GrantSource::Session);
         }
         (state, unknown_audience)
     }
@@ -115,6 +125,7 @@ mod tests {
                     access: Access::Write,
                 }],
                 patterns: vec!["cargo build *".parse().unwrap()],
+                hosts: vec!["*.example.com".parse().unwrap()],
             },
         );
         recipe
@@ -123,6 +134,7 @@ mod tests {
         recipe
             .patterns
             .push("git push origin main *".parse().unwrap());
+        recipe.hosts.push("pypi.org".parse().unwrap());
         let (state, unknown) = recipe.state(&gate);
         assert_eq!(unknown, None);
         assert_eq!(state.project(), Some(Path::new("/home/u/proj")));
@@ -151,8 +163,25 @@ mod tests {
                 ("git push origin main *", GrantSource::Session)
             ]
         );
+        let hosts: Vec<(&str, GrantSource)> = state
+            .hosts()
+            .iter()
+            .map(|h| (h.host.as_str(), h.source))
+            .collect();
+        assert_eq!(
+            hosts,
+            [
+                ("*.example.com", GrantSource::Store),
+                ("pypi.org", GrantSource::Session)
+            ]
+        );
         assert_eq!(
             gate.evaluate("cargo build > /srv/out/log", &state).decision,
+            Decision::Approved
+        );
+        assert_eq!(
+            gate.evaluate("curl -s https://cdn.example.com/x", &state)
+                .decision,
             Decision::Approved
         );
     }

@@ -71,6 +71,7 @@ fn needs_prompt_json_has_one_prompt() {
         value["prompt"],
         json!({
             "paths": [{"path": "/srv/backup/hosts", "access": "write"}],
+            "hosts": [],
             "clauses": [{"text": "git push", "pattern": "git push *"}],
             "persistable": true,
             "display": "cp /etc/hosts /srv/backup/hosts && git push"
@@ -365,7 +366,7 @@ fn regression_a_command_that_is_not_utf8_needs_a_person() {
     assert_eq!(value["decision"], "NeedsPrompt");
     assert_eq!(
         value["prompt"],
-        json!({"paths": [], "clauses": [{"text": "ls \\xff\\xfe", "pattern": null}],
+        json!({"paths": [], "hosts": [], "clauses": [{"text": "ls \\xff\\xfe", "pattern": null}],
                "persistable": false, "display": "ls \\xff\\xfe"})
     );
     assert_eq!(
@@ -414,7 +415,7 @@ fn regression_an_empty_command_needs_a_person_as_in_the_hook() {
                    "clauses": [{"verb": [], "argv": [], "origin": "parse", "decision": "NeedsPrompt",
                                 "reasons": [{"kind": "incomplete", "rule": null, "message": "the command is empty: there is nothing to judge, so a person decides"}]}],
                    "hard_deny": [],
-                   "prompt": {"paths": [], "clauses": [{"text": "(an empty command)", "pattern": null}],
+                   "prompt": {"paths": [], "hosts": [], "clauses": [{"text": "(an empty command)", "pattern": null}],
                               "persistable": false,
                               "display": command.replace('\n', "\\n").replace('\t', "\\t")}}),
             "{command:?}"
@@ -422,4 +423,40 @@ fn regression_an_empty_command_needs_a_person_as_in_the_hook() {
     }
     // A comment alone runs nothing and is not empty.
     assert_eq!(eval(&[], "# nothing to do", &trust).0, 0);
+}
+
+/// A plain read of another host proposes the host in `--json` (not the command), and
+/// `--allow-host` grants it for the session.
+#[test]
+fn a_host_read_proposes_the_host_and_allow_host_grants_it() {
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_shellgate"))
+            .args(["eval", "--json", "--trust", "/nonexistent/trust.toml"])
+            .args(["--cwd", "/home/u/proj", "--home", "/home/u"])
+            .args(extra)
+            .args(["--", "curl -s https://api.github.com/repos/x"])
+            .output()
+            .unwrap();
+        let value: Value = if out.stdout.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&out.stdout).unwrap()
+        };
+        (out.status.code(), value)
+    };
+    let (code, value) = run(&[]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        value["prompt"],
+        json!({"paths": [], "hosts": ["api.github.com"], "clauses": [],
+               "persistable": true, "display": "curl -s https://api.github.com/repos/x"})
+    );
+    let (code, value) = run(&["--allow-host", "*.github.com"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(value["prompt"], Value::Null);
+    assert_eq!(
+        run(&["--allow-host", "*.com"]),
+        (Some(1), Value::Null),
+        "a refused host grant is a usage error"
+    );
 }

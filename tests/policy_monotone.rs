@@ -2,8 +2,9 @@
 //!
 //! * adding a deny rule or an `[[ask]]` rule never lowers a decision, and a command an ask
 //!   rule hits is never `Approved`, whatever the grants, nor can its prompt be saved;
-//! * removing a zone, a run zone or a pattern never lowers a decision — adding one never
-//!   raises it — and none of them ever turns a `HardDenied` into anything else (issue 11);
+//! * removing a zone, a run zone, a pattern or a host grant never lowers a decision — adding
+//!   one never raises it — and none of them ever turns a `HardDenied` into anything else
+//!   (issue 11);
 //! * `Approved` implies every clause was judged and passed;
 //! * a persistable prompt answered "Session" makes the same command `Approved`.
 
@@ -19,8 +20,8 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use shellgate_policy::{
-    Access, Choice, Decision, Evaluation, GateEvaluator, GrantSource, Policy, TrustState,
-    VerbPattern,
+    Access, Choice, Decision, Evaluation, GateEvaluator, GrantSource, HostGrant, Policy,
+    TrustState, VerbPattern,
 };
 use shellgate_rules::{Layer, PolicySource};
 
@@ -118,6 +119,10 @@ const VERBS: &[&str] = &[
     "./scripts/test.sh",
     "python3 manage.py",
     "printenv",
+    "wget",
+    "curl -X POST",
+    "curl -T a.txt",
+    "curl -o /tmp/x",
 ];
 const ARGS: &[&str] = &[
     "-la",
@@ -147,6 +152,11 @@ const ARGS: &[&str] = &[
     "/tmp/../etc/passwd",
     "~",
     "/",
+    "https://api.github.com/repos/x",
+    "https://cdn.example.com/lib.js",
+    "https://example.com/",
+    "http://localhost:8000/health",
+    "https://$HOST/x",
 ];
 const REDIRECTS: &[&str] = &[
     "",
@@ -188,6 +198,12 @@ const PATTERNS: &[&str] = &[
     "/home/u/proj/run.sh *",
 ];
 const RUN_ZONES: &[&str] = &["/home/u/proj", "/tmp", "/home/u/proj/sub", "/srv/data"];
+const HOSTS: &[&str] = &[
+    "api.github.com",
+    "*.example.com",
+    "example.com",
+    "github.com",
+];
 const AUDIENCES: &[&str] = &["personal", "team", "public"];
 
 fn clause() -> impl Strategy<Value = String> {
@@ -229,6 +245,7 @@ struct Grants {
     zones: Vec<(&'static str, bool)>,
     run_zones: Vec<&'static str>,
     patterns: Vec<&'static str>,
+    hosts: Vec<&'static str>,
 }
 
 fn grants() -> impl Strategy<Value = Grants> {
@@ -237,12 +254,14 @@ fn grants() -> impl Strategy<Value = Grants> {
         prop::collection::vec((prop::sample::select(ZONES), any::<bool>()), 0..4),
         prop::collection::vec(prop::sample::select(RUN_ZONES), 0..3),
         prop::collection::vec(prop::sample::select(PATTERNS), 0..5),
+        prop::collection::vec(prop::sample::select(HOSTS), 0..3),
     )
-        .prop_map(|(audience, zones, run_zones, patterns)| Grants {
+        .prop_map(|(audience, zones, run_zones, patterns, hosts)| Grants {
             audience,
             zones,
             run_zones,
             patterns,
+            hosts,
         })
 }
 
@@ -265,6 +284,9 @@ fn state(gate: &GateEvaluator, grants: &Grants) -> TrustState {
             pattern.parse::<VerbPattern>().unwrap(),
             GrantSource::Session,
         );
+    }
+    for host in &grants.hosts {
+        state.add_host(host.parse::<HostGrant>().unwrap(), GrantSource::Session);
     }
     state
 }
@@ -307,7 +329,7 @@ fn consistent(evaluation: &Evaluation) -> Result<(), TestCaseError> {
     );
     if let Some(prompt) = &evaluation.prompt {
         prop_assert!(
-            !prompt.paths.is_empty() || !prompt.clauses.is_empty(),
+            !prompt.paths.is_empty() || !prompt.clauses.is_empty() || !prompt.hosts.is_empty(),
             "an empty prompt"
         );
     }
@@ -385,6 +407,19 @@ proptest! {
         let mut fewer = grants.clone();
         fewer.patterns.remove(pick.index(grants.patterns.len()));
         let reduced = gate.evaluate(&command, &state(gate, &fewer));
+        monotone(&command, &full, &reduced)?;
+    }
+
+    #[test]
+    fn removing_a_host_grant_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
+        prop_assume!(!grants.hosts.is_empty());
+        let gate = default_gate();
+        let full = gate.evaluate(&command, &state(gate, &grants));
+        let mut fewer = grants.clone();
+        fewer.hosts.remove(pick.index(grants.hosts.len()));
+        let reduced = gate.evaluate(&command, &state(gate, &fewer));
+        consistent(&full)?;
+        consistent(&reduced)?;
         monotone(&command, &full, &reduced)?;
     }
 

@@ -100,8 +100,8 @@ fn grants_show_up_in_list_and_json() {
     let expected = serde_json::json!({
         "trust_file": path.display().to_string(),
         "audiences": {
-            "ci": {"zones": [{"path": "/tmp/x", "access": "read"}], "patterns": []},
-            "personal": {"zones": [{"path": "/home/u/proj", "access": "write"}], "patterns": ["git push origin main *"]},
+            "ci": {"zones": [{"path": "/tmp/x", "access": "read"}], "patterns": [], "hosts": []},
+            "personal": {"zones": [{"path": "/home/u/proj", "access": "write"}], "patterns": ["git push origin main *"], "hosts": []},
         }
     });
     assert_eq!(
@@ -113,7 +113,7 @@ fn grants_show_up_in_list_and_json() {
     assert_eq!(code, 0);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&stdout).unwrap(),
-        serde_json::json!({"trust_file": path.display().to_string(), "audiences": {"nobody": {"zones": [], "patterns": []}}})
+        serde_json::json!({"trust_file": path.display().to_string(), "audiences": {"nobody": {"zones": [], "patterns": [], "hosts": []}}})
     );
     assert_eq!(
         run(
@@ -484,4 +484,79 @@ fn a_user_policy_shell_is_refused_as_a_grant_head() {
         stderr,
         "error: cannot read `/nonexistent/p.toml`: No such file or directory (os error 2)\n  help: check the path and its permissions\n"
     );
+}
+
+/// Host grants end to end: `trust-host` refuses URLs and too broad wildcards (exit 1, file
+/// untouched), accepts a host, `list` shows it, `eval` then approves a plain read of it (but
+/// not a POST), and `revoke --host` takes it back.
+#[test]
+fn trust_host_is_checked_listed_honoured_and_revoked() {
+    let (dir, path) = trust_file();
+    let refused: [(&str, &str); 3] = [
+        (
+            "*.com",
+            "error: `*.com` would trust too many hosts: it covers a whole top-level domain\n  help: name the host, such as `api.github.com`, or the subdomains of one registered domain, such as `*.github.com`\n",
+        ),
+        (
+            "https://api.github.com",
+            "error: `https://api.github.com` is not a host: it has a scheme\n  help: give the host name alone, such as `api.github.com`, or `*.example.com` for its subdomains\n",
+        ),
+        (
+            "*",
+            "error: `*` would trust too many hosts: it trusts every host\n  help: name the host, such as `api.github.com`, or the subdomains of one registered domain, such as `*.github.com`\n",
+        ),
+    ];
+    for (host, stderr) in refused {
+        assert_eq!(
+            run(&["approvals", "trust-host", host], &path),
+            (1, String::new(), stderr.to_owned()),
+            "{host}"
+        );
+    }
+    assert!(!path.exists(), "nothing was written");
+    let eval = |command: &str| {
+        Command::new(env!("CARGO_BIN_EXE_shellgate"))
+            .args(["eval", "--trust"])
+            .arg(&path)
+            .arg("--cwd")
+            .arg(dir.root())
+            .args(["--", command])
+            .env("HOME", "/home/u")
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    let read = "curl -s https://API.GitHub.com/repos/x";
+    assert_eq!(eval(read), Some(2), "nothing granted yet");
+    assert_eq!(
+        run(&["approvals", "trust-host", "API.github.com."], &path),
+        (
+            0,
+            "trusted: host `api.github.com` for audience `personal`\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run(&["approvals", "list"], &path).1,
+        format!(
+            "trust file: {}\npersonal:\n  host            api.github.com\n",
+            path.display()
+        )
+    );
+    assert_eq!(eval(read), Some(0), "a plain read of the granted host");
+    assert_eq!(
+        eval("curl -s -X POST -d x=1 https://api.github.com/repos"),
+        Some(2),
+        "a POST never rides a host grant"
+    );
+    assert_eq!(
+        run(&["approvals", "revoke", "--host", "api.github.com"], &path),
+        (
+            0,
+            "revoked: host `api.github.com` for audience `personal`\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(eval(read), Some(2), "revoked");
 }

@@ -1,7 +1,8 @@
 //! `shellgate approvals`: show, grant and revoke the approvals persisted in the trust file.
 //!
-//! `trust-verb` and `trust-zone` refuse what the policy's
-//! [`GrantRule`](shellgate_policy::GrantRule) refuses (`bash *`, `git *`, the home directory…),
+//! `trust-verb`, `trust-zone` and `trust-host` refuse what the policy's
+//! [`GrantRule`](shellgate_policy::GrantRule) refuses (`bash *`, `git *`, the home directory,
+//! `*.com`…),
 //! with the narrower grant to give instead; `--policy` adds files to the embedded default, as
 //! the hook's `--policy` does, so their shells, interpreters and wrappers count too.
 
@@ -10,8 +11,8 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use shellgate_policy::{GrantRefusal, GrantRule};
-use shellgate_rules::{Access, PatternError, VerbPattern, ZonePath};
-use shellgate_store::{Grants, Quarantine, StoreError, TrustStore, validate_audience};
+use shellgate_rules::{Access, HostGrant, PatternError, VerbPattern, ZonePath};
+use shellgate_store::{Grants, Outcome, Quarantine, StoreError, TrustStore, validate_audience};
 
 use super::Exit;
 use super::output::{errln, out, outln};
@@ -40,7 +41,7 @@ pub struct Args {
 
 #[derive(Debug, Subcommand)]
 enum Action {
-    /// List the trusted zones and patterns.
+    /// List the trusted zones, patterns and hosts.
     List {
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -59,19 +60,28 @@ enum Action {
         /// Literal command words, then one argument glob (quote it).
         pattern: String,
     },
-    /// Revoke a trusted zone or pattern.
+    /// Grant plain reads (GET, HEAD, OPTIONS, nothing sent) of a host, such as
+    /// `api.github.com`, or `*.example.com` for its subdomains.
+    TrustHost {
+        /// A host name or IP address, or `*.` and a domain (no scheme, port or path).
+        host: String,
+    },
+    /// Revoke a trusted zone, pattern or host.
     Revoke {
         /// The directory to stop trusting.
         #[arg(
             long,
             value_name = "DIR",
-            conflicts_with = "pattern",
-            required_unless_present = "pattern"
+            conflicts_with_all = ["pattern", "host"],
+            required_unless_present_any = ["pattern", "host"]
         )]
         zone: Option<String>,
         /// The pattern to stop trusting.
-        #[arg(long, value_name = "PATTERN")]
+        #[arg(long, value_name = "PATTERN", conflicts_with = "host")]
         pattern: Option<String>,
+        /// The host grant to revoke.
+        #[arg(long, value_name = "HOST")]
+        host: Option<String>,
     },
 }
 
@@ -139,7 +149,7 @@ struct NotTrusted {
 
 /// `revoke` without exactly one target (clap normally catches this first).
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-#[error("`revoke` needs exactly one of `--zone DIR` or `--pattern PATTERN`")]
+#[error("`revoke` needs exactly one of `--zone DIR`, `--pattern PATTERN` or `--host HOST`")]
 #[diagnostic(help("such as `shellgate approvals revoke --pattern 'git push *'`"))]
 struct RevokeWhat;
 
@@ -212,29 +222,30 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
             };
             rule(args)?.check_zone(zone.as_path(), access, home.as_deref())?;
             let outcome = store.add_zone(audience, &zone, access)?;
-            let verb = if outcome.changed {
-                "trusted"
-            } else {
-                "already trusted"
-            };
-            outln!("{verb}: zone `{zone}` ({access}) for audience `{audience}`");
-            Ok(finish(outcome.quarantined.as_ref()))
+            Ok(granted(
+                &outcome,
+                &format!("zone `{zone}` ({access})"),
+                audience,
+            ))
         }
         Action::TrustVerb { pattern } => {
             let pattern: VerbPattern = pattern.parse()?;
             rule(args)?.check_pattern(&pattern)?;
             let outcome = store.add_pattern(audience, &pattern)?;
-            let verb = if outcome.changed {
-                "trusted"
-            } else {
-                "already trusted"
-            };
-            outln!("{verb}: pattern `{pattern}` for audience `{audience}`");
-            Ok(finish(outcome.quarantined.as_ref()))
+            Ok(granted(&outcome, &format!("pattern `{pattern}`"), audience))
         }
-        Action::Revoke { zone, pattern } => {
-            let (what, text, outcome) = match (zone, pattern) {
-                (Some(dir), None) => {
+        Action::TrustHost { host } => {
+            let host = rule(args)?.check_host(host)?;
+            let outcome = store.add_host(audience, &host)?;
+            Ok(granted(&outcome, &format!("host `{host}`"), audience))
+        }
+        Action::Revoke {
+            zone,
+            pattern,
+            host,
+        } => {
+            let (what, text, outcome) = match (zone, pattern, host) {
+                (Some(dir), None, None) => {
                     let zone = ZonePath::new(dir, home.as_deref())?;
                     (
                         "zone",
@@ -242,7 +253,7 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
                         store.revoke_zone(audience, &zone)?,
                     )
                 }
-                (None, Some(pattern)) => {
+                (None, Some(pattern), None) => {
                     let pattern: VerbPattern = pattern.parse()?;
                     (
                         "pattern",
@@ -250,8 +261,19 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
                         store.revoke_pattern(audience, &pattern)?,
                     )
                 }
-                // clap enforces exactly one of the two; should it not, refuse rather than guess.
-                (Some(_), Some(_)) | (None, None) => {
+                (None, None, Some(host)) => {
+                    let host: HostGrant = host.parse()?;
+                    (
+                        "host",
+                        host.to_string(),
+                        store.revoke_host(audience, &host)?,
+                    )
+                }
+                // clap enforces exactly one of the three; should it not, refuse rather than guess.
+                (Some(_), Some(_), _)
+                | (Some(_), _, Some(_))
+                | (_, Some(_), Some(_))
+                | (None, None, None) => {
                     return Err(Failure::Invalid(Box::new(RevokeWhat)));
                 }
             };
@@ -276,6 +298,18 @@ fn rule(args: &Args) -> Result<GrantRule, Failure> {
     policy_files::load(&args.policy.policies)
         .map(GrantRule::new)
         .map_err(Failure::Policy)
+}
+
+/// Says what a grant did (`trusted: host `x` for audience `a``, or `already trusted: …`) and
+/// finishes as [`finish`] does.
+fn granted(outcome: &Outcome, what: &str, audience: &str) -> Exit {
+    let verb = if outcome.changed {
+        "trusted"
+    } else {
+        "already trusted"
+    };
+    outln!("{verb}: {what} for audience `{audience}`");
+    finish(outcome.quarantined.as_ref())
 }
 
 /// Exit 0, or 2 after a quarantine that happened during the edit.
@@ -341,6 +375,9 @@ fn list(store: &TrustStore, only: Option<&str>, json: bool) -> Exit {
         }
         for pattern in &grants.patterns {
             out.push_str(&format!("  pattern         {pattern}\n"));
+        }
+        for host in &grants.hosts {
+            out.push_str(&format!("  host            {host}\n"));
         }
     }
     out!("{out}");

@@ -148,6 +148,9 @@ pub fn render(evaluation: &Evaluation) -> String {
         for path in &prompt.paths {
             out.push_str(&format!("  {} {}\n", path.access, path.path));
         }
+        for host in &prompt.hosts {
+            out.push_str(&format!("  host {host}\n"));
+        }
         let choices = if prompt.persistable {
             "once, session, always, deny"
         } else {

@@ -157,6 +157,9 @@ pub fn run(args: &Args) -> Exit {
         for path in &prompt.paths {
             let _ = writeln!(out, "  {} {}", path.access, path.path);
         }
+        for host in &prompt.hosts {
+            let _ = writeln!(out, "  host {host}");
+        }
         let choices = if prompt.persistable {
             "once, session, always, deny"
         } else {

@@ -1,13 +1,13 @@
 //! The options that build a trust state, shared by `eval`, `explain`, `audit` and `hook`:
 //! [`PolicyArgs`] (`--policy`, `--trust`, `--audience`) and [`SessionArgs`] (`--cwd`,
-//! `--project`, `--session`, `--home`, `--zone`, `--read-zone`, `--allow`), together
+//! `--project`, `--session`, `--home`, `--zone`, `--read-zone`, `--allow`, `--allow-host`), together
 //! [`TrustArgs`]. `approvals` takes [`PolicyFiles`] (`--policy`) alone.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use shellgate::TrustRecipe;
-use shellgate_policy::{Access, VerbPattern};
+use shellgate_policy::{Access, HostGrant, VerbPattern};
 use shellgate_store::{Grants, Quarantine, StoreError, TrustStore};
 
 use super::Exit;
@@ -64,6 +64,10 @@ pub struct SessionArgs {
     /// Approve a verb pattern such as `'git push origin main *'` in this session; repeatable.
     #[arg(long = "allow", value_name = "PATTERN")]
     pub allow: Vec<String>,
+    /// Grant plain reads (GET, HEAD, OPTIONS, nothing sent) of a host such as `api.github.com`,
+    /// or `*.example.com` for its subdomains, in this session; repeatable.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
 }
 
 /// Every option of a trust state.
@@ -118,7 +122,7 @@ impl TrustArgs {
     /// # Errors
     ///
     /// [`Exit::Error`] after a diagnostic: no current directory, an unreadable trust file, a
-    /// bad `--allow` pattern.
+    /// bad `--allow` pattern or `--allow-host` host.
     pub fn recipe(&self, resolve_symlinks: bool) -> Result<TrustRecipe, Exit> {
         let current = std::env::current_dir().map_err(|e| {
             errln!("error: cannot read the current directory: {e}");
@@ -140,6 +144,13 @@ impl TrustArgs {
         let mut patterns = Vec::new();
         for text in &session.allow {
             patterns.push(text.parse::<VerbPattern>().map_err(|e| {
+                report(&e);
+                Exit::Error
+            })?);
+        }
+        let mut hosts = Vec::new();
+        for text in &session.allow_hosts {
+            hosts.push(text.parse::<HostGrant>().map_err(|e| {
                 report(&e);
                 Exit::Error
             })?);
@@ -175,6 +186,7 @@ impl TrustArgs {
                 )
                 .collect(),
             patterns,
+            hosts,
         })
     }
 }

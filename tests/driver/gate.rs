@@ -5,7 +5,8 @@
 //! Defaults: audience `personal`, project and cwd `/home/u/proj`, home `/home/u`, no session
 //! directory, tmp `/tmp` (`{root}/tmp` in a file-system case), symbolic links not resolved. `zones` are extra write zones and `read_zones` extra
 //! read zones (session grants), `allow` session patterns, `stored` persisted patterns,
-//! `stored_zones` persisted zones (`"write /x"`).
+//! `stored_zones` persisted zones (`"write /x"`), `allow_hosts` session host grants and
+//! `stored_hosts` persisted ones (`"api.github.com"`, `"*.example.com"`).
 //!
 //! A case with `dirs`, `files` or `symlinks` runs in a fresh temporary directory: `{root}` in
 //! any field stands for it, the listed directories and empty files are created, each symlink
@@ -13,11 +14,13 @@
 //! written after `{root}` substitution), and symbolic links are resolved.
 //!
 //! Checked exactly: `expect`; `deny` (hard-deny rule ids in order, default none); for
-//! `NeedsPrompt` the prompt's `paths` (`"access path"`), `clauses` (`"text => pattern"`, `-` for
+//! `NeedsPrompt` the prompt's `paths` (`"access path"`), `hosts` (the proposed host grants),
+//! `clauses` (`"text => pattern"`, `-` for
 //! no pattern) and `persistable` (default true). Checked when given: `display`, `verbs`,
 //! `argv`, `origins`, `reasons` (one string per clause verdict: `kind` or `kind(rule)` joined by
 //! `"; "`). A workflow step: `choice` with either `effects` (`"add-session-zone write /x"`,
-//! `"add-session-pattern P"`, `"persist-zone …"`, `"persist-pattern P"`, `"complete D"`) or
+//! `"add-session-pattern P"`, `"persist-zone …"`, `"persist-pattern P"`, `"add-session-host H"`,
+//! `"persist-host H"`, `"complete D"`) or
 //! `error` (the exact message); `then` is the decision after the effects are applied to the
 //! state and the command is evaluated again.
 
@@ -34,8 +37,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 use shellgate_policy::{
-    Access, Choice, Decision, Effect, Evaluation, GateEvaluator, GrantSource, Policy, TrustState,
-    VerbPattern,
+    Access, Choice, Decision, Effect, Evaluation, GateEvaluator, GrantSource, HostGrant, Policy,
+    TrustState, VerbPattern,
 };
 use shellgate_rules::{Layer, PolicySource};
 
@@ -62,6 +65,10 @@ struct Case {
     stored: Vec<String>,
     #[serde(default)]
     stored_zones: Vec<String>,
+    #[serde(default)]
+    allow_hosts: Vec<String>,
+    #[serde(default)]
+    stored_hosts: Vec<String>,
     policy: Option<String>,
     #[serde(default)]
     dirs: Vec<String>,
@@ -74,6 +81,8 @@ struct Case {
     deny: Vec<String>,
     #[serde(default)]
     paths: Vec<String>,
+    #[serde(default)]
+    hosts: Vec<String>,
     #[serde(default)]
     clauses: Vec<String>,
     persistable: Option<bool>,
@@ -163,6 +172,15 @@ fn state_for(gate: &GateEvaluator, case: &Case, root: &str) -> Result<TrustState
             state.add_pattern(pattern, source);
         }
     }
+    for (list, source) in [
+        (&case.allow_hosts, GrantSource::Session),
+        (&case.stored_hosts, GrantSource::Store),
+    ] {
+        for host in list {
+            let host: HostGrant = host.parse().map_err(|e| format!("host `{host}`: {e}"))?;
+            state.add_host(host, source);
+        }
+    }
     Ok(state)
 }
 
@@ -174,6 +192,8 @@ fn effect_text(effect: &Effect) -> String {
         Effect::AddSessionPattern(p) => format!("add-session-pattern {p}"),
         Effect::PersistZone { path, access } => format!("persist-zone {access} {path}"),
         Effect::PersistPattern(p) => format!("persist-pattern {p}"),
+        Effect::AddSessionHost(h) => format!("add-session-host {h}"),
+        Effect::PersistHost(h) => format!("persist-host {h}"),
         Effect::Complete(d) => format!("complete {d}"),
     }
 }
@@ -293,6 +313,18 @@ fn run_case(case: &Case) -> Option<String> {
         "paths",
         format!("{expected_paths:?}"),
         format!("{:?}", prompt_paths(&evaluation)),
+    );
+    let prompt_hosts: Vec<String> = evaluation
+        .prompt
+        .iter()
+        .flat_map(|p| &p.hosts)
+        .map(ToString::to_string)
+        .collect();
+    check(
+        &mut problems,
+        "hosts",
+        format!("{:?}", case.hosts),
+        format!("{prompt_hosts:?}"),
     );
     let expected_clauses: Vec<String> = case.clauses.iter().map(s).collect();
     check(

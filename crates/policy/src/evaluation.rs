@@ -8,6 +8,7 @@
 //!               "reasons": [{"kind": string, "rule": string|null, "message": string}]}],
 //!  "hard_deny": [{"rule": string, "category": string, "reason": string}],
 //!  "prompt": null | {"paths": [{"path": string, "access": "read"|"write"}],
+//!                    "hosts": [string],
 //!                    "clauses": [{"text": string, "pattern": string|null}],
 //!                    "persistable": bool, "display": string,
 //!                    "asked_by": [{"rule": string, "category": string, "reason": string}]}}
@@ -19,7 +20,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde::Serialize;
-use shellgate_rules::{Access, Decision, VerbPattern};
+use shellgate_rules::{Access, Decision, HostGrant, VerbPattern};
 
 /// The result of evaluating one command.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -85,6 +86,7 @@ impl Evaluation {
             .collect();
         self.decision = Decision::NeedsPrompt;
         self.prompt = Some(Prompt {
+            hosts: Vec::new(),
             paths,
             clauses: vec![PromptClause {
                 text: shown.clone(),
@@ -267,6 +269,9 @@ pub struct DenyHit {
 pub struct Prompt {
     /// Every untrusted path, once (a path both read and written is listed as written).
     pub paths: Vec<PromptPath>,
+    /// Every host a clause reads from that is not granted, once, as the host grant a person
+    /// may give for it (a plain read of one host: never a request that sends data or uploads).
+    pub hosts: Vec<HostGrant>,
     /// Every clause whose verb, executable or code needs a person, once.
     pub clauses: Vec<PromptClause>,
     /// Whether "Session" and "Always" can be offered: false when a clause is dynamic, opaque,

@@ -28,13 +28,21 @@
 //! decision for that access is forced); a zone inside a protected path is refused too (it
 //! would change nothing), and so is a *write* zone inside a system directory (it would let a
 //! command plant programs every user runs).
+//!
+//! **Hosts** (`shellgate approvals trust-host`): a host grant names one host (`api.github.com`,
+//! `10.0.0.5`) or the subdomains of one domain (`*.example.com`). Refused: anything with a
+//! scheme, user, port or path (a URL is not a host); `*`; a wildcard over a top-level domain
+//! (`*.com`), a public suffix (`*.co.uk`, `*.com.au`: one of
+//! [`PUBLIC_SECOND_LEVEL`](shellgate_rules::PUBLIC_SECOND_LEVEL) before a two-letter country
+//! code) or an IP range (`*.0.10`) — see [`HostGrant`].
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use shellgate_rules::{
-    Access, Decision, Policy, Protected, VerbPattern, WrapperMode, resolve_path,
+    Access, Decision, HostGrant, PatternError, Policy, Protected, VerbPattern, WrapperMode,
+    resolve_path,
 };
 
 use crate::paths;
@@ -178,6 +186,12 @@ pub enum GrantRefusal {
         /// Why it is protected.
         why: String,
     },
+    /// A host grant that is not a host, or covers too many hosts.
+    #[error("{error}")]
+    Host {
+        /// Why the host is refused.
+        error: PatternError,
+    },
     /// A zone inside a protected path.
     #[error("`{zone}` is inside the protected path `{glob}` ({id}: {why})")]
     InsideProtected {
@@ -235,6 +249,9 @@ impl GrantRefusal {
                 "protected paths stay protected whatever the zones say; trust a directory outside it"
                     .to_owned()
             }
+            Self::Host { error } => {
+                miette::Diagnostic::help(error).map_or_else(String::new, |help| help.to_string())
+            }
         }
     }
 
@@ -249,6 +266,7 @@ impl GrantRefusal {
             Self::InsideSystem { .. } => "shellgate::grant::inside_system",
             Self::CoversProtected { .. } => "shellgate::grant::covers_protected",
             Self::InsideProtected { .. } => "shellgate::grant::inside_protected",
+            Self::Host { .. } => "shellgate::grant::host",
         }
     }
 }
@@ -585,6 +603,15 @@ impl GrantRule {
             });
         }
         Ok(())
+    }
+
+    /// Checks a host grant for persisting (see the module docs) and returns it normalised.
+    ///
+    /// # Errors
+    ///
+    /// [`GrantRefusal::Host`] when it is not a host or covers too many hosts.
+    pub fn check_host(&self, host: &str) -> Result<HostGrant, GrantRefusal> {
+        HostGrant::new(host).map_err(|error| GrantRefusal::Host { error })
     }
 
     /// The first protected entry (one `applies` to) whose literal base directory is `dir` or

@@ -69,6 +69,6 @@ pub use evaluation::{
 pub use evaluator::GateEvaluator;
 pub use grant_rule::{GrantRefusal, GrantRule};
 pub use load::{load_policy, load_policy_with};
-pub use shellgate_rules::{Access, Decision, Policy, VerbPattern, ZonePath};
-pub use trust::{ApprovedPattern, GrantSource, TrustState, Zone};
+pub use shellgate_rules::{Access, Decision, HostGrant, Policy, VerbPattern, ZonePath};
+pub use trust::{ApprovedPattern, GrantSource, GrantedHost, TrustState, Zone};
 pub use workflow::{Choice, Effect, WorkflowError, respond};

@@ -39,6 +39,7 @@ pub(crate) fn blank(command: &str) -> Evaluation {
         )],
         hard_deny: Vec::new(),
         prompt: Some(Prompt {
+            hosts: Vec::new(),
             paths: Vec::new(),
             clauses: vec![PromptClause {
                 text: BLANK_TEXT.to_owned(),

@@ -1,8 +1,9 @@
-//! What an audience trusts: zones, approved verb patterns and where the command runs.
+//! What an audience trusts: zones, approved verb patterns, granted hosts and where the command
+//! runs.
 
 use std::path::{Path, PathBuf};
 
-use shellgate_rules::{Access, VerbPattern};
+use shellgate_rules::{Access, HostGrant, VerbPattern};
 
 use crate::paths;
 use crate::workflow::Effect;
@@ -79,6 +80,15 @@ pub struct ApprovedPattern {
     pub source: GrantSource,
 }
 
+/// A granted network host and where it comes from: plain reads of it run silently.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrantedHost {
+    /// The host (exact, or `*.domain` for its subdomains).
+    pub host: HostGrant,
+    /// Where the grant comes from (`Store` for persisted, `Session` for this session).
+    pub source: GrantSource,
+}
+
 /// Everything the gate needs to know about who runs a command and where.
 ///
 /// Build it with [`TrustState::new`], then add the audience profile
@@ -110,6 +120,7 @@ pub struct TrustState {
     zones: Vec<Zone>,
     run_zones: Vec<Zone>,
     patterns: Vec<ApprovedPattern>,
+    hosts: Vec<GrantedHost>,
     resolve_symlinks: bool,
 }
 
@@ -129,6 +140,7 @@ impl TrustState {
             zones: Vec::new(),
             run_zones: Vec::new(),
             patterns: Vec::new(),
+            hosts: Vec::new(),
             resolve_symlinks: true,
         }
     }
@@ -198,6 +210,12 @@ impl TrustState {
     #[must_use]
     pub fn patterns(&self) -> &[ApprovedPattern] {
         &self.patterns
+    }
+
+    /// The granted hosts, in the order they were added.
+    #[must_use]
+    pub fn hosts(&self) -> &[GrantedHost] {
+        &self.hosts
     }
 
     /// Sets the working directory.
@@ -290,6 +308,27 @@ impl TrustState {
         }
     }
 
+    /// Grants plain reads of a host. Adding the same host from the same source twice keeps one.
+    pub fn add_host(&mut self, host: HostGrant, source: GrantSource) {
+        let granted = GrantedHost { host, source };
+        if !self.hosts.contains(&granted) {
+            self.hosts.push(granted);
+        }
+    }
+
+    /// Removes every grant of `host`; returns how many were removed.
+    pub fn remove_host(&mut self, host: &HostGrant) -> usize {
+        let before = self.hosts.len();
+        self.hosts.retain(|granted| &granted.host != host);
+        before - self.hosts.len()
+    }
+
+    /// The first grant that covers `host` (a host name as a URL names it), if any.
+    #[must_use]
+    pub fn host_grant_for(&self, host: &str) -> Option<&GrantedHost> {
+        self.hosts.iter().find(|granted| granted.host.matches(host))
+    }
+
     /// Removes every zone whose directory (as given) is `path`; returns how many were removed.
     pub fn remove_zone(&mut self, path: impl AsRef<Path>) -> usize {
         let path = clean(path.as_ref());
@@ -306,7 +345,7 @@ impl TrustState {
         before - self.patterns.len()
     }
 
-    /// Applies the grants of a workflow's effects: session zones and patterns with source
+    /// Applies the grants of a workflow's effects: session zones, patterns and hosts with source
     /// [`GrantSource::Session`], persisted ones with [`GrantSource::Store`] (they take effect at
     /// once; writing them to the trust store is the caller's job). `Complete` is ignored.
     pub fn apply_effects(&mut self, effects: &[Effect]) {
@@ -324,6 +363,8 @@ impl TrustState {
                 Effect::PersistPattern(pattern) => {
                     self.add_pattern(pattern.clone(), GrantSource::Store)
                 }
+                Effect::AddSessionHost(host) => self.add_host(host.clone(), GrantSource::Session),
+                Effect::PersistHost(host) => self.add_host(host.clone(), GrantSource::Store),
                 // Completion is the caller's decision to run the command or not.
                 Effect::Complete(_) => {}
             }
@@ -415,6 +456,27 @@ mod tests {
         assert_eq!(state.patterns().len(), 2);
         assert_eq!(state.remove_pattern(&pattern), 2);
         assert!(state.patterns().is_empty());
+    }
+
+    #[test]
+    fn hosts_are_deduplicated_found_and_removable() {
+        let mut state = TrustState::new("personal", "/w");
+        let wildcard: HostGrant = "*.example.com".parse().unwrap();
+        state.add_host(wildcard.clone(), GrantSource::Store);
+        state.add_host(wildcard.clone(), GrantSource::Store);
+        state.add_host("api.github.com".parse().unwrap(), GrantSource::Session);
+        assert_eq!(state.hosts().len(), 2);
+        assert_eq!(
+            state.host_grant_for("cdn.example.com").map(|g| g.source),
+            Some(GrantSource::Store)
+        );
+        assert_eq!(state.host_grant_for("example.com"), None);
+        assert_eq!(
+            state.host_grant_for("API.github.com.").map(|g| g.source),
+            Some(GrantSource::Session)
+        );
+        assert_eq!(state.remove_host(&wildcard), 1);
+        assert_eq!(state.host_grant_for("cdn.example.com"), None);
     }
 
     #[test]

@@ -8,11 +8,11 @@
 //! | evaluation | choice | effects |
 //! | --- | --- | --- |
 //! | `NeedsPrompt` | `Once` | `Complete(Approved)` |
-//! | `NeedsPrompt` | `Session` | `AddSessionZone` per path, `AddSessionPattern` per pattern, `Complete(Approved)` |
-//! | `NeedsPrompt` | `Always` | `PersistZone` per path, `PersistPattern` per pattern, `Complete(Approved)` |
+//! | `NeedsPrompt` | `Session` | `AddSessionZone` per path, `AddSessionHost` per host, `AddSessionPattern` per pattern, `Complete(Approved)` |
+//! | `NeedsPrompt` | `Always` | `PersistZone` per path, `PersistHost` per host, `PersistPattern` per pattern, `Complete(Approved)` |
 //! | `NeedsPrompt` | `Deny` | `Complete(HardDenied)` |
 //! | not persistable | `Session` or `Always` | error: only `Once` and `Deny` are offered |
-//! | a zone or pattern the [`GrantRule`] refuses | `Session` or `Always` | error: the refusal, with the narrower grant to give instead |
+//! | a zone, host or pattern the [`GrantRule`] refuses | `Session` or `Always` | error: the refusal, with the narrower grant to give instead |
 //! | `Approved` or `HardDenied` | any | error: there is no prompt to answer |
 //!
 //! After the `Session` or `Always` effects are applied, evaluating the same command in the same
@@ -21,7 +21,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use shellgate_rules::{Access, Decision, VerbPattern, ZonePath};
+use shellgate_rules::{Access, Decision, HostGrant, VerbPattern, ZonePath};
 
 use crate::evaluation::Evaluation;
 use crate::evaluator::GateEvaluator;
@@ -97,6 +97,10 @@ pub enum Effect {
     },
     /// Persist a pattern in the trust store.
     PersistPattern(VerbPattern),
+    /// Grant plain reads of a host for the rest of the session.
+    AddSessionHost(HostGrant),
+    /// Persist a host grant in the trust store.
+    PersistHost(HostGrant),
     /// The call is decided: run it (`Approved`) or not (`HardDenied`).
     Complete(Decision),
 }
@@ -220,6 +224,14 @@ pub fn respond(
                 access: path.access,
             });
         }
+    }
+    for host in &prompt.hosts {
+        let host = rule.check_host(host.as_str())?;
+        effects.push(if persist {
+            Effect::PersistHost(host)
+        } else {
+            Effect::AddSessionHost(host)
+        });
     }
     let mut seen: Vec<&VerbPattern> = Vec::new();
     for clause in &prompt.clauses {

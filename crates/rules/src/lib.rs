@@ -87,7 +87,9 @@ pub use model::{
     ReadZones, Role, Runs, SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper,
     WrapperMode, WrapperOptions, ZoneTemplate, ZoneVars,
 };
-pub use pattern::{Access, ArgGlob, PatternError, VerbPattern, ZonePath};
+pub use pattern::{
+    Access, ArgGlob, HostGrant, PUBLIC_SECOND_LEVEL, PatternError, VerbPattern, ZonePath,
+};
 pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, Policy};
 pub use safe::SafeVerdict;
 pub use shellgate_parser::path::resolve as resolve_path;

@@ -1,13 +1,16 @@
-//! Validated building blocks of a person's grants: verb patterns and trusted zone directories.
+//! Validated building blocks of a person's grants: verb patterns, trusted zone directories and
+//! granted network hosts.
 //!
 //! Both types validate on construction, so a value that exists is well formed: a
 //! [`VerbPattern`] always has a literal prefix and a trailing argument glob, and a [`ZonePath`]
 //! is always an absolute, lexically normalised directory at least two segments deep. The trust
 //! store validates every grant through these types before it writes it.
 
+mod host;
 mod verb;
 mod zone;
 
+pub use host::{HostGrant, PUBLIC_SECOND_LEVEL};
 pub use verb::{ArgGlob, PathArg, VerbPattern};
 pub use zone::{Access, ZonePath};
 
@@ -131,6 +134,41 @@ pub enum PatternError {
     NotUtf8 {
         /// The path as written.
         text: String,
+    },
+    /// A host grant is empty.
+    #[error("the host is empty")]
+    #[diagnostic(
+        code(shellgate::host::empty),
+        help("give a host name, such as `api.github.com`, or `*.example.com` for its subdomains")
+    )]
+    EmptyHost,
+    /// A host grant is a URL or not a host name.
+    #[error("`{text}` is not a host: {why}")]
+    #[diagnostic(
+        code(shellgate::host::not_a_host),
+        help(
+            "give the host name alone, such as `api.github.com`, or `*.example.com` for its subdomains"
+        )
+    )]
+    NotAHost {
+        /// The host as written.
+        text: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// A host wildcard that covers a top-level domain, a public suffix or an IP range.
+    #[error("`{text}` would trust too many hosts: {why}")]
+    #[diagnostic(
+        code(shellgate::host::too_broad),
+        help(
+            "name the host, such as `api.github.com`, or the subdomains of one registered domain, such as `*.github.com`"
+        )
+    )]
+    HostTooBroad {
+        /// The host as written.
+        text: String,
+        /// What it would cover.
+        why: &'static str,
     },
     /// An access name other than `read` or `write`.
     #[error("unknown access `{text}`")]

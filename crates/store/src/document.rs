@@ -11,18 +11,29 @@
 //! patterns = [
 //!     "git push origin main *",
 //! ]
+//! hosts = [
+//!     "api.github.com",
+//!     "*.example.com",
+//! ]
 //! ```
+//!
+//! `hosts` came after the first release of version 1: a file without it is still version 1
+//! and reads as no granted hosts.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 
 use serde::Deserialize;
-use shellgate_rules::{Access, VerbPattern, ZonePath};
+use shellgate_rules::{Access, HostGrant, VerbPattern, ZonePath};
 use toml::Spanned;
 use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 
 use crate::grants::{Grants, validate_audience};
+
+mod layout;
+
+use layout::{push_formatted, remove_formatted};
 
 /// The only file version this build reads and writes.
 pub(crate) const VERSION: i64 = 1;
@@ -33,9 +44,6 @@ pub(crate) const TEMPLATE: &str = "\
 # Edit it by hand or with `shellgate approvals`; comments and order are kept.
 version = 1
 ";
-
-/// The indentation of one element in a multi-line array.
-const INDENT: &str = "    ";
 
 /// Every audience's grants, by audience name.
 pub(crate) type Audiences = BTreeMap<String, Grants>;
@@ -57,6 +65,8 @@ struct RawAudience {
     zones: Vec<RawZone>,
     #[serde(default)]
     patterns: Vec<Spanned<String>>,
+    #[serde(default)]
+    hosts: Vec<Spanned<String>>,
 }
 
 /// One zone entry.
@@ -149,6 +159,13 @@ pub(crate) fn parse(text: &str, home: Option<&Path>) -> Result<Audiences, String
                 .map_err(|err| at(text, Some(pattern.span()), &err.to_string()))?;
             grants.patterns.push(parsed);
         }
+        for host in raw_audience.hosts {
+            let parsed = HostGrant::new(host.get_ref())
+                .map_err(|err| at(text, Some(host.span()), &err.to_string()))?;
+            if !grants.hosts.contains(&parsed) {
+                grants.hosts.push(parsed);
+            }
+        }
         audiences.insert(name, grants);
     }
     Ok(audiences)
@@ -212,121 +229,6 @@ fn audience_table<'d>(
     }
 }
 
-/// The raw text of a decoration part (empty when unset).
-fn raw(part: Option<&toml_edit::RawString>) -> String {
-    part.and_then(|raw| raw.as_str()).unwrap_or("").to_owned()
-}
-
-/// Appends `value` to `array`, following the array's existing layout: one element per line for
-/// a new or multi-line array, `a, b, c` for a one-line array.
-///
-/// In a multi-line array the text between the last comma and the end of its line (an
-/// end-of-line comment such as `"a", # why`) belongs to the element before it, so it stays on
-/// that line and the new element starts on the next one.
-fn push_formatted(array: &mut Array, mut value: Value) {
-    normalize_last_suffix(array);
-    let trailing = raw(Some(array.trailing()));
-    let last_prefix = array.iter().last().map(|last| raw(last.decor().prefix()));
-    let multi_line = last_prefix
-        .as_deref()
-        .is_none_or(|prefix| prefix.contains('\n'));
-    let prefix = if multi_line {
-        let indent = last_prefix
-            .as_deref()
-            .and_then(|prefix| prefix.rsplit_once('\n'))
-            .map_or(INDENT, |(_, indent)| indent)
-            .to_owned();
-        match trailing.split_once('\n') {
-            Some((line_end, rest)) => {
-                array.set_trailing(format!("\n{rest}"));
-                format!("{line_end}\n{indent}")
-            }
-            None => {
-                array.set_trailing("\n");
-                format!("\n{indent}")
-            }
-        }
-    } else {
-        " ".to_owned()
-    };
-    if last_prefix.is_none() {
-        array.set_trailing_comma(true);
-    }
-    value.decor_mut().set_prefix(prefix);
-    value.decor_mut().set_suffix("");
-    array.push_formatted(value);
-}
-
-/// Without a trailing comma, the last element's end-of-line comment is parsed as its suffix
-/// (`"a" # why` then a newline); move it into the array's trailing text, which renders the same,
-/// so that the edits above find it where a trailing comma would have put it.
-fn normalize_last_suffix(array: &mut Array) {
-    if array.trailing_comma() {
-        return;
-    }
-    let trailing = raw(Some(array.trailing()));
-    let Some(last) = array.iter_mut().last() else {
-        return;
-    };
-    let suffix = raw(last.decor().suffix());
-    if suffix.contains('\n') {
-        last.decor_mut().set_suffix("");
-        array.set_trailing(format!("{suffix}{trailing}"));
-    }
-}
-
-/// The decoration that replaces `next` (the prefix of the element after a removed one, or the
-/// array's trailing text) when the element with prefix `removed` goes, in a multi-line array.
-///
-/// `removed` = end-of-line text of the element before it, newline, the removed element's own
-/// comment lines, its indentation; `next` = the removed element's end-of-line text, newline,
-/// the rest. The result keeps the earlier element's end-of-line comment and the person's
-/// comment lines, and drops only the removed element's end-of-line comment. `None` for
-/// one-line layouts.
-fn merge_on_removal(removed: &str, next: &str) -> Option<String> {
-    let (line_end, own) = removed.split_once('\n')?;
-    let (_, next_rest) = next.split_once('\n')?;
-    Some(match own.rsplit_once('\n') {
-        Some((comment_lines, _indent)) => format!("{line_end}\n{comment_lines}\n{next_rest}"),
-        None => format!("{line_end}\n{next_rest}"),
-    })
-}
-
-/// Removes the elements for which `remove` holds, keeping the comments around them (except
-/// each removed element's own end-of-line comment); returns whether any was removed.
-fn remove_formatted(array: &mut Array, remove: impl Fn(&Value) -> bool) -> bool {
-    normalize_last_suffix(array);
-    let mut changed = false;
-    let mut index = 0;
-    while index < array.len() {
-        if !array.get(index).is_some_and(&remove) {
-            index += 1;
-            continue;
-        }
-        let removed = raw(array.remove(index).decor().prefix());
-        changed = true;
-        let next = match array.get(index) {
-            Some(next) => raw(next.decor().prefix()),
-            None => raw(Some(array.trailing())),
-        };
-        let merged = merge_on_removal(&removed, &next);
-        match (array.get_mut(index), merged) {
-            (Some(next), Some(merged)) => next.decor_mut().set_prefix(merged),
-            (None, Some(merged)) => array.set_trailing(merged),
-            // One-line layout: keep `[a, b]` from becoming `[ b]` when `a` goes.
-            (Some(next), None) if index == 0 => next.decor_mut().set_prefix(removed),
-            (Some(_) | None, None) => {}
-        }
-    }
-    if changed && array.is_empty() {
-        if raw(Some(array.trailing())).trim().is_empty() {
-            array.set_trailing("");
-        }
-        array.set_trailing_comma(false);
-    }
-    changed
-}
-
 /// The array under `key`, created (empty) when missing.
 fn array_under<'t>(table: &'t mut dyn TableLike, key: &str) -> Result<&'t mut Array, String> {
     if !table.contains_key(key) {
@@ -336,14 +238,6 @@ fn array_under<'t>(table: &'t mut dyn TableLike, key: &str) -> Result<&'t mut Ar
         .get_mut(key)
         .and_then(Item::as_array_mut)
         .ok_or_else(|| format!("`{key}` is not a list"))
-}
-
-/// Whether a pattern entry (as written) means `pattern`.
-fn is_pattern(value: &Value, pattern: &VerbPattern) -> bool {
-    value
-        .as_str()
-        .and_then(|text| VerbPattern::new(text).ok())
-        .is_some_and(|parsed| parsed == *pattern)
 }
 
 /// Whether a zone path entry (as written) means `zone`.
@@ -363,21 +257,67 @@ fn set_keeping_decor(slot: &mut Value, text: &str) -> bool {
     true
 }
 
+/// Adds `text` to the audience's list of strings `key` unless an entry already means the same
+/// (`same` of the entry as written); returns whether the document changed.
+fn add_listed(
+    doc: &mut DocumentMut,
+    audience: &str,
+    key: &str,
+    text: &str,
+    same: impl Fn(&str) -> bool,
+) -> Result<bool, String> {
+    let Some(table) = audience_table(doc, audience, true)? else {
+        return Err(format!("cannot create `audience.{audience}`"));
+    };
+    let array = array_under(table, key)?;
+    if array.iter().any(|value| value.as_str().is_some_and(&same)) {
+        return Ok(false);
+    }
+    push_formatted(array, Value::from(text));
+    Ok(true)
+}
+
+/// Removes every entry of the audience's list of strings `key` that `same` accepts; returns
+/// whether the document changed.
+fn remove_listed(
+    doc: &mut DocumentMut,
+    audience: &str,
+    key: &str,
+    same: impl Fn(&str) -> bool,
+) -> Result<bool, String> {
+    let Some(table) = audience_table(doc, audience, false)? else {
+        return Ok(false);
+    };
+    match table.get_mut(key) {
+        None => Ok(false),
+        Some(item) => match item.as_array_mut() {
+            Some(array) => Ok(remove_formatted(array, |value| {
+                value.as_str().is_some_and(&same)
+            })),
+            None => Err(format!("`{key}` is not a list")),
+        },
+    }
+}
+
+/// Whether a pattern entry (as written) means `pattern`.
+fn is_pattern(text: &str, pattern: &VerbPattern) -> bool {
+    VerbPattern::new(text).is_ok_and(|parsed| parsed == *pattern)
+}
+
+/// Whether a host entry (as written) means `host`.
+fn is_host(text: &str, host: &HostGrant) -> bool {
+    HostGrant::new(text).is_ok_and(|parsed| parsed == *host)
+}
+
 /// Adds `pattern` to the audience; returns whether the document changed.
 pub(crate) fn add_pattern(
     doc: &mut DocumentMut,
     audience: &str,
     pattern: &VerbPattern,
 ) -> Result<bool, String> {
-    let Some(table) = audience_table(doc, audience, true)? else {
-        return Err(format!("cannot create `audience.{audience}`"));
-    };
-    let array = array_under(table, "patterns")?;
-    if array.iter().any(|value| is_pattern(value, pattern)) {
-        return Ok(false);
-    }
-    push_formatted(array, Value::from(pattern.as_str()));
-    Ok(true)
+    add_listed(doc, audience, "patterns", pattern.as_str(), |text| {
+        is_pattern(text, pattern)
+    })
 }
 
 /// Removes `pattern` from the audience; returns whether the document changed.
@@ -386,16 +326,27 @@ pub(crate) fn remove_pattern(
     audience: &str,
     pattern: &VerbPattern,
 ) -> Result<bool, String> {
-    let Some(table) = audience_table(doc, audience, false)? else {
-        return Ok(false);
-    };
-    match table.get_mut("patterns") {
-        None => Ok(false),
-        Some(item) => match item.as_array_mut() {
-            Some(array) => Ok(remove_formatted(array, |value| is_pattern(value, pattern))),
-            None => Err("`patterns` is not a list".to_owned()),
-        },
-    }
+    remove_listed(doc, audience, "patterns", |text| is_pattern(text, pattern))
+}
+
+/// Adds `host` to the audience; returns whether the document changed.
+pub(crate) fn add_host(
+    doc: &mut DocumentMut,
+    audience: &str,
+    host: &HostGrant,
+) -> Result<bool, String> {
+    add_listed(doc, audience, "hosts", host.as_str(), |text| {
+        is_host(text, host)
+    })
+}
+
+/// Removes `host` from the audience; returns whether the document changed.
+pub(crate) fn remove_host(
+    doc: &mut DocumentMut,
+    audience: &str,
+    host: &HostGrant,
+) -> Result<bool, String> {
+    remove_listed(doc, audience, "hosts", |text| is_host(text, host))
 }
 
 /// Adds `zone` with `access` to the audience, or changes the access of an existing entry for

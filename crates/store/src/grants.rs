@@ -1,7 +1,7 @@
-//! What a person has granted: zones and verb patterns.
+//! What a person has granted: zones, verb patterns and network hosts.
 
 use serde::Serialize;
-use shellgate_rules::{Access, VerbPattern, ZonePath};
+use shellgate_rules::{Access, HostGrant, VerbPattern, ZonePath};
 
 /// A trusted directory and how it may be used.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -19,13 +19,15 @@ pub struct Grants {
     pub zones: Vec<ZoneGrant>,
     /// Trusted verb patterns.
     pub patterns: Vec<VerbPattern>,
+    /// Hosts granted for plain reads.
+    pub hosts: Vec<HostGrant>,
 }
 
 impl Grants {
-    /// Whether there are no zones and no patterns.
+    /// Whether there are no zones, no patterns and no hosts.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.zones.is_empty() && self.patterns.is_empty()
+        self.zones.is_empty() && self.patterns.is_empty() && self.hosts.is_empty()
     }
 
     /// Adds or updates a zone; returns whether anything changed.
@@ -49,6 +51,22 @@ impl Grants {
         }
         self.patterns.push(pattern.clone());
         true
+    }
+
+    /// Adds a host unless present; returns whether anything changed.
+    pub(crate) fn insert_host(&mut self, host: &HostGrant) -> bool {
+        if self.hosts.contains(host) {
+            return false;
+        }
+        self.hosts.push(host.clone());
+        true
+    }
+
+    /// Removes a host; returns whether it was present.
+    pub(crate) fn remove_host(&mut self, host: &HostGrant) -> bool {
+        let before = self.hosts.len();
+        self.hosts.retain(|h| h != host);
+        self.hosts.len() != before
     }
 
     /// Removes a zone; returns whether it was present.

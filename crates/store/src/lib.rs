@@ -58,7 +58,7 @@ pub use error::StoreError;
 pub use grants::{Grants, ZoneGrant, validate_audience};
 pub use location::{TRUST_ENV, TRUST_FILE_NAME, default_trust_path, home_dir, resolve_trust_path};
 pub use session::SessionGrants;
-pub use shellgate_rules::{Access, VerbPattern, ZonePath};
+pub use shellgate_rules::{Access, HostGrant, VerbPattern, ZonePath};
 pub use trust::{Opened, Outcome, Quarantine, Reload, TrustStore};
 
 /// The only trust file version this build reads and writes.

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use shellgate_rules::{Access, VerbPattern, ZonePath};
+use shellgate_rules::{Access, HostGrant, VerbPattern, ZonePath};
 
 use crate::Grants;
 
@@ -46,6 +46,21 @@ impl SessionGrants {
             .entry(session.to_owned())
             .or_default()
             .insert_pattern(pattern)
+    }
+
+    /// Grants plain reads of `host` for `session`; returns whether anything changed.
+    pub fn add_host(&mut self, session: &str, host: &HostGrant) -> bool {
+        self.by_session
+            .entry(session.to_owned())
+            .or_default()
+            .insert_host(host)
+    }
+
+    /// Revokes `host` for `session`; returns whether it was granted.
+    pub fn revoke_host(&mut self, session: &str, host: &HostGrant) -> bool {
+        self.by_session
+            .get_mut(session)
+            .is_some_and(|grants| grants.remove_host(host))
     }
 
     /// Revokes `zone` for `session`; returns whether it was granted.

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use shellgate_rules::{Access, VerbPattern, ZonePath};
+use shellgate_rules::{Access, HostGrant, VerbPattern, ZonePath};
 use toml_edit::DocumentMut;
 
 use crate::disk::{self, Fingerprint, OnDisk};
@@ -290,6 +290,26 @@ impl TrustStore {
     ) -> Result<Outcome, StoreError> {
         validate_audience(audience)?;
         self.mutate(|doc| document::add_pattern(doc, audience, pattern))
+    }
+
+    /// Grants plain reads of `host` for `audience`.
+    ///
+    /// # Errors
+    ///
+    /// As [`add_zone`](Self::add_zone).
+    pub fn add_host(&mut self, audience: &str, host: &HostGrant) -> Result<Outcome, StoreError> {
+        validate_audience(audience)?;
+        self.mutate(|doc| document::add_host(doc, audience, host))
+    }
+
+    /// Revokes `host` for `audience`.
+    ///
+    /// # Errors
+    ///
+    /// As [`add_zone`](Self::add_zone).
+    pub fn revoke_host(&mut self, audience: &str, host: &HostGrant) -> Result<Outcome, StoreError> {
+        validate_audience(audience)?;
+        self.mutate(|doc| document::remove_host(doc, audience, host))
     }
 
     /// Revokes every grant of `zone` for `audience`.

@@ -60,7 +60,9 @@ fn op() -> impl Strategy<Value = Op> {
 fn view(store: &TrustStore) -> Model {
     let mut model = Model::new();
     for audience in AUDIENCES {
-        let Grants { zones, patterns } = store.snapshot(audience);
+        let Grants {
+            zones, patterns, ..
+        } = store.snapshot(audience);
         for zone in zones {
             let old = model.insert(
                 (audience.to_owned(), "zone", zone.path.to_string()),

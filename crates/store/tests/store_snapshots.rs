@@ -1,5 +1,6 @@
-//! Byte-exact snapshots of written trust files, comment survival, skipped no-op writes and
-//! reloading after another writer's change.
+//! Byte-exact snapshots of written trust files, comment survival, skipped no-op writes,
+//! reloading after another writer's change, and host grants (an old file without `hosts` still
+//! loads; a too broad host quarantines the file).
 
 #![allow(
     clippy::unwrap_used,
@@ -12,7 +13,9 @@
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
-use shellgate_store::{Access, Grants, Reload, TrustStore, VerbPattern, ZoneGrant, ZonePath};
+use shellgate_store::{
+    Access, Grants, HostGrant, Reload, SessionGrants, TrustStore, VerbPattern, ZoneGrant, ZonePath,
+};
 
 const FRESH: &str = include_str!("../../../tests/data/store/fresh.toml");
 const COMMENTED: &str = include_str!("../../../tests/data/store/commented.toml");
@@ -27,6 +30,10 @@ fn zone(text: &str) -> ZonePath {
 }
 
 fn pattern(text: &str) -> VerbPattern {
+    text.parse().unwrap()
+}
+
+fn host(text: &str) -> HostGrant {
     text.parse().unwrap()
 }
 
@@ -82,6 +89,7 @@ fn a_new_file_is_written_exactly() {
                 },
             ],
             patterns: vec![pattern("git push origin main *")],
+            hosts: Vec::new(),
         }
     );
     // Revoking everything leaves the tables, with empty lists.
@@ -276,4 +284,120 @@ fn a_symlinked_trust_file_is_updated_through_the_link() {
             .contains("\"make test-*\"")
     );
     assert_eq!(store.path(), std::fs::canonicalize(&target).unwrap());
+}
+
+#[test]
+fn hosts_round_trip_through_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    let mut store = open(&path);
+    assert!(
+        store
+            .add_host("personal", &host("api.github.com"))
+            .unwrap()
+            .changed
+    );
+    assert!(
+        store
+            .add_host("personal", &host("*.Example.com."))
+            .unwrap()
+            .changed
+    );
+    assert!(
+        !store
+            .add_host("personal", &host("API.github.com"))
+            .unwrap()
+            .changed
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "# shellgate trust file: what this person approved with \"Always\".\n\
+         # Edit it by hand or with `shellgate approvals`; comments and order are kept.\n\
+         version = 1\n\n\
+         [audience.personal]\n\
+         hosts = [\n    \"api.github.com\",\n    \"*.example.com\",\n]\n"
+    );
+    let reopened = open(&path);
+    assert_eq!(
+        reopened.snapshot("personal").hosts,
+        vec![host("api.github.com"), host("*.example.com")]
+    );
+}
+
+#[test]
+fn removing_a_host_keeps_the_other_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    std::fs::write(
+        &path,
+        "version = 1\n\n# mine\n[audience.personal]\npatterns = [\"cargo test *\"] # tests\n\
+         hosts = [\n    \"api.github.com\", # the API\n    \"pypi.org\",\n]\n",
+    )
+    .unwrap();
+    let mut store = open(&path);
+    assert!(
+        store
+            .revoke_host("personal", &host("PYPI.org"))
+            .unwrap()
+            .changed
+    );
+    assert!(
+        !store
+            .revoke_host("personal", &host("pypi.org"))
+            .unwrap()
+            .changed
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "version = 1\n\n# mine\n[audience.personal]\npatterns = [\"cargo test *\"] # tests\n\
+         hosts = [\n    \"api.github.com\", # the API\n]\n"
+    );
+    let grants = store.snapshot("personal");
+    assert_eq!(grants.hosts, vec![host("api.github.com")]);
+    assert_eq!(
+        grants.patterns,
+        vec!["cargo test *".parse::<VerbPattern>().unwrap()]
+    );
+}
+
+#[test]
+fn a_file_without_hosts_still_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    std::fs::write(
+        &path,
+        "version = 1\n[audience.personal]\npatterns = [\"a *\"]\n",
+    )
+    .unwrap();
+    let store = open(&path);
+    assert!(store.snapshot("personal").hosts.is_empty());
+    assert_eq!(store.snapshot("personal").patterns.len(), 1);
+}
+
+#[test]
+fn a_too_broad_host_quarantines_the_file_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    std::fs::write(
+        &path,
+        "version = 1\n[audience.personal]\nhosts = [\"*.com\"]\n",
+    )
+    .unwrap();
+    let opened = TrustStore::open_with_home(&path, None).unwrap();
+    let quarantine = opened.quarantined.unwrap();
+    assert_eq!(
+        quarantine.reason,
+        "line 3, column 10: `*.com` would trust too many hosts: it covers a whole top-level domain"
+    );
+    assert!(opened.store.snapshot("personal").is_empty());
+}
+
+#[test]
+fn session_hosts_live_in_memory() {
+    let mut sessions = SessionGrants::new();
+    assert!(sessions.add_host("s1", &host("pypi.org")));
+    assert!(!sessions.add_host("s1", &host("pypi.org")));
+    assert_eq!(sessions.snapshot("s1").hosts, vec![host("pypi.org")]);
+    assert!(sessions.revoke_host("s1", &host("pypi.org")));
+    assert!(sessions.snapshot("s1").is_empty());
 }

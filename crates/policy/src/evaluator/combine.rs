@@ -5,7 +5,7 @@
 //! prompt's paths and clauses.
 
 use shellgate_parser::{RedirectTarget, Word};
-use shellgate_rules::{Access, Decision};
+use shellgate_rules::{Access, Decision, HostGrant};
 
 use crate::display;
 use crate::evaluation::{
@@ -36,6 +36,7 @@ impl<'a> Run<'a> {
         let judged_all = std::mem::take(&mut self.judged);
         let mut clauses: Vec<ClauseVerdict> = Vec::with_capacity(self.judged.len() + 1);
         let mut paths: Vec<PromptPath> = Vec::new();
+        let mut hosts: Vec<HostGrant> = Vec::new();
         let mut prompt_clauses: Vec<PromptClause> = Vec::new();
         let mut persistable = true;
         let mut strictest = Decision::Approved;
@@ -52,6 +53,11 @@ impl<'a> Run<'a> {
                         persistable = false;
                     }
                     add_path(&mut paths, untrusted);
+                }
+                for host in judged.hosts {
+                    if !hosts.contains(&host) {
+                        hosts.push(host);
+                    }
                 }
                 if judged.needs_person {
                     if !judged.saveable || judged.verdict.proposal.is_none() {
@@ -125,6 +131,7 @@ impl<'a> Run<'a> {
         });
         let prompt = (decision == Decision::NeedsPrompt).then_some(Prompt {
             paths,
+            hosts,
             clauses: prompt_clauses,
             persistable,
             display,

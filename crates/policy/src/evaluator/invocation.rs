@@ -38,6 +38,7 @@ impl<'a> Run<'a> {
             needs_person: false,
             saveable: true,
             untrusted: Vec::new(),
+            hosts: Vec::new(),
             denied_by: Vec::new(),
             writes_paths: false,
             runs_code: None,

@@ -1,9 +1,16 @@
 //! Network clients (`[[network]]`): which hosts a command connects to and what it sends.
-//! A plain read of a loopback host runs silently; any other host needs a person. Sending
-//! data or a method other than GET/HEAD/OPTIONS changes something: it needs a person on every
-//! host, loopback included (a local Elasticsearch, Kong admin API or search index deletes data
-//! on `curl -X DELETE localhost:9200/_all`); to a remote host it is never saved for good, and a
-//! file sent over the network never is.
+//! A plain read (no data sent, no file uploaded, method GET/HEAD/OPTIONS) of a loopback host
+//! or of a host the state grants ([`TrustState::host_grant_for`]) runs silently; a plain read
+//! of any other host needs a person, and the prompt proposes the host as a grant. Sending data
+//! or a method other than GET/HEAD/OPTIONS changes something: it needs a person on every host,
+//! loopback and granted hosts included (a local Elasticsearch, Kong admin API or search index
+//! deletes data on `curl -X DELETE localhost:9200/_all`); to a remote host it is never saved
+//! for good, and a file sent over the network never is. A host that is not known statically is
+//! never saved either.
+//!
+//! [`TrustState::host_grant_for`]: crate::TrustState::host_grant_for
+
+use shellgate_rules::{Decision, HostGrant};
 
 use crate::evaluation::ReasonKind;
 
@@ -15,6 +22,13 @@ impl Run<'_> {
     /// silently as far as the network is concerned.
     pub(super) fn judge_network(&self, judged: &mut Judged) -> bool {
         let net = std::mem::take(&mut judged.net);
+        let changes = net.sends
+            || net
+                .method
+                .as_deref()
+                .is_some_and(|m| !matches!(m, "GET" | "HEAD" | "OPTIONS"));
+        // Only a plain read may ride a host grant, or propose one.
+        let plain_read = !changes && net.uploads.is_empty();
         let mut silent = true;
         let mut remote: Vec<&str> = Vec::new();
         for (host, shown) in &net.hosts {
@@ -34,13 +48,55 @@ impl Run<'_> {
                     format!("connects to `{host}`, this machine (loopback)"),
                 ),
                 Some(host) => {
-                    silent = false;
                     remote.push(host);
-                    judged.ask(
-                        ReasonKind::Network,
-                        None,
-                        format!("connects to `{host}`, another machine"),
-                    );
+                    if !plain_read {
+                        silent = false;
+                        judged.ask(
+                            ReasonKind::Network,
+                            None,
+                            format!("connects to `{host}`, another machine"),
+                        );
+                        continue;
+                    }
+                    if let Some(granted) = self.state.host_grant_for(host) {
+                        judged.reason(
+                            ReasonKind::Network,
+                            Some(granted.host.as_str().to_owned()),
+                            format!(
+                                "reads from `{host}`, a granted host (`{}`, {})",
+                                granted.host,
+                                granted.source.as_str()
+                            ),
+                        );
+                        continue;
+                    }
+                    silent = false;
+                    match HostGrant::new(host) {
+                        // Only the host needs a person: the prompt proposes it, not the command.
+                        Ok(grant) => {
+                            judged.raise(Decision::NeedsPrompt);
+                            judged.reason(
+                                ReasonKind::Network,
+                                None,
+                                format!(
+                                    "reads from `{host}`, another machine; proposed host grant `{grant}`"
+                                ),
+                            );
+                            if !judged.hosts.contains(&grant) {
+                                judged.hosts.push(grant);
+                            }
+                        }
+                        Err(_) => {
+                            judged.saveable = false;
+                            judged.ask(
+                                ReasonKind::Network,
+                                None,
+                                format!(
+                                    "connects to `{host}`, another machine, which cannot be granted as a host"
+                                ),
+                            );
+                        }
+                    }
                 }
             }
         }
@@ -53,11 +109,6 @@ impl Run<'_> {
                 format!("sends the content of `{file}` over the network"),
             );
         }
-        let changes = net.sends
-            || net
-                .method
-                .as_deref()
-                .is_some_and(|m| !matches!(m, "GET" | "HEAD" | "OPTIONS"));
         if changes {
             let local: Vec<&str> = net
                 .hosts

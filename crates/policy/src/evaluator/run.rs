@@ -163,6 +163,7 @@ impl<'a> Run<'a> {
             needs_person: true,
             saveable: false,
             untrusted: Vec::new(),
+            hosts: Vec::new(),
             denied_by: Vec::new(),
             writes_paths: false,
             runs_code: None,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use shellgate_rules::{Access, Decision};
+use shellgate_rules::{Access, Decision, HostGrant};
 
 use crate::evaluation::{ClauseVerdict, DenyHit, Reason, ReasonKind};
 
@@ -25,6 +25,8 @@ pub(super) struct Judged {
     /// It can be saved (its proposal stands for it).
     pub(super) saveable: bool,
     pub(super) untrusted: Vec<Untrusted>,
+    /// Hosts it reads from (plain reads only) that are not granted: what a person may grant.
+    pub(super) hosts: Vec<HostGrant>,
     /// Protected paths that deny it.
     pub(super) denied_by: Vec<DenyHit>,
     /// It writes a path through an operand or option (so it is not read-only).
