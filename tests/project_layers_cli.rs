@@ -196,6 +196,7 @@ fn a_project_ask_rule_asks_even_with_a_grant() {
         value["prompt"],
         json!({
             "paths": [],
+            "hosts": [],
             "clauses": [{"text": "make migrate", "pattern": null}],
             "persistable": false,
             "display": "make migrate",
@@ -251,7 +252,7 @@ fn a_project_policy_that_disables_a_deny_rule_is_refused_and_the_default_still_d
     );
     assert_eq!(
         value["prompt"],
-        json!({"paths": [], "clauses": [{"text": "ls", "pattern": null}], "persistable": false, "display": "ls"})
+        json!({"paths": [], "hosts": [], "clauses": [{"text": "ls", "pattern": null}], "persistable": false, "display": "ls"})
     );
     // The hook: deny where the default denies, ask otherwise, naming the file.
     let denied = project.hook("rm -rf /");
