@@ -1,0 +1,171 @@
+//! Commands that run other commands or code: wrappers (with their modes and options), shells
+//! whose argument is shell code, and interpreters whose code shellgate cannot read.
+
+use crate::lazy::LazyRegexSet;
+
+/// How a wrapper finds its inner command, with what that way needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WrapperMode {
+    /// After options and `positionals`, the remaining words are the inner command (`sudo`,
+    /// `env`, `timeout`, `xargs`…).
+    Prefix(PrefixMode),
+    /// Each of `exec_options` starts an inner command that ends at one of `terminators`
+    /// (`find -exec … ;`; `+` ends it only right after `{}`). The wrapper also runs by itself.
+    /// The inner command of an option ending in `dir` (`-execdir`, `-okdir`) runs in each
+    /// found file's directory, so its working directory is unknown.
+    ExecOption(ExecMode),
+    /// The wrapper's verb stays and the `value_flags` (with their values) are removed, such as
+    /// `git -C DIR log` → `git log` run in `DIR`. Other options stay in place. Applies only when
+    /// one of the `value_flags` is present. Stripping one that is also in `judged_flags`
+    /// (`git -c KEY=VALUE`) keeps the wrapper judged by itself, so the inner `git push --force`
+    /// meets the deny rules while `git -c core.pager=… log` is not silently safe.
+    Strip(WrapperOptions),
+}
+
+impl WrapperMode {
+    /// The name used in policy files: `prefix`, `exec-option` or `strip`.
+    #[must_use]
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            Self::Prefix(_) => "prefix",
+            Self::ExecOption(_) => "exec-option",
+            Self::Strip(_) => "strip",
+        }
+    }
+}
+
+/// What a `prefix` wrapper needs to find its inner command.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PrefixMode {
+    /// Options that take a value, that set the working directory, or that make the wrapper
+    /// judged by itself.
+    pub options: WrapperOptions,
+    /// Skip `NAME=value` words (env); they become assignments of the inner command.
+    pub assignments: bool,
+    /// Positionals to skip before the inner command (`timeout DURATION`).
+    pub positionals: usize,
+    /// Words that end option parsing (`--`).
+    pub stop_at: Vec<String>,
+    /// Options that make the wrapper run nothing (`command -v`): no inner command.
+    pub query_flags: Vec<String>,
+    /// The inner command receives unknown appended arguments (`xargs`).
+    pub appends_args: bool,
+    /// A package runner: where the command it runs comes from.
+    pub runs: Option<Runs>,
+    /// `runs = "elsewhere"`: options with which only an installed (local) command runs
+    /// (`npx --no-install`).
+    pub local_flags: Vec<String>,
+    /// `runs = "elsewhere"`: directories, relative to the working directory or one of its
+    /// parents, where an installed command is found (`node_modules/.bin`): when the inner
+    /// command is there, the runner runs the project's copy.
+    pub local_bins: Vec<String>,
+    /// The options that take no value. A wrapper's options are an exact allow-list: an option
+    /// listed nowhere (`flags`, `value_flags`, `cwd_flags`, `query_flags`, `judged_flags`)
+    /// makes the invocation `Opaque::UnknownOption` (see `shellgate_policy::expand`), so a
+    /// person decides (unless the wrapper is privileged, which never passes anyway).
+    pub flags: Vec<String>,
+}
+
+/// What an `exec-option` wrapper needs to find its inner commands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExecMode {
+    /// The options that start an inner command.
+    pub exec_options: Vec<String>,
+    /// The words that end it (`;`, `+` after `{}`).
+    pub terminators: Vec<String>,
+}
+
+/// The options of a `prefix` or `strip` wrapper.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WrapperOptions {
+    /// Options that take a value (for `strip`: the options removed).
+    pub value_flags: Vec<String>,
+    /// Options whose value is the inner command's working directory (`git -C`, `env -C`).
+    pub cwd_flags: Vec<String>,
+    /// Options with which the wrapper does something of its own (`time -o FILE` writes a
+    /// file, `xargs -I{}` rewrites the inner command's words): the wrapper stays
+    /// `InvocationKind::Plain` (see `shellgate_policy::expand`) and is judged by itself, and
+    /// its inner command is still unwrapped and judged. List such an option in `value_flags` too when it takes a value.
+    pub judged_flags: Vec<String>,
+}
+
+/// Where a package runner's command comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Runs {
+    /// The project's environment (`uv run`, `poetry run`, `bundle exec`): the project's code,
+    /// so the working directory must be in a run zone.
+    Project,
+    /// A package registry, unless the command is installed locally (`npx`, `uvx`,
+    /// `pnpm dlx`): code from elsewhere, which needs a person.
+    Elsewhere,
+}
+
+/// A command that runs another command.
+#[derive(Clone, Debug)]
+pub struct Wrapper {
+    /// The cooked verb prefix.
+    pub verb: Vec<String>,
+    /// Changes privilege (`sudo`, `doas`).
+    pub privileged: bool,
+    /// How the inner command is found.
+    pub mode: WrapperMode,
+    /// What it does, for explanations.
+    pub why: Option<String>,
+}
+
+/// A command whose argument is shell code, parsed again.
+#[derive(Clone, Debug)]
+pub struct Shell {
+    /// The cooked verb prefix.
+    pub verb: Vec<String>,
+    /// Flags after which the first operand is code (`-c`; bundled `-lc` works).
+    pub code_flags: Vec<String>,
+    /// The first operand is code and the rest are not (`trap CODE SIGNAL…`).
+    pub code_operand: bool,
+    /// With no code or script operand, standard input is code.
+    pub stdin: bool,
+    /// A first operand (without a code flag) is a script file.
+    pub script_operand: bool,
+    /// All operands (after `skip_positionals`) joined by spaces are the code (`eval`, `ssh`).
+    pub join_args: bool,
+    /// Operands to skip before the code (`ssh HOST`).
+    pub skip_positionals: usize,
+    /// Options that take a value.
+    pub value_flags: Vec<String>,
+    /// The code runs on another machine.
+    pub remote: bool,
+    /// The code is split into words, not parsed as shell (`env -S`).
+    pub split_only: bool,
+    /// Changes privilege (`su -c`).
+    pub privileged: bool,
+    /// What it does, for explanations.
+    pub why: Option<String>,
+}
+
+/// A command that runs embedded code shellgate cannot read.
+#[derive(Clone, Debug)]
+pub struct Interpreter {
+    /// The cooked verb prefix.
+    pub verb: Vec<String>,
+    /// Flags whose value is code (`python -c`); for `program_operand` interpreters, a program.
+    pub code_flags: Vec<String>,
+    /// Flags whose value is a program file (`awk -f`).
+    pub script_flags: Vec<String>,
+    /// Other flags that take a value.
+    pub value_flags: Vec<String>,
+    /// Flags that make it run no code (`--version`).
+    pub query_flags: Vec<String>,
+    /// Code may come from standard input.
+    pub stdin: bool,
+    /// A first operand is a script file.
+    pub script_operand: bool,
+    /// The first operand is a program (awk, sed) that is unsafe only when it matches one of
+    /// `unsafe_program`.
+    pub program_operand: bool,
+    /// Regexes over a program that make it unsafe.
+    pub unsafe_program: Vec<String>,
+    /// Why it is opaque.
+    pub why: String,
+    pub(crate) unsafe_set: Option<LazyRegexSet>,
+}
