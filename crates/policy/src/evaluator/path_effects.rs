@@ -118,6 +118,22 @@ impl<'a> Run<'a> {
                     }
                     Role::DeletePath => {
                         judged.writes_paths = true;
+                        // Writing into `/dev/null` goes nowhere; deleting or replacing it (`rm`,
+                        // `mv x /dev/null` as root) breaks every program that writes to it.
+                        if let Some(device) = literal_path(word, &role.text, ctx).filter(|p| {
+                            p.to_str().is_some_and(|p| paths::WRITE_EXEMPT.contains(&p))
+                        }) {
+                            judged.saveable = false;
+                            judged.ask(
+                                ReasonKind::Path,
+                                None,
+                                format!(
+                                    "deletes or replaces the device `{}`",
+                                    display::escape(&device.to_string_lossy())
+                                ),
+                            );
+                            continue;
+                        }
                         if role.recursive {
                             self.judge_recursive_delete(word, &role.text, ctx, judged);
                         }
