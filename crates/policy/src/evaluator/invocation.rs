@@ -268,7 +268,12 @@ impl<'a> Run<'a> {
                 SafeVerdict::NotCatalogued => {}
             }
             if let Some((file, shown)) = &project_file
-                && self.project_code_runs(file, shown, judged)
+                && self.project_code_runs(
+                    file,
+                    shown,
+                    inv.words.get(1..).unwrap_or_default(),
+                    judged,
+                )
             {
                 return;
             }

@@ -85,9 +85,34 @@ impl Run<'_> {
     }
 
     /// Whether a project script or program (`file`, resolved inside a run zone; `shown` as
-    /// written) runs silently: not when its name says it deploys, publishes or releases
-    /// (`settings.release_names`). The file itself is read.
-    pub(super) fn project_code_runs(&self, file: &str, shown: &str, judged: &mut Judged) -> bool {
+    /// written) runs silently: not when its name, or one of the operands it is given (`./gradlew
+    /// publish`, `python manage.py deploy`), says it deploys, publishes or releases
+    /// (`settings.release_names`; options such as `--release` are not operands). The file
+    /// itself is read.
+    pub(super) fn project_code_runs(
+        &self,
+        file: &str,
+        shown: &str,
+        args: &[shellgate_parser::Word],
+        judged: &mut Judged,
+    ) -> bool {
+        let operand = args
+            .iter()
+            .filter(|w| !w.cooked.starts_with('-'))
+            .find_map(|w| self.policy().release_name(&w.cooked).map(|glob| (w, glob)));
+        if let Some((word, glob)) = operand {
+            judged.reason(
+                ReasonKind::Code,
+                None,
+                format!(
+                    "`{}` is given `{}`, which looks like it deploys, publishes or releases (`{}` in `settings.release_names`)",
+                    display::escape(shown),
+                    display::escape(&word.raw),
+                    display::escape(glob)
+                ),
+            );
+            return false;
+        }
         let path = PathBuf::from(file);
         self.judge_resolved(&path, file, Access::Read, Certainty::Certain, judged);
         let name = Path::new(file)
