@@ -223,3 +223,21 @@ fn render_keeps_a_carriage_return_that_ends_a_heredoc_terminator() {
     let rendered = render("cat <<E\r\nbody\nE\r\n").unwrap();
     assert_eq!(rendered, "cat <<E\r \nbody\nE\r\n");
 }
+
+/// Found by the `evaluate` target (session 18): `/rm -fr */etc//s` (rm named by a path outside
+/// the trusted bin directories) was offered "Session", and after it the recursive delete still
+/// asked. A recursive delete that is not a disposable output is now never saved, whatever names
+/// the program, so the prompt is not persistable and a Session answer is never offered.
+#[test]
+fn a_recursive_delete_by_a_path_named_rm_is_never_persistable() {
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    for command in [
+        "/rm -fr src",
+        "=/=t&//etc//t&p//pxttc//t&p//p=/=t&/rm -fr */etc//s&p//pxttc//t&p//pxxt&/l&/ls",
+    ] {
+        let evaluation = gate.evaluate(command, &state);
+        assert_eq!(evaluation.decision, Decision::NeedsPrompt, "{command}");
+        assert!(!evaluation.prompt.unwrap().persistable, "{command}");
+    }
+}

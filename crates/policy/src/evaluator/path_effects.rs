@@ -356,13 +356,18 @@ impl<'a> Run<'a> {
                 None,
                 format!("recursive delete of `{shown}`: `{name}` holds disposable outputs"),
             ),
-            None => judged.ask(
-                ReasonKind::Path,
-                None,
-                format!(
-                    "recursive delete of `{shown}`, which is not a disposable output (`settings.disposable`)"
-                ),
-            ),
+            // A person decides every time: no grant covers it (whatever names the program:
+            // `/rm -fr x` is not saved as `/rm -fr *` either).
+            None => {
+                judged.saveable = false;
+                judged.ask(
+                    ReasonKind::Path,
+                    None,
+                    format!(
+                        "recursive delete of `{shown}`, which is not a disposable output (`settings.disposable`)"
+                    ),
+                );
+            }
         }
     }
 
