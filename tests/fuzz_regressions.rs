@@ -241,3 +241,18 @@ fn a_recursive_delete_by_a_path_named_rm_is_never_persistable() {
         assert!(!evaluation.prompt.unwrap().persistable, "{command}");
     }
 }
+
+/// Found by the `evaluate` target (session 18): `curl … '  nction '` proposed the host
+/// `nction` (a host grant trims and checks its text) while the gate compared `  nction `, so
+/// a Session answer did not approve it. A URL whose host is not a plain host name is now a
+/// host not known statically: never proposed, never saved.
+#[test]
+fn a_url_host_with_blanks_is_not_known_statically() {
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    let command = "curl https://ehttps://enction '  nction '  hh";
+    let evaluation = gate.evaluate(command, &state);
+    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+    let prompt = evaluation.prompt.unwrap();
+    assert!(!prompt.persistable);
+}

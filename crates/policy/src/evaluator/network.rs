@@ -166,7 +166,12 @@ pub(super) fn host_of(url: &str) -> Option<String> {
     } else {
         authority.split(':').next()?
     };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+    // Only a host name or address a grant can name: anything else (blanks, quotes, non-ASCII)
+    // is not known statically, so it is never proposed or saved.
+    let plain = host
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '%'));
+    (!host.is_empty() && plain).then(|| host.to_ascii_lowercase())
 }
 
 /// Whether a host is this machine: `localhost` (and names under it), `127.0.0.0/8`, `::1`,
@@ -210,6 +215,8 @@ mod tests {
             ("http://[::1]:80/", Some("::1")),
             ("EXAMPLE.com", Some("example.com")),
             ("http:///x", None),
+            ("  nction ", None),
+            ("https://exa mple.com/", None),
             ("", None),
         ];
         for (url, host) in cases {
