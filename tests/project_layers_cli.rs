@@ -11,9 +11,9 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
-use std::io::Write as _;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
@@ -51,23 +51,21 @@ why = "it is only make"
 
 /// A private home, trust file location and project directory.
 struct Project {
-    dir: tempfile::TempDir,
+    sandbox: common::Sandbox,
 }
 
 impl Project {
     /// A project whose `.shellgate/policy.toml` is `policy` (none when `None`).
     fn new(policy: Option<&str>) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home")).unwrap();
-        std::fs::create_dir_all(dir.path().join("proj/.shellgate")).unwrap();
+        let sandbox = common::Sandbox::new(&["home", "proj/.shellgate"]);
         if let Some(text) = policy {
-            std::fs::write(dir.path().join("proj/.shellgate/policy.toml"), text).unwrap();
+            sandbox.write("proj/.shellgate/policy.toml", text);
         }
-        Self { dir }
+        Self { sandbox }
     }
 
     fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+        self.sandbox.path(name)
     }
 
     fn project(&self) -> String {
@@ -80,28 +78,12 @@ impl Project {
             .to_string()
     }
 
-    fn command(&self, cwd: &Path) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_shellgate"));
-        command
-            .current_dir(cwd)
-            .env("HOME", self.path("home"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env_remove("SHELLGATE_TRUST")
-            .env_remove("SHELLGATE_AUDIT_LOG")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("GEMINI_PROJECT_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
-
     /// `shellgate ARGS` run in `cwd`; (exit code, stdout, stderr).
     fn run(&self, cwd: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
-        let mut child = self.command(cwd).args(args).spawn().unwrap();
-        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-        let output = child.wait_with_output().unwrap();
+        let output = common::run(
+            self.sandbox.shellgate(args).current_dir(cwd),
+            stdin.as_bytes(),
+        );
         (
             output.status.code().unwrap(),
             String::from_utf8(output.stdout).unwrap(),

@@ -256,23 +256,29 @@ impl TrustState {
         self.read_all = Some(source);
     }
 
-    /// Trusts a directory. A relative path is taken against the working directory; the path is
-    /// lexically normalised (and resolved through symbolic links when the state resolves
-    /// them). Adding the same directory with the same access and source twice keeps one.
-    pub fn add_zone(&mut self, path: impl AsRef<Path>, access: Access, source: GrantSource) {
-        let joined = if path.as_ref().is_absolute() {
-            path.as_ref().to_path_buf()
+    /// A zone for `path`: taken against the working directory when relative, lexically
+    /// normalised, and resolved through symbolic links when the state resolves them.
+    fn zone(&self, path: &Path, access: Access, source: GrantSource) -> Zone {
+        let joined = if path.is_absolute() {
+            path.to_path_buf()
         } else {
-            self.cwd.join(path.as_ref())
+            self.cwd.join(path)
         };
         let path = clean(&joined);
         let resolved = resolve_zone(&path, self.resolve_symlinks);
-        let zone = Zone {
+        Zone {
             path,
             resolved,
             access,
             source,
-        };
+        }
+    }
+
+    /// Trusts a directory. A relative path is taken against the working directory; the path is
+    /// lexically normalised (and resolved through symbolic links when the state resolves
+    /// them). Adding the same directory with the same access and source twice keeps one.
+    pub fn add_zone(&mut self, path: impl AsRef<Path>, access: Access, source: GrantSource) {
+        let zone = self.zone(path.as_ref(), access, source);
         if !self.zones.contains(&zone) {
             self.zones.push(zone);
         }
@@ -282,19 +288,7 @@ impl TrustState {
     /// relative path is taken against the working directory; the path is normalised (and
     /// resolved through symbolic links when the state resolves them).
     pub fn add_run_zone(&mut self, path: impl AsRef<Path>, source: GrantSource) {
-        let joined = if path.as_ref().is_absolute() {
-            path.as_ref().to_path_buf()
-        } else {
-            self.cwd.join(path.as_ref())
-        };
-        let path = clean(&joined);
-        let resolved = resolve_zone(&path, self.resolve_symlinks);
-        let zone = Zone {
-            path,
-            resolved,
-            access: Access::Write,
-            source,
-        };
+        let zone = self.zone(path.as_ref(), Access::Write, source);
         if !self.run_zones.contains(&zone) {
             self.run_zones.push(zone);
         }
