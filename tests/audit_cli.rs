@@ -9,6 +9,9 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
+mod common;
+
+use common::stdout;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -59,10 +62,6 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 fn json_of(output: &Output) -> Value {

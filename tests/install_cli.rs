@@ -11,6 +11,9 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
+mod common;
+
+use common::stdout;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -28,10 +31,6 @@ fn install(home: &Path, args: &[&str]) -> Output {
         .env_remove("CODEX_HOME")
         .output()
         .unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 /// The hook command `install` writes for `agent` in these tests.

@@ -10,6 +10,9 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
+mod common;
+
+use common::stdout;
 use std::process::{Command, Output};
 
 const OLD: &str = r#"{"timestamp":"2001-01-01T00:00:00.000Z","command":"ls","cwd":"/p","audience":"personal","decision":"Approved","rule_ids":[],"choice":null}"#;
@@ -29,10 +32,6 @@ fn log(args: &[&str]) -> Output {
         .env_remove("CLICOLOR_FORCE")
         .output()
         .unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 #[test]

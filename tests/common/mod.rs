@@ -93,3 +93,8 @@ pub fn trust_file() -> (Sandbox, PathBuf) {
     let path = sandbox.path("trust.toml");
     (sandbox, path)
 }
+
+/// A finished command's standard output as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
