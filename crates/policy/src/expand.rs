@@ -41,6 +41,7 @@ mod deny;
 mod interpreters;
 mod shells;
 mod words;
+pub(crate) use words::synthetic_word;
 mod wrappers;
 
 use std::ops::Range;

@@ -284,13 +284,10 @@ impl Run<'_> {
         {
             return false;
         }
-        let word = shellgate_parser::Word {
-            raw: value.to_owned(),
-            cooked: value.to_owned(),
-            literal: true,
-            features: shellgate_parser::WordFeatures::default(),
-            span: shellgate_parser::Span { start: 0, end: 0 },
-        };
+        let word = crate::expand::synthetic_word(
+            value.to_owned(),
+            shellgate_parser::Span { start: 0, end: 0 },
+        );
         let view = shellgate_rules::CommandView {
             words: std::slice::from_ref(&word),
             assignments: &[],

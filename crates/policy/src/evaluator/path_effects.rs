@@ -237,13 +237,10 @@ impl<'a> Run<'a> {
                 }
             }
             if found_reads {
-                let here = shellgate_parser::Word {
-                    raw: ".".to_owned(),
-                    cooked: ".".to_owned(),
-                    literal: true,
-                    features: shellgate_parser::WordFeatures::default(),
-                    span: shellgate_parser::Span { start: 0, end: 0 },
-                };
+                let here = crate::expand::synthetic_word(
+                    ".".to_owned(),
+                    shellgate_parser::Span { start: 0, end: 0 },
+                );
                 let roots = inv
                     .found_below
                     .iter()

@@ -12,7 +12,7 @@ pub(super) fn is_name(name: &str) -> bool {
 }
 
 /// A literal word made by shellgate (from `env -S` splitting or an inline option value).
-pub(super) fn synthetic_word(text: String, span: shellgate_parser::Span) -> Word {
+pub(crate) fn synthetic_word(text: String, span: shellgate_parser::Span) -> Word {
     Word {
         raw: text.clone(),
         cooked: text,
