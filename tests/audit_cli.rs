@@ -449,7 +449,8 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
         text.push_str("shopctl sync\n");
     }
     for i in 0..3 {
-        text.push_str(&format!("python3 -c 'print({i})'\n"));
+        // (A method call: code the gate does not read.)
+        text.push_str(&format!("python3 -c 'x.f({i})'\n"));
     }
     text.push_str("rm -rf /\n");
     write(dir.path(), "cmds.txt", &text);
@@ -467,9 +468,9 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
     assert_eq!(
         report["grant_check"],
         json!({"prompting_commands": 4, "refused_commands": 1, "complete": true, "rejected": [
-            {"kind": "pattern", "pattern": "python3 -c print(0) *", "reason": never},
-            {"kind": "pattern", "pattern": "python3 -c print(1) *", "reason": never},
-            {"kind": "pattern", "pattern": "python3 -c print(2) *", "reason": never},
+            {"kind": "pattern", "pattern": "python3 -c x.f(0) *", "reason": never},
+            {"kind": "pattern", "pattern": "python3 -c x.f(1) *", "reason": never},
+            {"kind": "pattern", "pattern": "python3 -c x.f(2) *", "reason": never},
         ]})
     );
     // The readable form prints the command that gives the grant.

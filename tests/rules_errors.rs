@@ -332,6 +332,34 @@ fn project_layer_cannot_loosen() {
 }
 
 #[test]
+fn inline_code_reading_is_python_only_and_never_from_a_project() {
+    check(
+        "project_reads_inline.toml",
+        Layer::Project,
+        &Expected {
+            kind: "LayerNotAllowed",
+            message: "a project layer cannot let the gate read inline code",
+            help: "project policies may only add restrictions; put this in your user policy",
+            label: "not allowed in a project layer",
+            at: "bad/project_reads_inline.toml:8:1",
+            spans: "[interpreter.inline]",
+        },
+    );
+    check(
+        "inline_unknown_language.toml",
+        Layer::User,
+        &Expected {
+            kind: "UnknownValue",
+            message: "unknown inline language `javascript`",
+            help: "the only inline language the gate reads is `python`",
+            label: "unknown language",
+            at: "bad/inline_unknown_language.toml:8:12",
+            spans: r#""javascript""#,
+        },
+    );
+}
+
+#[test]
 fn later_layer_cannot_raise_the_depth() {
     check(
         "project_raises_depth.toml",

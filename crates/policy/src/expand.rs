@@ -39,6 +39,7 @@
 
 mod deny;
 mod interpreters;
+mod python;
 mod shells;
 mod words;
 pub(crate) use words::synthetic_word;
@@ -105,6 +106,9 @@ pub enum Opaque {
         /// a catalog entry whose verb prefix names that flag (`python3 -m pytest`) knows what
         /// runs.
         flag: Option<String>,
+        /// The gate read the inline code (`[interpreter.inline]`): it only imports modules and
+        /// computes, so it runs like the project's code — silently only in a run zone.
+        inline_read: bool,
     },
     /// A shell runs a script file.
     ScriptFile {
@@ -522,7 +526,7 @@ impl Walker<'_> {
             // A longer wrapper prefix wins (`bun x PKG` runs a package; `bun x.js` is code).
             && wrapper.is_none_or(|w| w.verb.len() <= interpreter.verb.len())
         {
-            if let Some(opaque) = interpreter_opaque(interpreter, words) {
+            if let Some(opaque) = interpreter_opaque(interpreter, words, &inv.redirects) {
                 self.set_opaque(index, opaque);
             }
             return;

@@ -28,8 +28,8 @@ use crate::example::RuleExample;
 use crate::flags::spelling_problem;
 use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet};
 use crate::model::{
-    Audience, Category, DenyRule, DisabledRule, EffectClass, ExecMode, Interpreter, Layer,
-    PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones, Role, Runs,
+    Audience, Category, DenyRule, DisabledRule, EffectClass, ExecMode, InlineReader, Interpreter,
+    Layer, PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones, Role, Runs,
     SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode,
     WrapperOptions, ZoneTemplate,
 };
@@ -37,8 +37,8 @@ use crate::pattern::VerbPattern;
 use crate::policy::{DEFAULT_POLICY, Examples, Policy};
 use crate::protected::ProtectedPaths;
 use crate::raw::{
-    RawAudience, RawClassify, RawDeny, RawFile, RawInterpreter, RawProtected, RawSafe, RawSettings,
-    RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
+    RawAudience, RawClassify, RawDeny, RawFile, RawInline, RawInterpreter, RawProtected, RawSafe,
+    RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
 };
 use crate::read::Reader;
 use crate::tree::{Embedded, Tree};

@@ -13,7 +13,8 @@ use shellgate_parser::path as paths;
 
 mod commands;
 pub use commands::{
-    ExecMode, Interpreter, PrefixMode, Runs, Shell, Wrapper, WrapperMode, WrapperOptions,
+    ExecMode, InlineReader, Interpreter, PrefixMode, Runs, Shell, Wrapper, WrapperMode,
+    WrapperOptions,
 };
 
 /// Which layer a policy file belongs to. Layers apply in this order; later layers add.

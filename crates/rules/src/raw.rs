@@ -197,6 +197,19 @@ table! {
         program_operand: bool = or_default,
         unsafe_program: Vec<Text> = or_default,
         why: Text = required,
+        inline: Option<Spanned<RawInline>> = get,
+    }
+}
+
+table! {
+    /// `[interpreter.inline]`: how the gate reads the interpreter's inline code.
+    RawInline {
+        language: Text = required,
+        code_flags: Vec<Text> = or_default,
+        flags: Vec<Text> = or_default,
+        calls: Vec<Text> = or_default,
+        names: Vec<Text> = or_default,
+        acting_modules: Vec<Text> = or_default,
     }
 }
 

@@ -155,6 +155,7 @@ impl<'a> Run<'a> {
         // `bash build.sh`, `./target/debug/app`). A catalog entry that admits an interpreter
         // call (`python3 -m pytest`) knows more than the interpreter entry.
         let mut project_file: Option<(String, &str)> = None;
+        let mut inline_read = false;
         let interpreter_call = match &inv.opaque {
             None => false,
             // The catalog entry names the code flag or the "script" word (`python3 -m pytest`,
@@ -166,6 +167,29 @@ impl<'a> Run<'a> {
                     .any(|w| entry_verb.iter().skip(1).any(|v| v == w)) =>
             {
                 false
+            }
+            // Inline code the gate read: it only imports and computes (`[interpreter.inline]`).
+            // Its imports are the environment's code, first of all the working directory's. The
+            // interpreter itself must be a trusted command or the project's own program: any
+            // other file named `python` may be anything.
+            Some(Opaque::Interpreter {
+                inline_read: true, ..
+            }) if match &executable {
+                Executable::Name(_) => true,
+                Executable::Path(path) => path
+                    .to_str()
+                    .and_then(|p| self.project_code_file(p, &ctx))
+                    .is_some(),
+                Executable::Unknown => false,
+            } =>
+            {
+                judged.reason(
+                    ReasonKind::Interpreter,
+                    None,
+                    "its inline code only imports modules and calls listed builtins",
+                );
+                inline_read = true;
+                true
             }
             Some(Opaque::Interpreter { why, script, .. }) => {
                 match script
@@ -229,6 +253,9 @@ impl<'a> Run<'a> {
                 None,
                 format!("runs with other privileges through `{}`", step.join(" ")),
             );
+            return;
+        }
+        if inline_read && self.runs_in_run_zone(&ctx, judged) {
             return;
         }
         // What the command is: its effects beyond its paths (judged above) are those of its

@@ -1,19 +1,28 @@
 //! Interpreters (`python3 -c`, `node x.js`, `awk` with `system`): whether a call runs code
 //! shellgate cannot read.
 
-use shellgate_parser::Word;
+use shellgate_parser::{Redirect, Word};
 use shellgate_rules::Interpreter;
+use shellgate_rules::flags::Scan;
 
 use super::Opaque;
+use super::python::read_only_code;
+use super::shells::{StdinCode, stdin_code};
 use super::wrappers::{exactly, listed};
 
-/// Whether an interpreter call runs code shellgate cannot read.
-pub(super) fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> Option<Opaque> {
+/// Whether an interpreter call runs code shellgate cannot read (or code it read: see
+/// [`inline_read`]).
+pub(super) fn interpreter_opaque(
+    interpreter: &Interpreter,
+    words: &[Word],
+    redirects: &[Redirect],
+) -> Option<Opaque> {
     let start = interpreter.verb.len();
     let opaque = || Opaque::Interpreter {
         why: interpreter.why.clone(),
         script: None,
         flag: None,
+        inline_read: false,
     };
     let takes = |name: &str| {
         exactly(name, &interpreter.code_flags)
@@ -48,11 +57,13 @@ pub(super) fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> O
         .map(|f| f.name.clone());
     let code_given = code_flag.is_some();
     if !interpreter.program_operand {
+        let inline_read = inline_read(interpreter, words, redirects, &scan);
         if let Some(flag) = code_flag {
             return Some(Opaque::Interpreter {
                 why: interpreter.why.clone(),
                 script: None,
                 flag: Some(flag),
+                inline_read,
             });
         }
         if let Some(first) = scan.operands.first() {
@@ -60,13 +71,27 @@ pub(super) fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> O
                 .get(*first)
                 .filter(|w| w.literal)
                 .map(|w| w.cooked.clone());
+            if inline_read {
+                return Some(Opaque::Interpreter {
+                    why: interpreter.why.clone(),
+                    script: None,
+                    flag: None,
+                    inline_read,
+                });
+            }
             return interpreter.script_operand.then(|| Opaque::Interpreter {
                 why: interpreter.why.clone(),
                 script,
                 flag: None,
+                inline_read: false,
             });
         }
-        return interpreter.stdin.then(opaque);
+        return interpreter.stdin.then(|| Opaque::Interpreter {
+            why: interpreter.why.clone(),
+            script: None,
+            flag: None,
+            inline_read,
+        });
     }
     // awk / sed: programs are checked against `unsafe_program`.
     let mut programs: Vec<(&str, bool)> = scan
@@ -90,4 +115,62 @@ pub(super) fn interpreter_opaque(interpreter: &Interpreter, words: &[Word]) -> O
         .iter()
         .any(|(text, literal)| !literal || interpreter.unsafe_program(text));
     (unsafe_program || programs.is_empty()).then(opaque)
+}
+
+/// Whether the interpreter's code is inline code its `[interpreter.inline]` reader reads as
+/// code that only imports and computes: one literal value of the first code flag (`-c`), or —
+/// with no code flag and no operand but `-` — standard input from a heredoc or here-string;
+/// every option before the code is one of the reader's `flags`.
+fn inline_read(
+    interpreter: &Interpreter,
+    words: &[Word],
+    redirects: &[Redirect],
+    scan: &Scan,
+) -> bool {
+    let Some(reader) = &interpreter.inline else {
+        return false;
+    };
+    let code_value = scan
+        .values
+        .iter()
+        .find(|v| exactly(&v.flag, &interpreter.code_flags));
+    let cutoff = code_value
+        .map(|v| v.index)
+        .or_else(|| scan.operands.first().copied())
+        .unwrap_or(usize::MAX);
+    let options_known = scan.flags.iter().filter(|f| f.index < cutoff).all(|f| {
+        code_value.is_some_and(|v| v.flag == f.name)
+            || exactly(&f.name, &reader.flags)
+            || (!f.name.starts_with("--") && f.name.chars().count() > 2)
+    });
+    if !options_known
+        || !scan.dynamic.iter().all(|d| *d > cutoff)
+        || scan
+            .flags
+            .iter()
+            .any(|f| exactly(&f.name, &interpreter.script_flags))
+    {
+        return false;
+    }
+    let code = match code_value {
+        Some(value) => {
+            if !reader.code_flags.iter().any(|f| f == &value.flag)
+                || !words.get(value.index).is_some_and(|w| w.literal)
+            {
+                return false;
+            }
+            value.text.clone()
+        }
+        None => {
+            let stdin_operand = scan.operands.first().and_then(|i| words.get(*i));
+            if stdin_operand.is_some_and(|w| !(w.literal && w.cooked == "-")) {
+                return false;
+            }
+            match stdin_code(redirects) {
+                StdinCode::Text(code) => code,
+                StdinCode::File(_) | StdinCode::Dynamic(_) => return false,
+            }
+        }
+    };
+    read_only_code(&code, reader).is_ok()
 }

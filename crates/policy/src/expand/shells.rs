@@ -239,13 +239,13 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
 }
 
 /// What a shell reading standard input reads.
-enum StdinCode {
+pub(super) enum StdinCode {
     Text(String),
     File(String),
     Dynamic(String),
 }
 
-fn stdin_code(redirects: &[Redirect]) -> StdinCode {
+pub(super) fn stdin_code(redirects: &[Redirect]) -> StdinCode {
     // The last redirection of descriptor 0 decides; `3<<EOF` feeds another descriptor.
     for redirect in redirects.iter().rev() {
         let on_stdin = matches!(

@@ -300,6 +300,10 @@ impl Builder {
                 Some("set `code_flags`, `script_flags`, `stdin`, `script_operand` or `program_operand`".into()),
             );
         }
+        let inline = raw
+            .inline
+            .as_ref()
+            .and_then(|inline| inline_reader(cx, inline));
         if cx.errors.len() > before {
             return;
         }
@@ -317,6 +321,7 @@ impl Builder {
             program_operand: raw.program_operand,
             unsafe_program: patterns,
             why,
+            inline,
             unsafe_set,
         };
         per_verb(
@@ -622,4 +627,38 @@ fn wrapper_mode(
             }))
         }
     }
+}
+
+/// `[interpreter.inline]`: Python only, and never in a project layer (the calls it lists are
+/// code the gate lets run).
+fn inline_reader(cx: &mut FileCx<'_>, inline: &Spanned<RawInline>) -> Option<InlineReader> {
+    if cx.layer == Layer::Project {
+        cx.error(
+            PolicyError::LayerNotAllowed,
+            inline.span(),
+            "a project layer cannot let the gate read inline code".into(),
+            "not allowed in a project layer",
+            Some("project policies may only add restrictions; put this in your user policy".into()),
+        );
+        return None;
+    }
+    let raw = inline.get_ref();
+    if raw.language.get_ref() != "python" {
+        cx.error(
+            PolicyError::UnknownValue,
+            raw.language.span(),
+            format!("unknown inline language `{}`", raw.language.get_ref()),
+            "unknown language",
+            Some("the only inline language the gate reads is `python`".into()),
+        );
+        return None;
+    }
+    let list = |texts: &[Text]| texts.iter().map(|t| t.get_ref().clone()).collect();
+    Some(InlineReader {
+        code_flags: list(&raw.code_flags),
+        flags: list(&raw.flags),
+        calls: list(&raw.calls),
+        names: list(&raw.names),
+        acting_modules: list(&raw.acting_modules),
+    })
 }

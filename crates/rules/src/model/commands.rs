@@ -167,5 +167,24 @@ pub struct Interpreter {
     pub unsafe_program: Vec<String>,
     /// Why it is opaque.
     pub why: String,
+    /// The reader of its inline code, when the gate may read it (`[interpreter.inline]`).
+    pub inline: Option<InlineReader>,
     pub(crate) unsafe_set: Option<LazyRegexSet>,
+}
+
+/// What inline code may use for the gate to read it as code that only imports and computes
+/// (`[interpreter.inline]`, Python only): the builtins it may call, the dunder names it may
+/// use and the modules whose import acts by itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InlineReader {
+    /// The code flags whose value is read (`-c`; not `-m`, which names a module).
+    pub code_flags: Vec<String>,
+    /// Options that may come before the code (`-u`, `-B`); any other option is not read.
+    pub flags: Vec<String>,
+    /// Builtins it may call, each only as a bare call (`print(…)`).
+    pub calls: Vec<String>,
+    /// Dunder names it may use (`__version__`).
+    pub names: Vec<String>,
+    /// Modules whose import acts (`antigravity` opens a browser): never read.
+    pub acting_modules: Vec<String>,
 }
