@@ -615,6 +615,11 @@ pub struct Settings {
     /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
     /// agent's transcript, so it needs a person. Every layer may add globs.
     pub secret_names: Vec<String>,
+    /// Globs over variable names that change which program runs or what it loads (`PATH`,
+    /// `LD_*`, `*_EDITOR`): setting one makes a command need a person, and such a command is
+    /// never saved. Matched against the name as written (`/` is an ordinary character).
+    /// Every layer may add globs.
+    pub code_loading_variables: Vec<String>,
     /// Commands (verb chains such as `docker run`) that run arbitrary code or destroy and so
     /// are proposed narrowly, with their literal arguments, like the commands a deny rule
     /// names. Every layer may add commands.
@@ -632,6 +637,7 @@ impl Default for Settings {
             disposable: Vec::new(),
             release_names: Vec::new(),
             secret_names: Vec::new(),
+            code_loading_variables: Vec::new(),
             narrow: Vec::new(),
         }
     }
