@@ -322,9 +322,25 @@ impl FileCx<'_> {
         })
     }
 
-    /// An id: lowercase kebab-case.
-    pub(crate) fn id(&mut self, text: &Text, what: &str) -> Option<String> {
+    /// An id: lowercase kebab-case, and not one of `declared` (the ids of its kind so far).
+    pub(crate) fn id(
+        &mut self,
+        text: &Text,
+        what: &str,
+        declared: &HashMap<String, Location>,
+    ) -> Option<String> {
         let id = text.get_ref();
+        if let Some(previous) = declared.get(id) {
+            self.error(
+                PolicyError::DuplicateId,
+                text.span(),
+                format!("duplicate {what} id `{id}`"),
+                "duplicate id",
+                Some(format!(
+                    "`{id}` is already declared at {previous}; choose another id"
+                )),
+            );
+        }
         let kebab = !id.is_empty()
             && id.split('-').all(|part| {
                 !part.is_empty()
