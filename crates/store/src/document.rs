@@ -299,54 +299,52 @@ fn remove_listed(
     }
 }
 
-/// Whether a pattern entry (as written) means `pattern`.
-fn is_pattern(text: &str, pattern: &VerbPattern) -> bool {
-    VerbPattern::new(text).is_ok_and(|parsed| parsed == *pattern)
+/// A grant kept as a list of strings under an audience (`patterns`, `hosts`).
+pub(crate) trait Listed {
+    /// The key of the list.
+    const KEY: &'static str;
+    /// The grant as written.
+    fn text(&self) -> &str;
+    /// Whether an entry (as written) means this grant.
+    fn is(&self, text: &str) -> bool;
 }
 
-/// Whether a host entry (as written) means `host`.
-fn is_host(text: &str, host: &HostGrant) -> bool {
-    HostGrant::new(text).is_ok_and(|parsed| parsed == *host)
+impl Listed for VerbPattern {
+    const KEY: &'static str = "patterns";
+    fn text(&self) -> &str {
+        self.as_str()
+    }
+    fn is(&self, text: &str) -> bool {
+        Self::new(text).is_ok_and(|parsed| parsed == *self)
+    }
 }
 
-/// Adds `pattern` to the audience; returns whether the document changed.
-pub(crate) fn add_pattern(
+impl Listed for HostGrant {
+    const KEY: &'static str = "hosts";
+    fn text(&self) -> &str {
+        self.as_str()
+    }
+    fn is(&self, text: &str) -> bool {
+        Self::new(text).is_ok_and(|parsed| parsed == *self)
+    }
+}
+
+/// Adds `grant` to the audience's list; returns whether the document changed.
+pub(crate) fn add<T: Listed>(
     doc: &mut DocumentMut,
     audience: &str,
-    pattern: &VerbPattern,
+    grant: &T,
 ) -> Result<bool, String> {
-    add_listed(doc, audience, "patterns", pattern.as_str(), |text| {
-        is_pattern(text, pattern)
-    })
+    add_listed(doc, audience, T::KEY, grant.text(), |text| grant.is(text))
 }
 
-/// Removes `pattern` from the audience; returns whether the document changed.
-pub(crate) fn remove_pattern(
+/// Removes `grant` from the audience's list; returns whether the document changed.
+pub(crate) fn remove<T: Listed>(
     doc: &mut DocumentMut,
     audience: &str,
-    pattern: &VerbPattern,
+    grant: &T,
 ) -> Result<bool, String> {
-    remove_listed(doc, audience, "patterns", |text| is_pattern(text, pattern))
-}
-
-/// Adds `host` to the audience; returns whether the document changed.
-pub(crate) fn add_host(
-    doc: &mut DocumentMut,
-    audience: &str,
-    host: &HostGrant,
-) -> Result<bool, String> {
-    add_listed(doc, audience, "hosts", host.as_str(), |text| {
-        is_host(text, host)
-    })
-}
-
-/// Removes `host` from the audience; returns whether the document changed.
-pub(crate) fn remove_host(
-    doc: &mut DocumentMut,
-    audience: &str,
-    host: &HostGrant,
-) -> Result<bool, String> {
-    remove_listed(doc, audience, "hosts", |text| is_host(text, host))
+    remove_listed(doc, audience, T::KEY, |text| grant.is(text))
 }
 
 /// Adds `zone` with `access` to the audience, or changes the access of an existing entry for
@@ -576,14 +574,14 @@ mod tests {
             "version = 1\n[audience.personal]\npatterns = [\"a *\", \"b *\"]\n",
         ))
         .unwrap();
-        assert!(add_pattern(&mut doc, "personal", &pattern("c *")).unwrap());
-        assert!(remove_pattern(&mut doc, "personal", &pattern("a *")).unwrap());
+        assert!(add(&mut doc, "personal", &pattern("c *")).unwrap());
+        assert!(remove(&mut doc, "personal", &pattern("a *")).unwrap());
         assert_eq!(
             doc.to_string(),
             "version = 1\n[audience.personal]\npatterns = [\"b *\", \"c *\"]\n"
         );
-        assert!(!remove_pattern(&mut doc, "personal", &pattern("a *")).unwrap());
-        assert!(!remove_pattern(&mut doc, "other", &pattern("a *")).unwrap());
+        assert!(!remove(&mut doc, "personal", &pattern("a *")).unwrap());
+        assert!(!remove(&mut doc, "other", &pattern("a *")).unwrap());
     }
 
     #[test]
@@ -641,9 +639,9 @@ mod tests {
     /// Adds `z *` then revokes `a *`, returning both renderings.
     fn add_then_revoke(text: &str) -> (String, String) {
         let mut doc = document(Some(text)).unwrap();
-        assert!(add_pattern(&mut doc, "p", &pattern("z *")).unwrap());
+        assert!(add(&mut doc, "p", &pattern("z *")).unwrap());
         let added = doc.to_string();
-        remove_pattern(&mut doc, "p", &pattern("a *")).unwrap();
+        remove(&mut doc, "p", &pattern("a *")).unwrap();
         (added, doc.to_string())
     }
 
@@ -690,12 +688,12 @@ mod tests {
             "version = 1\n[audience.p]\npatterns = [\n    \"b *\", # b's\n    \"a *\" # a's\n]\n",
         ))
         .unwrap();
-        assert!(remove_pattern(&mut doc, "p", &pattern("a *")).unwrap());
+        assert!(remove(&mut doc, "p", &pattern("a *")).unwrap());
         assert_eq!(
             doc.to_string(),
             "version = 1\n[audience.p]\npatterns = [\n    \"b *\" # b's\n]\n"
         );
-        assert!(remove_pattern(&mut doc, "p", &pattern("b *")).unwrap());
+        assert!(remove(&mut doc, "p", &pattern("b *")).unwrap());
         assert_eq!(
             doc.to_string(),
             "version = 1\n[audience.p]\npatterns = []\n"
