@@ -369,35 +369,17 @@ pub(crate) fn add_zone(
         return Ok(add_zone_tables(tables, zone, access, home));
     }
     let array = array_under(table, "zones")?;
-    let mut found = false;
-    let mut changed = false;
-    for value in array.iter_mut() {
-        let Some(entry) = value.as_inline_table_mut() else {
-            continue;
-        };
-        if !found && is_zone(entry.get("path").and_then(Value::as_str), zone, home) {
-            found = true;
-            changed |= match entry.get_mut("access") {
-                Some(slot) => set_keeping_decor(slot, access.as_str()),
-                None => {
-                    entry.insert("access", Value::from(access.as_str()));
-                    true
-                }
-            };
-        }
-    }
-    if found {
-        // Drop duplicates after the first entry for the same directory.
-        let mut seen = false;
+    let entries = array
+        .iter_mut()
+        .filter_map(|value| value.as_inline_table_mut())
+        .map(|entry| entry as &mut dyn TableLike);
+    if let Some(mut changed) = set_zone_access(entries, zone, access, home) {
         let before = array.len();
-        array.retain(|value| {
-            let matches = value.as_inline_table().is_some_and(|entry| {
-                is_zone(entry.get("path").and_then(Value::as_str), zone, home)
-            });
-            let keep = !matches || !seen;
-            seen |= matches;
-            keep
-        });
+        array.retain(first_only(|value: &Value| {
+            value
+                .as_inline_table()
+                .is_some_and(|entry| is_zone_entry(entry, zone, home))
+        }));
         changed |= array.len() != before;
         return Ok(changed);
     }
@@ -415,30 +397,10 @@ fn add_zone_tables(
     access: Access,
     home: Option<&Path>,
 ) -> bool {
-    let matches = |table: &Table| is_zone(table.get("path").and_then(Item::as_str), zone, home);
-    let mut changed = false;
-    let mut found = false;
-    for table in tables.iter_mut() {
-        if !found && matches(table) {
-            found = true;
-            changed |= match table.get_mut("access").and_then(Item::as_value_mut) {
-                Some(slot) => set_keeping_decor(slot, access.as_str()),
-                None => {
-                    table.insert("access", toml_edit::value(access.as_str()));
-                    true
-                }
-            };
-        }
-    }
-    if found {
-        let mut seen = false;
+    let entries = tables.iter_mut().map(|table| table as &mut dyn TableLike);
+    if let Some(changed) = set_zone_access(entries, zone, access, home) {
         let before = tables.len();
-        tables.retain(|table| {
-            let hit = matches(table);
-            let keep = !hit || !seen;
-            seen |= hit;
-            keep
-        });
+        tables.retain(first_only(|table: &Table| is_zone_entry(table, zone, home)));
         return changed || tables.len() != before;
     }
     let mut table = Table::new();
@@ -446,6 +408,42 @@ fn add_zone_tables(
     table.insert("access", toml_edit::value(access.as_str()));
     tables.push(table);
     true
+}
+
+/// Whether a zone entry (a table or an inline table) names the directory of `zone`.
+fn is_zone_entry(entry: &dyn TableLike, zone: &ZonePath, home: Option<&Path>) -> bool {
+    is_zone(entry.get("path").and_then(Item::as_str), zone, home)
+}
+
+/// Sets `access` on the first of `entries` for the directory of `zone`: `None` when there is
+/// none, else whether that changed the entry.
+fn set_zone_access<'e>(
+    entries: impl Iterator<Item = &'e mut dyn TableLike>,
+    zone: &ZonePath,
+    access: Access,
+    home: Option<&Path>,
+) -> Option<bool> {
+    let mut entries = entries;
+    let entry = entries.find(|entry| is_zone_entry(&**entry, zone, home))?;
+    Some(match entry.get_mut("access").and_then(Item::as_value_mut) {
+        Some(slot) => set_keeping_decor(slot, access.as_str()),
+        None => {
+            entry.insert("access", toml_edit::value(access.as_str()));
+            true
+        }
+    })
+}
+
+/// A `retain` filter that keeps the first element `hit` picks and drops the later ones
+/// (duplicate entries for one directory).
+fn first_only<T>(hit: impl Fn(&T) -> bool) -> impl FnMut(&T) -> bool {
+    let mut seen = false;
+    move |item| {
+        let matches = hit(item);
+        let keep = !matches || !seen;
+        seen |= matches;
+        keep
+    }
 }
 
 /// Removes every entry for `zone` from the audience; returns whether the document changed.
@@ -463,14 +461,14 @@ pub(crate) fn remove_zone(
     };
     if let Some(tables) = item.as_array_of_tables_mut() {
         let before = tables.len();
-        tables.retain(|table| !is_zone(table.get("path").and_then(Item::as_str), zone, home));
+        tables.retain(|table| !is_zone_entry(table, zone, home));
         return Ok(tables.len() != before);
     }
     match item.as_array_mut() {
         Some(array) => Ok(remove_formatted(array, |value| {
             value
                 .as_inline_table()
-                .is_some_and(|entry| is_zone(entry.get("path").and_then(Value::as_str), zone, home))
+                .is_some_and(|entry| is_zone_entry(entry, zone, home))
         })),
         None => Err("`zones` is not a list".to_owned()),
     }
