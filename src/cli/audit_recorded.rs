@@ -11,6 +11,7 @@ use shellgate_policy::display;
 use shellgate_store::{AuditLog, AuditRecord};
 
 use super::Exit;
+use super::audit_cmd::section;
 use super::output::{errln, out};
 
 /// The summary of recorded decisions (the `--json` object).
@@ -136,22 +137,14 @@ fn render(recorded: &Recorded, files: usize) -> String {
     let _ = writeln!(out, "  decisions: {}", line(&recorded.decisions));
     let _ = writeln!(out, "  answers sent: {}", line(&recorded.answers));
     let _ = writeln!(out, "  agents: {}", line(&recorded.agents));
-    if !recorded.rules.is_empty() {
-        let _ = writeln!(out, "\nrules that refused");
-        for rule in &recorded.rules {
-            let _ = writeln!(out, "  {:>6}  {}", rule.count, rule.name);
-        }
-    }
-    if !recorded.prompts.is_empty() {
-        let _ = writeln!(out, "\ncommands that needed a person most");
-        for prompt in &recorded.prompts {
-            let _ = writeln!(
-                out,
-                "  {:>6}  {}",
-                prompt.count,
-                display::escape(&prompt.name)
-            );
-        }
-    }
+    section(&mut out, "rules that refused", &recorded.rules, |rule| {
+        format!("{:>6}  {}", rule.count, rule.name)
+    });
+    section(
+        &mut out,
+        "commands that needed a person most",
+        &recorded.prompts,
+        |prompt| format!("{:>6}  {}", prompt.count, display::escape(&prompt.name)),
+    );
     out
 }
