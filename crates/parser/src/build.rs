@@ -292,7 +292,8 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         let (first, rest) = self.build_chain(
             pair,
             "and-or list",
-            (Rule::pipeline, Self::build_pipeline),
+            Rule::pipeline,
+            Self::build_pipeline,
             AndOrOp::And,
             |rule| match rule {
                 Rule::op_and => Some(AndOrOp::And),
@@ -309,7 +310,8 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         &mut self,
         pair: Pair<'_, Rule>,
         parent: &'static str,
-        (item, build): (Rule, fn(&mut Self, Pair<'_, Rule>) -> Res<T>),
+        item: Rule,
+        build: fn(&mut Self, Pair<'_, Rule>) -> Res<T>,
         mut op: Op,
         operator: impl Fn(Rule) -> Option<Op>,
     ) -> Res<(T, Vec<(Op, T)>)> {
@@ -364,7 +366,8 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         self.build_chain(
             pair,
             "pipeline",
-            (Rule::command, Self::build_command),
+            Rule::command,
+            Self::build_command,
             PipeOp::Pipe,
             |rule| match rule {
                 Rule::op_pipe => Some(PipeOp::Pipe),
