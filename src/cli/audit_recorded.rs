@@ -12,7 +12,7 @@ use shellgate_store::{AuditLog, AuditRecord};
 
 use super::Exit;
 use super::audit_cmd::section;
-use super::output::{errln, out};
+use super::output::{self, errln, out};
 
 /// The summary of recorded decisions (the `--json` object).
 #[derive(Debug, Default, Serialize)]
@@ -63,12 +63,8 @@ pub fn run(files: &[PathBuf], json: bool, top: usize) -> Exit {
     recorded.rules = most_frequent(rules, top);
     recorded.prompts = most_frequent(prompts, top);
     if json {
-        match serde_json::to_string(&recorded) {
-            Ok(text) => out!("{text}\n"),
-            Err(e) => {
-                errln!("error: cannot write the summary: {e}");
-                return Exit::Error;
-            }
+        if let Err(exit) = output::json_line(&recorded, "summary") {
+            return exit;
         }
     } else {
         out!("{}", render(&recorded, files.len()));

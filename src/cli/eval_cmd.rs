@@ -18,7 +18,7 @@ use shellgate_policy::{
 };
 
 use super::Exit;
-use super::output::{errln, out, outln};
+use super::output::{self, errln, out};
 use super::policy_files::{self, report};
 use super::trust_args::TrustArgs;
 
@@ -82,12 +82,8 @@ pub fn run(args: &Args) -> Exit {
     };
     let evaluation = prepared.evaluate();
     if args.json {
-        match serde_json::to_string(&evaluation) {
-            Ok(text) => outln!("{text}"),
-            Err(e) => {
-                errln!("error: cannot write the evaluation: {e}");
-                return Exit::Error;
-            }
+        if let Err(exit) = output::json_line(&evaluation, "evaluation") {
+            return exit;
         }
     } else {
         out!("{}", render(&evaluation));
