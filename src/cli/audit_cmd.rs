@@ -94,10 +94,7 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
     // The project layer comes from `--project-policy`, else the `.shellgate/policy.toml` of
     // `--project`, else of the working directory; a refused one is reported and left out.
     let project = recipe.project.as_deref().unwrap_or(&recipe.cwd);
-    let layered = policy_files::load_layered_or_report(
-        &args.trust.policy.files.policies,
-        &policy_files::project_files(&args.trust.policy.project_policies, Some(project)),
-    )?;
+    let layered = policy_files::load_for_project(&args.trust.policy, project)?;
     let judge = GateJudge::new(GateEvaluator::new(layered.policy), recipe.clone());
     let baseline = if args.baseline.is_empty() {
         None

@@ -165,10 +165,7 @@ pub fn render(evaluation: &Evaluation) -> String {
 pub fn prepare(args: &GateArgs) -> Result<Prepared, Exit> {
     let recipe = args.trust.recipe(true)?;
     let project = recipe.project.as_deref().unwrap_or(&recipe.cwd);
-    let layered = policy_files::load_layered_or_report(
-        &args.trust.policy.files.policies,
-        &policy_files::project_files(&args.trust.policy.project_policies, Some(project)),
-    )?;
+    let layered = policy_files::load_for_project(&args.trust.policy, project)?;
     let layers = layered.describe();
     let refused = layered
         .refused
