@@ -170,6 +170,12 @@ impl FileCx<'_> {
         ok.then_some(out)
     }
 
+    /// [`FileCx::spellings`] where a bad spelling has been reported and the entry will be
+    /// dropped: an empty list then.
+    pub(crate) fn flags(&mut self, list: &mut [Text], key: &str) -> Vec<String> {
+        self.spellings(list, key).unwrap_or_default()
+    }
+
     /// A glob of the policy dialect, moved out of `text` (its compilation is a check).
     pub(crate) fn glob(&mut self, text: &mut Text, key: &'static str) -> String {
         self.check(|| Check::Glob {
