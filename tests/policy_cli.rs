@@ -345,11 +345,7 @@ fn run_bytes(args: &[&[u8]], trust: &Path, stdin: &[u8]) -> (i32, String, String
         .unwrap();
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    common::outcome(out)
 }
 
 /// Regression (issue 13): a command that is not UTF-8 was a usage error (exit 1); it needs a

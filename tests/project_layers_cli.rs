@@ -84,11 +84,7 @@ impl Project {
             self.sandbox.shellgate(args).current_dir(cwd),
             stdin.as_bytes(),
         );
-        (
-            output.status.code().unwrap(),
-            String::from_utf8(output.stdout).unwrap(),
-            String::from_utf8(output.stderr).unwrap(),
-        )
+        common::outcome(output)
     }
 
     /// `shellgate eval --json` of `command` in the project directory; (exit code, JSON, stderr).

@@ -157,6 +157,34 @@ why = "terraform state"
 }
 
 #[test]
+fn a_user_layer_adds_code_loading_variables_and_keeps_the_default_ones() {
+    let user = PolicySource::new(
+        "user.toml",
+        "version = 1\n[settings]\ncode_loading_variables = [\"MY_PLUGIN_*\", \"PATH\"]\n",
+        Layer::User,
+    );
+    let policy = shellgate_policy::load_policy(&[Policy::default_source(), user]).unwrap();
+    let loading = |name: &str| policy.is_code_loading_variable(name);
+    assert_eq!(
+        [
+            "MY_PLUGIN_DIR",
+            "PATH",
+            "LD_PRELOAD",
+            "GIT_PAGER",
+            "a/KUBECONFIG",
+            "path",
+            "MY_PLUGIN",
+            "LANG"
+        ]
+        .map(loading),
+        [true, true, true, true, true, false, false, false]
+    );
+    // A hand-made policy without the list has none.
+    let base = shellgate_policy::load_policy(&[base()]).unwrap();
+    assert!(!base.is_code_loading_variable("PATH"));
+}
+
+#[test]
 fn a_user_layer_can_override_the_safe_catalog() {
     let user = PolicySource::new(
         "user.toml",

@@ -33,11 +33,7 @@ fn shellgate(args: &[&str], trust: &Path) -> Output {
 /// (exit code, stdout, stderr)
 fn run(args: &[&str], trust: &Path) -> (i32, String, String) {
     let out = shellgate(args, trust);
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    common::outcome(out)
 }
 
 #[test]

@@ -94,10 +94,7 @@ fn audit_files(args: &Args) -> Result<(), Exit> {
     // The project layer comes from `--project-policy`, else the `.shellgate/policy.toml` of
     // `--project`, else of the working directory; a refused one is reported and left out.
     let project = recipe.project.as_deref().unwrap_or(&recipe.cwd);
-    let layered = policy_files::load_layered_or_report(
-        &args.trust.policy.files.policies,
-        &policy_files::project_files(&args.trust.policy.project_policies, Some(project)),
-    )?;
+    let layered = policy_files::load_for_project(&args.trust.policy, project)?;
     let judge = GateJudge::new(GateEvaluator::new(layered.policy), recipe.clone());
     let baseline = if args.baseline.is_empty() {
         None
@@ -246,6 +243,18 @@ fn progress_bar() -> Option<indicatif::ProgressBar> {
 }
 
 /// `n` with a `≈` when the count is an estimate.
+/// A titled section of a text report, after a blank line, one indented row per item; nothing
+/// when there are no items.
+pub(super) fn section<T>(out: &mut String, title: &str, items: &[T], row: impl Fn(&T) -> String) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{title}");
+    for item in items {
+        let _ = writeln!(out, "  {}", row(item));
+    }
+}
+
 fn count(n: u64, exact: bool) -> String {
     if exact {
         n.to_string()
@@ -319,46 +328,41 @@ fn render(report: &Report, elapsed: Duration, audience: &str) -> String {
     ] {
         let _ = writeln!(out, "  {name:<12} {n:>9}  {:>6}", percent(n, total));
     }
-    if !report.hard_deny.is_empty() {
-        let _ = writeln!(out, "\ntop hard-deny rules");
-        for rule in &report.hard_deny {
-            let _ = writeln!(
-                out,
-                "  {:>9}  {} ({}): {}",
-                count(rule.count, rule.exact),
-                rule.rule,
-                rule.category,
-                rule.reason
-            );
-        }
-    }
-    if !report.prompts.is_empty() {
-        let _ = writeln!(
-            out,
-            "\ntop prompting clauses (proposed pattern, then an example)"
-        );
-        for prompt in &report.prompts {
+    section(&mut out, "top hard-deny rules", &report.hard_deny, |rule| {
+        format!(
+            "{:>9}  {} ({}): {}",
+            count(rule.count, rule.exact),
+            rule.rule,
+            rule.category,
+            rule.reason
+        )
+    });
+    section(
+        &mut out,
+        "top prompting clauses (proposed pattern, then an example)",
+        &report.prompts,
+        |prompt| {
             let pattern = prompt.pattern.as_deref().unwrap_or("(cannot be saved)");
-            let _ = writeln!(
-                out,
-                "  {:>9}  {pattern}    e.g. {}",
+            format!(
+                "{:>9}  {pattern}    e.g. {}",
                 count(prompt.count, prompt.exact),
                 prompt.example
-            );
-        }
-    }
-    if !report.untrusted_paths.is_empty() {
-        let _ = writeln!(out, "\nmost frequent untrusted paths");
-        for path in &report.untrusted_paths {
-            let _ = writeln!(
-                out,
-                "  {:>9}  {:<5}  {}",
+            )
+        },
+    );
+    section(
+        &mut out,
+        "most frequent untrusted paths",
+        &report.untrusted_paths,
+        |path| {
+            format!(
+                "{:>9}  {:<5}  {}",
                 count(path.count, path.exact),
                 path.access.as_str(),
                 path.path
-            );
-        }
-    }
+            )
+        },
+    );
     let check = &report.grant_check;
     if !report.suggested_grants.is_empty() {
         let _ = writeln!(

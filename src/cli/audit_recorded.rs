@@ -11,7 +11,8 @@ use shellgate_policy::display;
 use shellgate_store::{AuditLog, AuditRecord};
 
 use super::Exit;
-use super::output::{errln, out};
+use super::audit_cmd::section;
+use super::output::{self, errln, out};
 
 /// The summary of recorded decisions (the `--json` object).
 #[derive(Debug, Default, Serialize)]
@@ -62,12 +63,8 @@ pub fn run(files: &[PathBuf], json: bool, top: usize) -> Exit {
     recorded.rules = most_frequent(rules, top);
     recorded.prompts = most_frequent(prompts, top);
     if json {
-        match serde_json::to_string(&recorded) {
-            Ok(text) => out!("{text}\n"),
-            Err(e) => {
-                errln!("error: cannot write the summary: {e}");
-                return Exit::Error;
-            }
+        if let Err(exit) = output::json_line(&recorded, "summary") {
+            return exit;
         }
     } else {
         out!("{}", render(&recorded, files.len()));
@@ -136,22 +133,14 @@ fn render(recorded: &Recorded, files: usize) -> String {
     let _ = writeln!(out, "  decisions: {}", line(&recorded.decisions));
     let _ = writeln!(out, "  answers sent: {}", line(&recorded.answers));
     let _ = writeln!(out, "  agents: {}", line(&recorded.agents));
-    if !recorded.rules.is_empty() {
-        let _ = writeln!(out, "\nrules that refused");
-        for rule in &recorded.rules {
-            let _ = writeln!(out, "  {:>6}  {}", rule.count, rule.name);
-        }
-    }
-    if !recorded.prompts.is_empty() {
-        let _ = writeln!(out, "\ncommands that needed a person most");
-        for prompt in &recorded.prompts {
-            let _ = writeln!(
-                out,
-                "  {:>6}  {}",
-                prompt.count,
-                display::escape(&prompt.name)
-            );
-        }
-    }
+    section(&mut out, "rules that refused", &recorded.rules, |rule| {
+        format!("{:>6}  {}", rule.count, rule.name)
+    });
+    section(
+        &mut out,
+        "commands that needed a person most",
+        &recorded.prompts,
+        |prompt| format!("{:>6}  {}", prompt.count, display::escape(&prompt.name)),
+    );
     out
 }

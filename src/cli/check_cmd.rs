@@ -7,7 +7,7 @@ use miette::{GraphicalReportHandler, GraphicalTheme};
 use shellgate_rules::{Examples, Layer, Policy, PolicyError};
 
 use super::Exit;
-use super::output::{errln, outln};
+use super::output::{self, errln, outln};
 use super::policy_files;
 
 /// Validate policy files layered on the embedded default policy.
@@ -108,12 +108,8 @@ pub fn run(args: &Args) -> Exit {
             summary,
             layers,
         };
-        match serde_json::to_string(&report) {
-            Ok(text) => outln!("{text}"),
-            Err(e) => {
-                errln!("error: cannot write the report: {e}");
-                return Exit::Error;
-            }
+        if let Err(exit) = output::json_line(&report, "report") {
+            return exit;
         }
     } else if let Some(s) = &summary {
         outln!(

@@ -18,7 +18,7 @@ use shellgate_policy::{
 };
 
 use super::Exit;
-use super::output::{errln, out, outln};
+use super::output::{self, errln, out};
 use super::policy_files::{self, report};
 use super::trust_args::TrustArgs;
 
@@ -82,12 +82,8 @@ pub fn run(args: &Args) -> Exit {
     };
     let evaluation = prepared.evaluate();
     if args.json {
-        match serde_json::to_string(&evaluation) {
-            Ok(text) => outln!("{text}"),
-            Err(e) => {
-                errln!("error: cannot write the evaluation: {e}");
-                return Exit::Error;
-            }
+        if let Err(exit) = output::json_line(&evaluation, "evaluation") {
+            return exit;
         }
     } else {
         out!("{}", render(&evaluation));
@@ -169,10 +165,7 @@ pub fn render(evaluation: &Evaluation) -> String {
 pub fn prepare(args: &GateArgs) -> Result<Prepared, Exit> {
     let recipe = args.trust.recipe(true)?;
     let project = recipe.project.as_deref().unwrap_or(&recipe.cwd);
-    let layered = policy_files::load_layered_or_report(
-        &args.trust.policy.files.policies,
-        &policy_files::project_files(&args.trust.policy.project_policies, Some(project)),
-    )?;
+    let layered = policy_files::load_for_project(&args.trust.policy, project)?;
     let layers = layered.describe();
     let refused = layered
         .refused

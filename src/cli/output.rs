@@ -94,6 +94,25 @@ pub fn painted(word: &str) -> String {
     paint(word, style_of(word))
 }
 
+/// Prints `value` as one line of JSON. When it cannot be encoded, says so on standard error
+/// (`error: cannot write the WHAT: …`) and returns the error exit, rather than print half.
+///
+/// # Errors
+///
+/// [`Exit::Error`] when `value` cannot be encoded.
+pub fn json_line(value: &impl serde::Serialize, what: &str) -> Result<(), Exit> {
+    match serde_json::to_string(value) {
+        Ok(text) => {
+            write_stdout(format_args!("{text}\n"));
+            Ok(())
+        }
+        Err(e) => {
+            write_stderr(format_args!("error: cannot write the {what}: {e}\n"));
+            Err(Exit::Error)
+        }
+    }
+}
+
 /// `print!` that never panics (see the module docs).
 macro_rules! out {
     ($($arg:tt)*) => {

@@ -16,6 +16,7 @@ use shellgate_rules::{Layer, Policy, PolicyError, PolicySource};
 
 use super::Exit;
 use super::output::{err, errln};
+use super::trust_args::PolicyArgs;
 
 /// A policy file that could not be read.
 #[derive(Debug)]
@@ -280,6 +281,20 @@ pub fn load_layered_or_report(user: &[PathBuf], project: &[PathBuf]) -> Result<L
     })?;
     layered.report_refused();
     Ok(layered)
+}
+
+/// [`load_layered_or_report`] for the policy options of a command that runs in `project`: the
+/// `--policy` files, then the `--project-policy` files, else the project's own
+/// `.shellgate/policy.toml`.
+///
+/// # Errors
+///
+/// [`Exit::Error`] after the diagnostics were printed.
+pub fn load_for_project(args: &PolicyArgs, project: &Path) -> Result<Layered, Exit> {
+    load_layered_or_report(
+        &args.files.policies,
+        &project_files(&args.project_policies, Some(project)),
+    )
 }
 
 /// [`load`], reporting a failure on standard error.

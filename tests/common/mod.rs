@@ -94,6 +94,15 @@ pub fn trust_file() -> (Sandbox, PathBuf) {
     (sandbox, path)
 }
 
+/// A finished command's exit code, standard output and standard error (as text).
+pub fn outcome(output: Output) -> (i32, String, String) {
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
 /// A finished command's standard output as text.
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()

@@ -11,14 +11,6 @@
 //! All failing cases are reported at once, each with its command, the expected and actual
 //! decision, the hard-deny rules and every clause verdict.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test code: a failed step should fail the test loudly"
-)]
-
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 

@@ -1,11 +1,6 @@
 //! What every corpus runner shares: reading `tests/corpus/NAME`, and running its cases — each
 //! name once — failing with the report of every case that does not hold.
 
-#![allow(
-    clippy::panic,
-    reason = "test code: a corpus that cannot be read fails the test with its name"
-)]
-
 use std::collections::HashSet;
 
 use serde::Deserialize;

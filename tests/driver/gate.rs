@@ -24,14 +24,6 @@
 //! `error` (the exact message); `then` is the decision after the effects are applied to the
 //! state and the command is evaluated again.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test code: a failed step should fail the test loudly"
-)]
-
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 

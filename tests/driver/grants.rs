@@ -11,11 +11,6 @@
 //! `trust-zone` takes it; `~/` expands to `home`) with `access` (`write` by default). Defaults:
 //! home `/home/u`.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "test code: a failed step should fail the test loudly"
-)]
-
 use serde::Deserialize;
 use shellgate_policy::{Access, GrantRule, Policy, VerbPattern, ZonePath};
 use shellgate_rules::{Layer, PolicySource};

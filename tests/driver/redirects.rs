@@ -8,13 +8,6 @@
 //! person, the prompt must list `write PATH` (the absolute path); for a refused target, the
 //! refusal must name `rule` among its deny rules or protected paths.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test code: a failed step should fail the test loudly"
-)]
-
 use std::path::Path;
 use std::sync::OnceLock;
 

@@ -214,11 +214,9 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
         let text = self.text;
         let mut pairs = BashParser::parse(Rule::program, text)
             .map_err(|e| self.syntax_error(&e, "the command"))?;
-        let program = pairs.next().ok_or_else(|| ParseError::Internal {
-            rule: "nothing".to_owned(),
-            parent: "program",
-            offset: self.map.at(0),
-        })?;
+        let program = pairs
+            .next()
+            .ok_or_else(|| ParseError::nothing("program", self.map.at(0)))?;
         let list = self.build_program(program)?;
         if let Some(&slot) = self.pending.front() {
             let offset = self
@@ -291,31 +289,53 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
     }
 
     fn build_and_or(&mut self, pair: Pair<'_, Rule>) -> Res<AndOr> {
-        let mut first: Option<Pipeline> = None;
+        let (first, rest) = self.build_chain(
+            pair,
+            "and-or list",
+            Rule::pipeline,
+            Self::build_pipeline,
+            AndOrOp::And,
+            |rule| match rule {
+                Rule::op_and => Some(AndOrOp::And),
+                Rule::op_or => Some(AndOrOp::Or),
+                _ => None,
+            },
+        )?;
+        Ok(AndOr { first, rest })
+    }
+
+    /// Items joined by operators (`a && b || c`, `a | b |& c`, newlines allowed after an
+    /// operator): the first item, then each later one with the operator before it.
+    fn build_chain<T, Op: Copy>(
+        &mut self,
+        pair: Pair<'_, Rule>,
+        parent: &'static str,
+        item: Rule,
+        build: fn(&mut Self, Pair<'_, Rule>) -> Res<T>,
+        mut op: Op,
+        operator: impl Fn(Rule) -> Option<Op>,
+    ) -> Res<(T, Vec<(Op, T)>)> {
+        let mut first = None;
         let mut rest = Vec::new();
-        let mut op = AndOrOp::And;
         for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::pipeline => {
-                    let pipeline = self.build_pipeline(p)?;
-                    if first.is_none() {
-                        first = Some(pipeline);
-                    } else {
-                        rest.push((op, pipeline));
-                    }
+            let rule = p.as_rule();
+            if rule == item {
+                let built = build(self, p)?;
+                if first.is_none() {
+                    first = Some(built);
+                } else {
+                    rest.push((op, built));
                 }
-                Rule::op_and => op = AndOrOp::And,
-                Rule::op_or => op = AndOrOp::Or,
-                Rule::newline => self.build_newline(p)?,
-                _ => return Err(self.unexpected(&p, "and-or list")),
+            } else if let Some(next) = operator(rule) {
+                op = next;
+            } else if rule == Rule::newline {
+                self.build_newline(p)?;
+            } else {
+                return Err(self.unexpected(&p, parent));
             }
         }
-        let first = first.ok_or_else(|| ParseError::Internal {
-            rule: "nothing".to_owned(),
-            parent: "and-or list",
-            offset: 0,
-        })?;
-        Ok(AndOr { first, rest })
+        let first = first.ok_or_else(|| ParseError::nothing(parent, 0))?;
+        Ok((first, rest))
     }
 
     fn build_pipeline(&mut self, pair: Pair<'_, Rule>) -> Res<Pipeline> {
@@ -332,11 +352,7 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
                 _ => return Err(self.unexpected(&p, "pipeline")),
             }
         }
-        let (first, rest) = seq.ok_or_else(|| ParseError::Internal {
-            rule: "nothing".to_owned(),
-            parent: "pipeline",
-            offset: 0,
-        })?;
+        let (first, rest) = seq.ok_or_else(|| ParseError::nothing("pipeline", 0))?;
         Ok(Pipeline {
             bang,
             time,
@@ -347,42 +363,25 @@ impl<'s, 'o, 't> Builder<'s, 'o, 't> {
     }
 
     fn build_pipe_seq(&mut self, pair: Pair<'_, Rule>) -> Res<(Command, Vec<(PipeOp, Command)>)> {
-        let mut first = None;
-        let mut rest = Vec::new();
-        let mut op = PipeOp::Pipe;
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::command => {
-                    let command = self.build_command(p)?;
-                    if first.is_none() {
-                        first = Some(command);
-                    } else {
-                        rest.push((op, command));
-                    }
-                }
-                Rule::op_pipe => op = PipeOp::Pipe,
-                Rule::op_pipe_both => op = PipeOp::PipeBoth,
-                Rule::newline => self.build_newline(p)?,
-                _ => return Err(self.unexpected(&p, "pipeline")),
-            }
-        }
-        let first = first.ok_or_else(|| ParseError::Internal {
-            rule: "nothing".to_owned(),
-            parent: "pipeline",
-            offset: 0,
-        })?;
-        Ok((first, rest))
+        self.build_chain(
+            pair,
+            "pipeline",
+            Rule::command,
+            Self::build_command,
+            PipeOp::Pipe,
+            |rule| match rule {
+                Rule::op_pipe => Some(PipeOp::Pipe),
+                Rule::op_pipe_both => Some(PipeOp::PipeBoth),
+                _ => None,
+            },
+        )
     }
 
     fn build_command(&mut self, pair: Pair<'_, Rule>) -> Res<Command> {
         let span = self.span(pair.as_span());
         let mut inner = pair.into_inner();
         let Some(first) = inner.next() else {
-            return Err(ParseError::Internal {
-                rule: "nothing".to_owned(),
-                parent: "command",
-                offset: span.start,
-            });
+            return Err(ParseError::nothing("command", span.start));
         };
         match first.as_rule() {
             Rule::simple_command => Ok(Command::Simple(self.build_simple_command(first)?)),

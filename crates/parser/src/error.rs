@@ -66,6 +66,15 @@ pub(crate) enum ParseError {
 }
 
 impl ParseError {
+    /// The grammar gave `parent` none of a part it always has (its first pipeline, its body).
+    pub(crate) fn nothing(parent: &'static str, offset: usize) -> Self {
+        Self::Internal {
+            rule: "nothing".to_owned(),
+            parent,
+            offset,
+        }
+    }
+
     /// The diagnostic this error becomes.
     pub(crate) fn into_diagnostic(self) -> Diagnostic {
         let message = self.to_string();

@@ -22,7 +22,7 @@
 //! and their diagnostics are the grammar's.
 //!
 //! Where the scanner accepts, its tree must equal the grammar's in every field (spans and raw
-//! text included): `tests/parser_fast_path.rs` checks this over every corpus input, and the
+//! text included): `tests/parser/fast_path.rs` checks this over every corpus input, and the
 //! `fast_path` fuzz target over arbitrary input. Each decision below names the grammar rule it
 //! follows.
 

@@ -16,7 +16,6 @@
 //!
 //! (`asked_by` is left out when no `[[ask]]` rule matched.)
 
-use std::fmt;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -167,89 +166,55 @@ impl Reason {
     }
 }
 
-/// The kinds of evidence, serialised in snake case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReasonKind {
-    /// A hard-deny rule matched.
-    HardDeny,
-    /// An `[[ask]]` rule matched: a person decides, whatever a grant says.
-    Ask,
-    /// About the executable: dynamic, or path-qualified.
-    Executable,
-    /// A path is trusted by a zone.
-    Zone,
-    /// A path is not trusted.
-    Path,
-    /// A protected path forced a decision.
-    Protected,
-    /// The safe catalog admitted the verb.
-    Safe,
-    /// The safe catalog refused the verb (an unsafe flag or argument).
-    Unsafe,
-    /// A pure side-effect verb.
-    Pure,
-    /// An approved pattern matched.
-    Pattern,
-    /// The verb is not approved by anything.
-    Verb,
-    /// An assignment prefix changes how the command behaves.
-    Assignment,
-    /// Embedded code the gate cannot read.
-    Interpreter,
-    /// Code that is not visible at all (a script file, code from a pipe, a remote command).
-    Opaque,
-    /// Through a wrapper that changes privilege.
-    Privileged,
-    /// What the command does on the network: the hosts it connects to, what it sends.
-    Network,
-    /// The command prints the environment or a secret-looking variable into the transcript.
-    Exposure,
-    /// The project's own code runs (a toolchain, a project script or program, repository
-    /// hooks): whether it runs in a run zone of the audience.
-    Code,
-    /// The command (or nested shell code) did not parse completely.
-    Incomplete,
-    /// An internal error; the decision was raised.
-    Internal,
-    /// A policy layer was refused (a broken or loosening project policy): the layers before it
-    /// apply, and nothing runs without a person.
-    Policy,
-}
-
-impl ReasonKind {
-    /// The snake-case name.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::HardDeny => "hard_deny",
-            Self::Ask => "ask",
-            Self::Executable => "executable",
-            Self::Zone => "zone",
-            Self::Path => "path",
-            Self::Protected => "protected",
-            Self::Safe => "safe",
-            Self::Unsafe => "unsafe",
-            Self::Pure => "pure",
-            Self::Pattern => "pattern",
-            Self::Verb => "verb",
-            Self::Assignment => "assignment",
-            Self::Interpreter => "interpreter",
-            Self::Opaque => "opaque",
-            Self::Privileged => "privileged",
-            Self::Code => "code",
-            Self::Network => "network",
-            Self::Exposure => "exposure",
-            Self::Incomplete => "incomplete",
-            Self::Internal => "internal",
-            Self::Policy => "policy",
-        }
-    }
-}
-
-impl fmt::Display for ReasonKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+shellgate_rules::named_enum! {
+    /// The kinds of evidence, serialised in snake case.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum ReasonKind {
+        /// A hard-deny rule matched.
+        HardDeny = "hard_deny",
+        /// An `[[ask]]` rule matched: a person decides, whatever a grant says.
+        Ask = "ask",
+        /// About the executable: dynamic, or path-qualified.
+        Executable = "executable",
+        /// A path is trusted by a zone.
+        Zone = "zone",
+        /// A path is not trusted.
+        Path = "path",
+        /// A protected path forced a decision.
+        Protected = "protected",
+        /// The safe catalog admitted the verb.
+        Safe = "safe",
+        /// The safe catalog refused the verb (an unsafe flag or argument).
+        Unsafe = "unsafe",
+        /// A pure side-effect verb.
+        Pure = "pure",
+        /// An approved pattern matched.
+        Pattern = "pattern",
+        /// The verb is not approved by anything.
+        Verb = "verb",
+        /// An assignment prefix changes how the command behaves.
+        Assignment = "assignment",
+        /// Embedded code the gate cannot read.
+        Interpreter = "interpreter",
+        /// Code that is not visible at all (a script file, code from a pipe, a remote command).
+        Opaque = "opaque",
+        /// Through a wrapper that changes privilege.
+        Privileged = "privileged",
+        /// What the command does on the network: the hosts it connects to, what it sends.
+        Network = "network",
+        /// The command prints the environment or a secret-looking variable into the transcript.
+        Exposure = "exposure",
+        /// The project's own code runs (a toolchain, a project script or program, repository
+        /// hooks): whether it runs in a run zone of the audience.
+        Code = "code",
+        /// The command (or nested shell code) did not parse completely.
+        Incomplete = "incomplete",
+        /// An internal error; the decision was raised.
+        Internal = "internal",
+        /// A policy layer was refused (a broken or loosening project policy): the layers before it
+        /// apply, and nothing runs without a person.
+        Policy = "policy",
     }
 }
 

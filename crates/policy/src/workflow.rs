@@ -18,7 +18,6 @@
 //! After the `Session` or `Always` effects are applied, evaluating the same command in the same
 //! place again gives `Approved` (the grants cover exactly what was asked).
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use shellgate_rules::{Access, Decision, HostGrant, VerbPattern, ZonePath};
@@ -28,38 +27,18 @@ use crate::evaluator::GateEvaluator;
 use crate::grant_rule::{GrantRefusal, GrantRule};
 use crate::trust::TrustState;
 
-/// A person's answer to a prompt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Choice {
-    /// Run it this time only.
-    Once,
-    /// Run it, and trust the same paths and patterns for the rest of the session.
-    Session,
-    /// Run it, and trust the same paths and patterns from now on (persisted).
-    Always,
-    /// Do not run it.
-    Deny,
-}
-
-impl Choice {
-    /// Every choice, in the order a prompt offers them.
-    pub const ALL: [Self; 4] = [Self::Once, Self::Session, Self::Always, Self::Deny];
-
-    /// The lowercase name: `once`, `session`, `always` or `deny`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Once => "once",
-            Self::Session => "session",
-            Self::Always => "always",
-            Self::Deny => "deny",
-        }
-    }
-}
-
-impl fmt::Display for Choice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+shellgate_rules::named_enum! {
+    /// A person's answer to a prompt (`ALL` in the order a prompt offers them).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Choice {
+        /// Run it this time only.
+        Once = "once",
+        /// Run it, and trust the same paths and patterns for the rest of the session.
+        Session = "session",
+        /// Run it, and trust the same paths and patterns from now on (persisted).
+        Always = "always",
+        /// Do not run it.
+        Deny = "deny",
     }
 }
 
@@ -67,12 +46,9 @@ impl std::str::FromStr for Choice {
     type Err = WorkflowError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|c| c.as_str() == text)
-            .ok_or_else(|| WorkflowError::UnknownChoice {
-                text: text.to_owned(),
-            })
+        Self::from_name(text).ok_or_else(|| WorkflowError::UnknownChoice {
+            text: text.to_owned(),
+        })
     }
 }
 

@@ -1,62 +1,32 @@
 //! The value-token classifier: ordered classes, first match wins.
 
-use std::fmt;
-
 use regex::RegexSet;
 
-/// The class of an argument token (see `[classify]` in the policy language).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TokenClass {
-    /// `-x`, `--long`, `--long=value`.
-    Flag,
-    /// `scheme://…`.
-    Url,
-    /// `$NAME`, `${…}`.
-    EnvRef,
-    /// Path-shaped: has a `/`, starts with `~`, or is `.`/`..`.
-    Path,
-    /// Contains `*`, `?` or `[`.
-    Glob,
-    /// A call-specific value: not a flag, not path-shaped, contains a digit (versions, SHAs,
-    /// ids, ports). Trailing value tokens are trimmed from approval patterns.
-    Value,
-    /// Anything else: subcommands, branch names, package names.
-    Word,
+crate::named_enum! {
+    /// The class of an argument token (see `[classify]` in the policy language). `ALL` is the
+    /// default order.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum TokenClass {
+        /// `-x`, `--long`, `--long=value`.
+        Flag = "flag",
+        /// `scheme://…`.
+        Url = "url",
+        /// `$NAME`, `${…}`.
+        EnvRef = "env-ref",
+        /// Path-shaped: has a `/`, starts with `~`, or is `.`/`..`.
+        Path = "path",
+        /// Contains `*`, `?` or `[`.
+        Glob = "glob",
+        /// A call-specific value: not a flag, not path-shaped, contains a digit (versions, SHAs,
+        /// ids, ports). Trailing value tokens are trimmed from approval patterns.
+        Value = "value",
+        /// Anything else: subcommands, branch names, package names.
+        Word = "word",
+    }
 }
 
 impl TokenClass {
-    /// Every class, in the default order.
-    pub const ALL: [Self; 7] = [
-        Self::Flag,
-        Self::Url,
-        Self::EnvRef,
-        Self::Path,
-        Self::Glob,
-        Self::Value,
-        Self::Word,
-    ];
-
-    /// The name used in policy files: `flag`, `url`, `env-ref`, `path`, `glob`, `value`, `word`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Flag => "flag",
-            Self::Url => "url",
-            Self::EnvRef => "env-ref",
-            Self::Path => "path",
-            Self::Glob => "glob",
-            Self::Value => "value",
-            Self::Word => "word",
-        }
-    }
-
-    /// The class named `name`, if any.
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.as_str() == name)
-    }
-
     /// The built-in pattern for this class (used when a policy does not give one).
     ///
     /// The `value` pattern is the call-specific-value rule: classes earlier in the order have
@@ -72,12 +42,6 @@ impl TokenClass {
             Self::Value => r"[0-9]",
             Self::Word => r".",
         }
-    }
-}
-
-impl fmt::Display for TokenClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -431,18 +431,27 @@ impl Builder {
                 self.settings.narrow.push(words);
             }
         }
-        for (key, list) in [
-            ("release_names", &raw.release_names),
-            ("secret_names", &raw.secret_names),
+        let settings = &mut self.settings;
+        for (key, list, out) in [
+            (
+                "release_names",
+                &raw.release_names,
+                &mut settings.release_names,
+            ),
+            (
+                "secret_names",
+                &raw.secret_names,
+                &mut settings.secret_names,
+            ),
+            (
+                "code_loading_variables",
+                &raw.code_loading_variables,
+                &mut settings.code_loading_variables,
+            ),
         ] {
             for glob in list.iter().flat_map(|l| l.get_ref()) {
                 let mut text = glob.clone();
                 let glob = cx.glob(&mut text, key);
-                let out = if key == "release_names" {
-                    &mut self.settings.release_names
-                } else {
-                    &mut self.settings.secret_names
-                };
                 if !out.contains(&glob) {
                     out.push(glob);
                 }

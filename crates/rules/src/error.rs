@@ -398,6 +398,23 @@ where
 }
 
 /// "did you mean `x`?" for the closest candidate, if any.
+impl PolicyError {
+    /// `name` is not one of the `known` names of a `what` (`layer`): the help is the closest
+    /// known name, or `fallback` when none is close.
+    pub(crate) fn unknown_name<'k>(
+        what: &'static str,
+        name: &str,
+        known: impl IntoIterator<Item = &'k str>,
+        fallback: &str,
+    ) -> Self {
+        Self::UnknownName {
+            what,
+            name: name.to_owned(),
+            help: did_you_mean(name, known).unwrap_or_else(|| fallback.to_owned()),
+        }
+    }
+}
+
 pub(crate) fn did_you_mean<'c, I>(input: &str, candidates: I) -> Option<String>
 where
     I: IntoIterator<Item = &'c str>,

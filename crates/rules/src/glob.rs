@@ -18,7 +18,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
 /// The dialect over paths: `*`, `?` and classes never match `/` between segments.
 pub(crate) fn path_glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
@@ -77,6 +77,48 @@ impl PartialEq for WordGlob {
 }
 
 impl Eq for WordGlob {}
+
+/// Globs over one word (`/` is an ordinary character) as one set, compiled on first use.
+/// When the set cannot be built every word matches: the policy's globs are checked when it
+/// loads, and a set that still fails can only make the gate ask more.
+#[derive(Clone, Debug)]
+pub(crate) struct WordGlobSet {
+    patterns: Vec<String>,
+    set: OnceLock<Option<GlobSet>>,
+}
+
+impl WordGlobSet {
+    /// A set compiled when first matched.
+    pub(crate) const fn new(patterns: Vec<String>) -> Self {
+        Self {
+            patterns,
+            set: OnceLock::new(),
+        }
+    }
+
+    /// The globs, as written.
+    #[cfg(test)]
+    pub(crate) fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
+    /// Whether any glob matches the whole of `word`.
+    pub(crate) fn is_match(&self, word: &str) -> bool {
+        if self.patterns.is_empty() {
+            return false;
+        }
+        self.set
+            .get_or_init(|| {
+                let mut builder = GlobSetBuilder::new();
+                for pattern in &self.patterns {
+                    builder.add(word_glob(pattern).ok()?);
+                }
+                builder.build().ok()
+            })
+            .as_ref()
+            .is_none_or(|set| set.is_match(word))
+    }
+}
 
 /// One segment of a [`SegmentGlobs`] pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -65,6 +65,7 @@ pub mod glob;
 mod guard;
 mod lazy;
 mod model;
+mod named;
 mod policy;
 mod protected;
 mod raw;

@@ -1,12 +1,11 @@
 //! The compiled, immutable pieces of a [`crate::Policy`].
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use crate::condition::{Condition, Row};
 use crate::decision::Decision;
-use crate::error::{Location, PolicyError, did_you_mean};
+use crate::error::{Location, PolicyError};
 use crate::lazy::LazyGlobSet;
 use crate::verb_table::Keyed;
 use shellgate_parser::path as paths;
@@ -17,36 +16,18 @@ pub use commands::{
     WrapperOptions,
 };
 
-/// Which layer a policy file belongs to. Layers apply in this order; later layers add.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Layer {
-    /// The embedded `policies/default.toml`.
-    Default,
-    /// The person's own policy files. May `disable` deny rules (with a reason).
-    User,
-    /// Files shipped with a project. May only add restrictions.
-    Project,
-}
-
-impl Layer {
-    /// Every layer, in application order.
-    pub const ALL: [Self; 3] = [Self::Default, Self::User, Self::Project];
-
-    /// `default`, `user` or `project`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Default => "default",
-            Self::User => "user",
-            Self::Project => "project",
-        }
-    }
-}
-
-impl fmt::Display for Layer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+crate::named_enum! {
+    /// Which layer a policy file belongs to. Layers apply in this order (`ALL`); later layers
+    /// add.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Layer {
+        /// The embedded `policies/default.toml`.
+        Default = "default",
+        /// The person's own policy files. May `disable` deny rules (with a reason).
+        User = "user",
+        /// Files shipped with a project. May only add restrictions.
+        Project = "project",
     }
 }
 
@@ -54,15 +35,14 @@ impl FromStr for Layer {
     type Err = PolicyError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|l| l.as_str() == text)
-            .ok_or_else(|| PolicyError::UnknownName {
-                what: "layer",
-                name: text.to_owned(),
-                help: did_you_mean(text, Self::ALL.iter().map(|l| l.as_str()))
-                    .unwrap_or_else(|| "a layer is `default`, `user` or `project`".to_owned()),
-            })
+        Self::from_name(text).ok_or_else(|| {
+            PolicyError::unknown_name(
+                "layer",
+                text,
+                Self::ALL.map(Self::as_str),
+                "a layer is `default`, `user` or `project`",
+            )
+        })
     }
 }
 
@@ -89,58 +69,23 @@ impl PolicySource {
     }
 }
 
-/// What kind of harm a deny rule prevents.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Category {
-    /// Deleting or overwriting data or devices.
-    Destructive,
-    /// Changing privilege (`sudo`, `su`, `doas`).
-    Privilege,
-    /// Sending data or secrets elsewhere.
-    Exfiltration,
-    /// Making something run again later (rc files, crontabs, hooks).
-    Persistence,
-    /// Changing shellgate's own configuration or the agent's guard rails.
-    SelfProtection,
-    /// Anything else.
-    Custom,
-}
-
-impl Category {
-    /// Every category.
-    pub const ALL: [Self; 6] = [
-        Self::Destructive,
-        Self::Privilege,
-        Self::Exfiltration,
-        Self::Persistence,
-        Self::SelfProtection,
-        Self::Custom,
-    ];
-
-    /// The name used in policy files, such as `self-protection`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Destructive => "destructive",
-            Self::Privilege => "privilege",
-            Self::Exfiltration => "exfiltration",
-            Self::Persistence => "persistence",
-            Self::SelfProtection => "self-protection",
-            Self::Custom => "custom",
-        }
-    }
-
-    /// The category named `name`, if any.
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.as_str() == name)
-    }
-}
-
-impl fmt::Display for Category {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+crate::named_enum! {
+    /// What kind of harm a deny rule prevents.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum Category {
+        /// Deleting or overwriting data or devices.
+        Destructive = "destructive",
+        /// Changing privilege (`sudo`, `su`, `doas`).
+        Privilege = "privilege",
+        /// Sending data or secrets elsewhere.
+        Exfiltration = "exfiltration",
+        /// Making something run again later (rc files, crontabs, hooks).
+        Persistence = "persistence",
+        /// Changing shellgate's own configuration or the agent's guard rails.
+        SelfProtection = "self-protection",
+        /// Anything else.
+        Custom = "custom",
     }
 }
 
@@ -616,6 +561,11 @@ pub struct Settings {
     /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
     /// agent's transcript, so it needs a person. Every layer may add globs.
     pub secret_names: Vec<String>,
+    /// Globs over variable names that change which program runs or what it loads (`PATH`,
+    /// `LD_*`, `*_EDITOR`): setting one makes a command need a person, and such a command is
+    /// never saved. Matched against the name as written (`/` is an ordinary character).
+    /// Every layer may add globs.
+    pub code_loading_variables: Vec<String>,
     /// Commands (verb chains such as `docker run`) that run arbitrary code or destroy and so
     /// are proposed narrowly, with their literal arguments, like the commands a deny rule
     /// names. Every layer may add commands.
@@ -633,6 +583,7 @@ impl Default for Settings {
             disposable: Vec::new(),
             release_names: Vec::new(),
             secret_names: Vec::new(),
+            code_loading_variables: Vec::new(),
             narrow: Vec::new(),
         }
     }

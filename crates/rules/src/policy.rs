@@ -11,6 +11,7 @@ use crate::classify::TokenClass;
 use crate::compile::Builder;
 use crate::error::PolicyError;
 use crate::example::RuleExample;
+use crate::glob::WordGlobSet;
 use crate::lazy::{LazyClassifier, LazyGlobSet, RawMatcher, RawRegex};
 use crate::model::{
     Audience, DenyKind, DenyRule, DisabledRule, Interpreter, Layer, PolicySource, PolicyTest,
@@ -90,6 +91,8 @@ pub struct Policy {
     pub(crate) release_set: LazyGlobSet,
     /// `settings.secret_names` as one set.
     pub(crate) secret_set: LazyGlobSet,
+    /// `settings.code_loading_variables` as one set.
+    pub(crate) code_loading_set: WordGlobSet,
 }
 
 const _: () = {
@@ -204,9 +207,11 @@ impl Policy {
             .collect();
         let release_set = LazyGlobSet::new(parts.settings.release_names.clone());
         let secret_set = LazyGlobSet::new(parts.settings.secret_names.clone());
+        let code_loading_set = WordGlobSet::new(parts.settings.code_loading_variables.clone());
         Self {
             release_set,
             secret_set,
+            code_loading_set,
             trusted,
             deny: VerbTable::new(parts.deny),
             deny_any_verb,
@@ -329,6 +334,13 @@ impl Policy {
     #[must_use]
     pub fn is_secret_name(&self, name: &str) -> bool {
         self.secret_set.is_match(&name.to_ascii_uppercase())
+    }
+
+    /// Whether setting the variable `name` changes which program runs or what it loads
+    /// (`settings.code_loading_variables`; the name as written, case and all).
+    #[must_use]
+    pub fn is_code_loading_variable(&self, name: &str) -> bool {
+        self.code_loading_set.is_match(name)
     }
 
     /// Names of directories holding disposable outputs (`settings.disposable`).

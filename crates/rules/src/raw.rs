@@ -52,6 +52,7 @@ table! {
         disposable: Option<TextList> = get,
         release_names: Option<TextList> = get,
         secret_names: Option<TextList> = get,
+        code_loading_variables: Option<TextList> = get,
         narrow: Option<TextList> = get,
     }
 }

@@ -299,54 +299,52 @@ fn remove_listed(
     }
 }
 
-/// Whether a pattern entry (as written) means `pattern`.
-fn is_pattern(text: &str, pattern: &VerbPattern) -> bool {
-    VerbPattern::new(text).is_ok_and(|parsed| parsed == *pattern)
+/// A grant kept as a list of strings under an audience (`patterns`, `hosts`).
+pub(crate) trait Listed {
+    /// The key of the list.
+    const KEY: &'static str;
+    /// The grant as written.
+    fn text(&self) -> &str;
+    /// Whether an entry (as written) means this grant.
+    fn is(&self, text: &str) -> bool;
 }
 
-/// Whether a host entry (as written) means `host`.
-fn is_host(text: &str, host: &HostGrant) -> bool {
-    HostGrant::new(text).is_ok_and(|parsed| parsed == *host)
+impl Listed for VerbPattern {
+    const KEY: &'static str = "patterns";
+    fn text(&self) -> &str {
+        self.as_str()
+    }
+    fn is(&self, text: &str) -> bool {
+        Self::new(text).is_ok_and(|parsed| parsed == *self)
+    }
 }
 
-/// Adds `pattern` to the audience; returns whether the document changed.
-pub(crate) fn add_pattern(
+impl Listed for HostGrant {
+    const KEY: &'static str = "hosts";
+    fn text(&self) -> &str {
+        self.as_str()
+    }
+    fn is(&self, text: &str) -> bool {
+        Self::new(text).is_ok_and(|parsed| parsed == *self)
+    }
+}
+
+/// Adds `grant` to the audience's list; returns whether the document changed.
+pub(crate) fn add<T: Listed>(
     doc: &mut DocumentMut,
     audience: &str,
-    pattern: &VerbPattern,
+    grant: &T,
 ) -> Result<bool, String> {
-    add_listed(doc, audience, "patterns", pattern.as_str(), |text| {
-        is_pattern(text, pattern)
-    })
+    add_listed(doc, audience, T::KEY, grant.text(), |text| grant.is(text))
 }
 
-/// Removes `pattern` from the audience; returns whether the document changed.
-pub(crate) fn remove_pattern(
+/// Removes `grant` from the audience's list; returns whether the document changed.
+pub(crate) fn remove<T: Listed>(
     doc: &mut DocumentMut,
     audience: &str,
-    pattern: &VerbPattern,
+    grant: &T,
 ) -> Result<bool, String> {
-    remove_listed(doc, audience, "patterns", |text| is_pattern(text, pattern))
-}
-
-/// Adds `host` to the audience; returns whether the document changed.
-pub(crate) fn add_host(
-    doc: &mut DocumentMut,
-    audience: &str,
-    host: &HostGrant,
-) -> Result<bool, String> {
-    add_listed(doc, audience, "hosts", host.as_str(), |text| {
-        is_host(text, host)
-    })
-}
-
-/// Removes `host` from the audience; returns whether the document changed.
-pub(crate) fn remove_host(
-    doc: &mut DocumentMut,
-    audience: &str,
-    host: &HostGrant,
-) -> Result<bool, String> {
-    remove_listed(doc, audience, "hosts", |text| is_host(text, host))
+    remove_listed(doc, audience, T::KEY, |text| grant.is(text))
 }
 
 /// Adds `zone` with `access` to the audience, or changes the access of an existing entry for
@@ -371,35 +369,17 @@ pub(crate) fn add_zone(
         return Ok(add_zone_tables(tables, zone, access, home));
     }
     let array = array_under(table, "zones")?;
-    let mut found = false;
-    let mut changed = false;
-    for value in array.iter_mut() {
-        let Some(entry) = value.as_inline_table_mut() else {
-            continue;
-        };
-        if !found && is_zone(entry.get("path").and_then(Value::as_str), zone, home) {
-            found = true;
-            changed |= match entry.get_mut("access") {
-                Some(slot) => set_keeping_decor(slot, access.as_str()),
-                None => {
-                    entry.insert("access", Value::from(access.as_str()));
-                    true
-                }
-            };
-        }
-    }
-    if found {
-        // Drop duplicates after the first entry for the same directory.
-        let mut seen = false;
+    let entries = array
+        .iter_mut()
+        .filter_map(|value| value.as_inline_table_mut())
+        .map(|entry| entry as &mut dyn TableLike);
+    if let Some(mut changed) = set_zone_access(entries, zone, access, home) {
         let before = array.len();
-        array.retain(|value| {
-            let matches = value.as_inline_table().is_some_and(|entry| {
-                is_zone(entry.get("path").and_then(Value::as_str), zone, home)
-            });
-            let keep = !matches || !seen;
-            seen |= matches;
-            keep
-        });
+        array.retain(first_only(|value: &Value| {
+            value
+                .as_inline_table()
+                .is_some_and(|entry| is_zone_entry(entry, zone, home))
+        }));
         changed |= array.len() != before;
         return Ok(changed);
     }
@@ -417,30 +397,10 @@ fn add_zone_tables(
     access: Access,
     home: Option<&Path>,
 ) -> bool {
-    let matches = |table: &Table| is_zone(table.get("path").and_then(Item::as_str), zone, home);
-    let mut changed = false;
-    let mut found = false;
-    for table in tables.iter_mut() {
-        if !found && matches(table) {
-            found = true;
-            changed |= match table.get_mut("access").and_then(Item::as_value_mut) {
-                Some(slot) => set_keeping_decor(slot, access.as_str()),
-                None => {
-                    table.insert("access", toml_edit::value(access.as_str()));
-                    true
-                }
-            };
-        }
-    }
-    if found {
-        let mut seen = false;
+    let entries = tables.iter_mut().map(|table| table as &mut dyn TableLike);
+    if let Some(changed) = set_zone_access(entries, zone, access, home) {
         let before = tables.len();
-        tables.retain(|table| {
-            let hit = matches(table);
-            let keep = !hit || !seen;
-            seen |= hit;
-            keep
-        });
+        tables.retain(first_only(|table: &Table| is_zone_entry(table, zone, home)));
         return changed || tables.len() != before;
     }
     let mut table = Table::new();
@@ -448,6 +408,42 @@ fn add_zone_tables(
     table.insert("access", toml_edit::value(access.as_str()));
     tables.push(table);
     true
+}
+
+/// Whether a zone entry (a table or an inline table) names the directory of `zone`.
+fn is_zone_entry(entry: &dyn TableLike, zone: &ZonePath, home: Option<&Path>) -> bool {
+    is_zone(entry.get("path").and_then(Item::as_str), zone, home)
+}
+
+/// Sets `access` on the first of `entries` for the directory of `zone`: `None` when there is
+/// none, else whether that changed the entry.
+fn set_zone_access<'e>(
+    entries: impl Iterator<Item = &'e mut dyn TableLike>,
+    zone: &ZonePath,
+    access: Access,
+    home: Option<&Path>,
+) -> Option<bool> {
+    let mut entries = entries;
+    let entry = entries.find(|entry| is_zone_entry(&**entry, zone, home))?;
+    Some(match entry.get_mut("access").and_then(Item::as_value_mut) {
+        Some(slot) => set_keeping_decor(slot, access.as_str()),
+        None => {
+            entry.insert("access", toml_edit::value(access.as_str()));
+            true
+        }
+    })
+}
+
+/// A `retain` filter that keeps the first element `hit` picks and drops the later ones
+/// (duplicate entries for one directory).
+fn first_only<T>(hit: impl Fn(&T) -> bool) -> impl FnMut(&T) -> bool {
+    let mut seen = false;
+    move |item| {
+        let matches = hit(item);
+        let keep = !matches || !seen;
+        seen |= matches;
+        keep
+    }
 }
 
 /// Removes every entry for `zone` from the audience; returns whether the document changed.
@@ -465,14 +461,14 @@ pub(crate) fn remove_zone(
     };
     if let Some(tables) = item.as_array_of_tables_mut() {
         let before = tables.len();
-        tables.retain(|table| !is_zone(table.get("path").and_then(Item::as_str), zone, home));
+        tables.retain(|table| !is_zone_entry(table, zone, home));
         return Ok(tables.len() != before);
     }
     match item.as_array_mut() {
         Some(array) => Ok(remove_formatted(array, |value| {
             value
                 .as_inline_table()
-                .is_some_and(|entry| is_zone(entry.get("path").and_then(Value::as_str), zone, home))
+                .is_some_and(|entry| is_zone_entry(entry, zone, home))
         })),
         None => Err("`zones` is not a list".to_owned()),
     }
@@ -576,14 +572,14 @@ mod tests {
             "version = 1\n[audience.personal]\npatterns = [\"a *\", \"b *\"]\n",
         ))
         .unwrap();
-        assert!(add_pattern(&mut doc, "personal", &pattern("c *")).unwrap());
-        assert!(remove_pattern(&mut doc, "personal", &pattern("a *")).unwrap());
+        assert!(add(&mut doc, "personal", &pattern("c *")).unwrap());
+        assert!(remove(&mut doc, "personal", &pattern("a *")).unwrap());
         assert_eq!(
             doc.to_string(),
             "version = 1\n[audience.personal]\npatterns = [\"b *\", \"c *\"]\n"
         );
-        assert!(!remove_pattern(&mut doc, "personal", &pattern("a *")).unwrap());
-        assert!(!remove_pattern(&mut doc, "other", &pattern("a *")).unwrap());
+        assert!(!remove(&mut doc, "personal", &pattern("a *")).unwrap());
+        assert!(!remove(&mut doc, "other", &pattern("a *")).unwrap());
     }
 
     #[test]
@@ -641,9 +637,9 @@ mod tests {
     /// Adds `z *` then revokes `a *`, returning both renderings.
     fn add_then_revoke(text: &str) -> (String, String) {
         let mut doc = document(Some(text)).unwrap();
-        assert!(add_pattern(&mut doc, "p", &pattern("z *")).unwrap());
+        assert!(add(&mut doc, "p", &pattern("z *")).unwrap());
         let added = doc.to_string();
-        remove_pattern(&mut doc, "p", &pattern("a *")).unwrap();
+        remove(&mut doc, "p", &pattern("a *")).unwrap();
         (added, doc.to_string())
     }
 
@@ -690,12 +686,12 @@ mod tests {
             "version = 1\n[audience.p]\npatterns = [\n    \"b *\", # b's\n    \"a *\" # a's\n]\n",
         ))
         .unwrap();
-        assert!(remove_pattern(&mut doc, "p", &pattern("a *")).unwrap());
+        assert!(remove(&mut doc, "p", &pattern("a *")).unwrap());
         assert_eq!(
             doc.to_string(),
             "version = 1\n[audience.p]\npatterns = [\n    \"b *\" # b's\n]\n"
         );
-        assert!(remove_pattern(&mut doc, "p", &pattern("b *")).unwrap());
+        assert!(remove(&mut doc, "p", &pattern("b *")).unwrap());
         assert_eq!(
             doc.to_string(),
             "version = 1\n[audience.p]\npatterns = []\n"

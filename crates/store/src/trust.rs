@@ -289,7 +289,7 @@ impl TrustStore {
         pattern: &VerbPattern,
     ) -> Result<Outcome, StoreError> {
         validate_audience(audience)?;
-        self.mutate(|doc| document::add_pattern(doc, audience, pattern))
+        self.mutate(|doc| document::add(doc, audience, pattern))
     }
 
     /// Grants plain reads of `host` for `audience`.
@@ -299,7 +299,7 @@ impl TrustStore {
     /// As [`add_zone`](Self::add_zone).
     pub fn add_host(&mut self, audience: &str, host: &HostGrant) -> Result<Outcome, StoreError> {
         validate_audience(audience)?;
-        self.mutate(|doc| document::add_host(doc, audience, host))
+        self.mutate(|doc| document::add(doc, audience, host))
     }
 
     /// Revokes `host` for `audience`.
@@ -309,7 +309,7 @@ impl TrustStore {
     /// As [`add_zone`](Self::add_zone).
     pub fn revoke_host(&mut self, audience: &str, host: &HostGrant) -> Result<Outcome, StoreError> {
         validate_audience(audience)?;
-        self.mutate(|doc| document::remove_host(doc, audience, host))
+        self.mutate(|doc| document::remove(doc, audience, host))
     }
 
     /// Revokes every grant of `zone` for `audience`.
@@ -334,7 +334,7 @@ impl TrustStore {
         pattern: &VerbPattern,
     ) -> Result<Outcome, StoreError> {
         validate_audience(audience)?;
-        self.mutate(|doc| document::remove_pattern(doc, audience, pattern))
+        self.mutate(|doc| document::remove(doc, audience, pattern))
     }
 
     /// Reads and classifies what is on disk now.

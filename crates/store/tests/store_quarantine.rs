@@ -12,7 +12,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use shellgate_store::{StoreError, TrustStore, VerbPattern};
+use shellgate_store::{Outcome, StoreError, TrustStore, VerbPattern};
+
+/// Whether a store operation that must succeed changed the file.
+fn changed(outcome: Result<Outcome, StoreError>) -> bool {
+    outcome.unwrap().changed
+}
 
 fn pattern(text: &str) -> VerbPattern {
     text.parse().unwrap()
@@ -76,12 +81,7 @@ fn unknown_version_is_quarantined_and_the_store_starts_empty() {
     assert_quarantine_name(&quarantine_name(&moved_to), None);
     assert_eq!(moved_to.parent().unwrap(), dir.path());
     // The store works afterwards and a new file is written.
-    assert!(
-        store
-            .add_pattern("personal", &pattern("ls *"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(store.add_pattern("personal", &pattern("ls *"))));
     assert!(dir.path().join("trust.toml").exists());
 }
 
@@ -162,12 +162,7 @@ fn a_file_that_goes_bad_while_open_is_quarantined_on_reload() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("trust.toml");
     let mut store = TrustStore::open_with_home(&path, None).unwrap().store;
-    assert!(
-        store
-            .add_pattern("personal", &pattern("ls *"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(store.add_pattern("personal", &pattern("ls *"))));
     std::fs::write(&path, "version = 7\n").unwrap();
     match store.reload_if_changed().unwrap() {
         shellgate_store::Reload::Quarantined(q) => {
@@ -246,12 +241,7 @@ fn a_full_disk_is_a_clear_error_and_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("trust.toml");
     let mut store = TrustStore::open_with_home(&path, None).unwrap().store;
-    assert!(
-        store
-            .add_pattern("personal", &pattern("ls *"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(store.add_pattern("personal", &pattern("ls *"))));
     let before = std::fs::read(&path).unwrap();
     let output = Command::new("sh")
         .arg("-c")

@@ -14,7 +14,8 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
 use shellgate_store::{
-    Access, Grants, HostGrant, Reload, SessionGrants, TrustStore, VerbPattern, ZoneGrant, ZonePath,
+    Access, Grants, HostGrant, Outcome, Reload, SessionGrants, StoreError, TrustStore, VerbPattern,
+    ZoneGrant, ZonePath,
 };
 
 const FRESH: &str = include_str!("../../../tests/data/store/fresh.toml");
@@ -27,6 +28,11 @@ fn home() -> Option<PathBuf> {
 
 fn zone(text: &str) -> ZonePath {
     ZonePath::new(text, home().as_deref()).unwrap()
+}
+
+/// Whether a store operation that must succeed changed the file.
+fn changed(outcome: Result<Outcome, StoreError>) -> bool {
+    outcome.unwrap().changed
 }
 
 fn pattern(text: &str) -> VerbPattern {
@@ -49,30 +55,20 @@ fn a_new_file_is_written_exactly() {
     let path = dir.path().join("sub/dir/trust.toml");
     let mut store = open(&path);
     assert!(!path.exists(), "opening must not create the file");
-    assert!(
-        store
-            .add_zone("personal", &zone("/home/u/proj"), Access::Write)
-            .unwrap()
-            .changed
-    );
-    assert!(
-        store
-            .add_pattern("personal", &pattern("git push origin main *"))
-            .unwrap()
-            .changed
-    );
-    assert!(
-        store
-            .add_zone("personal", &zone("/tmp/build/"), Access::Read)
-            .unwrap()
-            .changed
-    );
-    assert!(
-        store
-            .add_pattern("ci", &pattern("cargo   test *"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(store.add_zone(
+        "personal",
+        &zone("/home/u/proj"),
+        Access::Write
+    )));
+    assert!(changed(
+        store.add_pattern("personal", &pattern("git push origin main *"))
+    ));
+    assert!(changed(store.add_zone(
+        "personal",
+        &zone("/tmp/build/"),
+        Access::Read
+    )));
+    assert!(changed(store.add_pattern("ci", &pattern("cargo   test *"))));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), FRESH);
     assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
     assert_eq!(
@@ -97,10 +93,10 @@ fn a_new_file_is_written_exactly() {
         ("personal", "git push origin main *"),
         ("ci", "cargo test *"),
     ] {
-        assert!(store.revoke_pattern(audience, &pattern(p)).unwrap().changed);
+        assert!(changed(store.revoke_pattern(audience, &pattern(p))));
     }
     for z in ["/home/u/proj", "/tmp/build"] {
-        assert!(store.revoke_zone("personal", &zone(z)).unwrap().changed);
+        assert!(changed(store.revoke_zone("personal", &zone(z))));
     }
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
@@ -124,42 +120,26 @@ fn hand_written_comments_and_order_survive_edits() {
             access: Access::Write
         })
     );
-    assert!(
-        store
-            .add_pattern("personal", &pattern("make test-*"))
-            .unwrap()
-            .changed
-    );
-    assert!(
-        store
-            .add_zone("personal", &zone("~/notes"), Access::Read)
-            .unwrap()
-            .changed
-    );
-    assert!(
-        store
-            .add_zone("personal", &zone("/home/u/src/shellgate"), Access::Read)
-            .unwrap()
-            .changed
-    );
-    assert!(
-        store
-            .revoke_pattern("personal", &pattern("cargo publish *"))
-            .unwrap()
-            .changed
-    );
-    assert!(
-        store
-            .add_pattern("ci", &pattern("cargo clippy *"))
-            .unwrap()
-            .changed
-    );
-    assert!(
-        store
-            .revoke_zone("personal", &zone("/tmp/scratch"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(
+        store.add_pattern("personal", &pattern("make test-*"))
+    ));
+    assert!(changed(store.add_zone(
+        "personal",
+        &zone("~/notes"),
+        Access::Read
+    )));
+    assert!(changed(store.add_zone(
+        "personal",
+        &zone("/home/u/src/shellgate"),
+        Access::Read
+    )));
+    assert!(changed(
+        store.revoke_pattern("personal", &pattern("cargo publish *"))
+    ));
+    assert!(changed(store.add_pattern("ci", &pattern("cargo clippy *"))));
+    assert!(changed(
+        store.revoke_zone("personal", &zone("/tmp/scratch"))
+    ));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), COMMENTED_AFTER);
 }
 
@@ -194,12 +174,9 @@ fn a_write_that_changes_nothing_is_skipped() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), COMMENTED);
     // A revoke on a missing file creates nothing.
     let missing = dir.path().join("missing.toml");
-    assert!(
-        !open(&missing)
-            .revoke_pattern("personal", &pattern("ls *"))
-            .unwrap()
-            .changed
-    );
+    assert!(!changed(
+        open(&missing).revoke_pattern("personal", &pattern("ls *"))
+    ));
     assert!(!missing.exists());
 }
 
@@ -209,30 +186,20 @@ fn another_writers_revocation_applies_without_restart() {
     let path = dir.path().join("trust.toml");
     let mut gate = open(&path);
     let mut cli = open(&path);
-    assert!(
-        cli.add_pattern("personal", &pattern("git push *"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(cli.add_pattern("personal", &pattern("git push *"))));
     assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
     assert_eq!(
         gate.snapshot("personal").patterns,
         vec![pattern("git push *")]
     );
     assert_eq!(gate.reload_if_changed().unwrap(), Reload::Unchanged);
-    assert!(
+    assert!(changed(
         cli.revoke_pattern("personal", &pattern("git push *"))
-            .unwrap()
-            .changed
-    );
+    ));
     assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
     assert!(gate.snapshot("personal").is_empty());
     // Deleting the file revokes everything.
-    assert!(
-        cli.add_pattern("personal", &pattern("ls *"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(cli.add_pattern("personal", &pattern("ls *"))));
     assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
     std::fs::remove_file(&path).unwrap();
     assert_eq!(gate.reload_if_changed().unwrap(), Reload::Reloaded);
@@ -266,12 +233,9 @@ fn a_symlinked_trust_file_is_updated_through_the_link() {
     let link = dir.path().join("trust.toml");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let mut store = open(&link);
-    assert!(
-        store
-            .add_pattern("personal", &pattern("make test-*"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(
+        store.add_pattern("personal", &pattern("make test-*"))
+    ));
     assert!(
         std::fs::symlink_metadata(&link)
             .unwrap()
@@ -291,24 +255,11 @@ fn hosts_round_trip_through_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("trust.toml");
     let mut store = open(&path);
-    assert!(
-        store
-            .add_host("personal", &host("api.github.com"))
-            .unwrap()
-            .changed
-    );
-    assert!(
-        store
-            .add_host("personal", &host("*.Example.com."))
-            .unwrap()
-            .changed
-    );
-    assert!(
-        !store
-            .add_host("personal", &host("API.github.com"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(store.add_host("personal", &host("api.github.com"))));
+    assert!(changed(store.add_host("personal", &host("*.Example.com."))));
+    assert!(!changed(
+        store.add_host("personal", &host("API.github.com"))
+    ));
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         "# shellgate trust file: what this person approved with \"Always\".\n\
@@ -335,18 +286,8 @@ fn removing_a_host_keeps_the_other_content() {
     )
     .unwrap();
     let mut store = open(&path);
-    assert!(
-        store
-            .revoke_host("personal", &host("PYPI.org"))
-            .unwrap()
-            .changed
-    );
-    assert!(
-        !store
-            .revoke_host("personal", &host("pypi.org"))
-            .unwrap()
-            .changed
-    );
+    assert!(changed(store.revoke_host("personal", &host("PYPI.org"))));
+    assert!(!changed(store.revoke_host("personal", &host("pypi.org"))));
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         "version = 1\n\n# mine\n[audience.personal]\npatterns = [\"cargo test *\"] # tests\n\

@@ -86,11 +86,7 @@ impl Builder<'_, '_, '_> {
                 _ => return Err(self.unexpected(&p, "while")),
             }
         }
-        let body = body.ok_or_else(|| ParseError::Internal {
-            rule: "nothing".to_owned(),
-            parent: "while",
-            offset: 0,
-        })?;
+        let body = body.ok_or_else(|| ParseError::nothing("while", 0))?;
         Ok(Compound::While {
             until,
             condition,
@@ -145,11 +141,7 @@ impl Builder<'_, '_, '_> {
                 _ => return Err(self.unexpected(&p, "for")),
             }
         }
-        let body = body.ok_or_else(|| ParseError::Internal {
-            rule: "nothing".to_owned(),
-            parent: "for",
-            offset: 0,
-        })?;
+        let body = body.ok_or_else(|| ParseError::nothing("for", 0))?;
         Ok(Compound::For {
             select,
             name,
@@ -172,11 +164,7 @@ impl Builder<'_, '_, '_> {
         }
         match (expr, body) {
             (Some(expr), Some(body)) => Ok(Compound::ArithFor { expr, body }),
-            _ => Err(ParseError::Internal {
-                rule: "nothing".to_owned(),
-                parent: "for (( ))",
-                offset: 0,
-            }),
+            _ => Err(ParseError::nothing("for (( ))", 0)),
         }
     }
 
@@ -191,11 +179,7 @@ impl Builder<'_, '_, '_> {
                 _ => return Err(self.unexpected(&p, "case")),
             }
         }
-        let word = word.ok_or_else(|| ParseError::Internal {
-            rule: "nothing".to_owned(),
-            parent: "case",
-            offset: 0,
-        })?;
+        let word = word.ok_or_else(|| ParseError::nothing("case", 0))?;
         Ok(Compound::Case { word, arms })
     }
 
@@ -282,11 +266,7 @@ impl Builder<'_, '_, '_> {
         }
         match expr {
             Some(expr) => Ok(Compound::Arith { expr, span }),
-            None => Err(ParseError::Internal {
-                rule: "nothing".to_owned(),
-                parent: "(( ))",
-                offset: span.start,
-            }),
+            None => Err(ParseError::nothing("(( ))", span.start)),
         }
     }
 
@@ -332,11 +312,7 @@ impl Builder<'_, '_, '_> {
                 _ => body = Some(self.build_compound(p)?),
             }
         }
-        let body = body.ok_or_else(|| ParseError::Internal {
-            rule: "nothing".to_owned(),
-            parent: "function",
-            offset: span.start,
-        })?;
+        let body = body.ok_or_else(|| ParseError::nothing("function", span.start))?;
         Ok(FunctionDef {
             name,
             keyword,
@@ -378,11 +354,7 @@ impl Builder<'_, '_, '_> {
             }
             Some(other) => other,
             None => {
-                return Err(ParseError::Internal {
-                    rule: "nothing".to_owned(),
-                    parent: "coproc",
-                    offset: compound_span.start,
-                });
+                return Err(ParseError::nothing("coproc", compound_span.start));
             }
         };
         Ok(Coproc {

@@ -59,11 +59,7 @@ impl Builder<'_, '_, '_> {
                 _ => return Err(self.unexpected(&p, "redirection")),
             }
         }
-        let target = target.ok_or_else(|| ParseError::Internal {
-            rule: "nothing".to_owned(),
-            parent: "redirection",
-            offset: span.start,
-        })?;
+        let target = target.ok_or_else(|| ParseError::nothing("redirection", span.start))?;
         Ok(ARedirect {
             op,
             fd,

@@ -8,110 +8,8 @@ use crate::evaluation::ReasonKind;
 use super::run::Run;
 use super::verdict::Judged;
 
-/// Variables that change which program runs or what it loads: setting one makes a command
-/// need a person (and it cannot be saved, since patterns do not cover assignments).
-pub(super) const CODE_LOADING_VARIABLES: &[&str] = &[
-    "PATH",
-    "LD_PRELOAD",
-    "LD_LIBRARY_PATH",
-    "LD_AUDIT",
-    "BASH_ENV",
-    "ENV",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "PS4",
-    "PROMPT_COMMAND",
-    "IFS",
-    "PAGER",
-    "MANPAGER",
-    "EDITOR",
-    "VISUAL",
-    "BROWSER",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "PYTHONSTARTUP",
-    "PYTHONPATH",
-    "PYTHONHOME",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "PERL5OPT",
-    "PERL5LIB",
-    "PERLLIB",
-    "RUBYOPT",
-    "RUBYLIB",
-    "SSH_ASKPASS",
-    "SUDO_ASKPASS",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_EXTERNAL_DIFF",
-    "GIT_PAGER",
-    "GIT_EDITOR",
-    "GIT_SEQUENCE_EDITOR",
-    "GIT_ASKPASS",
-    "GIT_EXEC_PATH",
-    "GIT_PROXY_COMMAND",
-    "GIT_CONFIG",
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT",
-    // Where configuration (which names programs: `core.fsmonitor`, `core.pager`) is read from:
-    // `HOME=. git status` reads a `.gitconfig` shipped in the checkout.
-    "HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_CONFIG_DIRS",
-    "GIT_DIR",
-    "GIT_COMMON_DIR",
-    "GIT_WORK_TREE",
-    // The shell other programs start (`flock FILE -c CODE` runs `$SHELL -c CODE`).
-    "SHELL",
-    // Where `cd DIR` and `cd -` go: `CDPATH=~ cd .ssh` enters `~/.ssh`, not `./.ssh`.
-    "CDPATH",
-    "OLDPWD",
-    // Libraries and modules loaded by ordinary programs.
-    "GCONV_PATH",
-    "OPENSSL_CONF",
-    "OPENSSL_ENGINES",
-    "OPENSSL_MODULES",
-    "JAVA_TOOL_OPTIONS",
-    "_JAVA_OPTIONS",
-    "JDK_JAVA_OPTIONS",
-    // Programs the Rust toolchain runs instead of rustc/rustdoc.
-    "RUSTC",
-    "RUSTDOC",
-    "RUSTC_WORKSPACE_WRAPPER",
-    // A template directory's hooks are copied into every new repository.
-    "GIT_TEMPLATE_DIR",
-];
-
 /// Builtins whose `NAME=value` operands set variables.
 pub(super) const SETTERS: [&str; 5] = ["export", "declare", "typeset", "local", "readonly"];
-
-/// Whether a variable name changes how programs load or run.
-pub(super) fn is_code_loading(name: &str) -> bool {
-    CODE_LOADING_VARIABLES.contains(&name)
-        || name.starts_with("DYLD_")
-        || name.starts_with("LD_")
-        || name.starts_with("GIT_CONFIG_KEY_")
-        || name.starts_with("GIT_CONFIG_VALUE_")
-        || name.starts_with("PYTHON")
-        || name.starts_with("PERL")
-        || name.starts_with("RUBY")
-        || name.starts_with("NODE_")
-        || name.ends_with("_COMMAND")
-        // `RUSTC_WRAPPER`, `CARGO_BUILD_RUSTC_WRAPPER`, `CARGO_TARGET_…_RUNNER`: programs.
-        || name.ends_with("_WRAPPER")
-        || name.ends_with("_RUNNER")
-        // `GIT_SSL_NO_VERIFY`, `GIT_SSL_CAINFO`: whom git trusts on the network.
-        || name.starts_with("GIT_SSL_")
-        // `KUBECONFIG`, `DOCKER_CONFIG`, `AWS_CONFIG_FILE`: a configuration file can name a
-        // program (a kubeconfig `exec` credential plugin runs on `kubectl get pods`).
-        || name.contains("CONFIG")
-        // `BAT_PAGER`, `SYSTEMD_PAGER`, `DELTA_PAGER`, `SVN_EDITOR`, `*_ASKPASS`: programs.
-        || name.ends_with("PAGER")
-        || name.ends_with("_EDITOR")
-        || name.ends_with("_ASKPASS")
-}
 
 /// The literal `NAME=value` pairs an invocation sets: its assignment prefixes and the operands
 /// of `export`/`declare`-style builtins.
@@ -239,7 +137,9 @@ impl<'a> Run<'a> {
         let values = assigned_values(inv);
         for name in &names {
             let name = *name;
-            if is_code_loading(name) && !self.sets_a_harmless_program(name, &names, &values) {
+            if self.policy().is_code_loading_variable(name)
+                && !self.sets_a_harmless_program(name, &names, &values)
+            {
                 judged.saveable = false;
                 judged.ask(
                     ReasonKind::Assignment,

@@ -14,7 +14,6 @@ use crate::evaluation::{ClauseVerdict, DenyHit, Reason, ReasonKind};
 use crate::matching::MatchContext;
 
 use super::GateEvaluator;
-use super::assignments::is_code_loading;
 use super::verdict::{Judged, NetFacts};
 use crate::trust::TrustState;
 
@@ -77,7 +76,7 @@ impl<'a> Run<'a> {
             .chain(self.expansion.sources.iter().map(|s| s.text.as_str()));
         let mut loading: Vec<&str> = texts
             .flat_map(shellgate_parser::evaluates::implicitly_assigned)
-            .filter(|name| is_code_loading(name))
+            .filter(|name| self.policy().is_code_loading_variable(name))
             .collect();
         loading.sort_unstable();
         loading.dedup();

@@ -60,9 +60,7 @@ impl Builder {
                 }
             }
         }
-        let value_flags = cx
-            .spellings(&mut raw.value_flags, "value_flags")
-            .unwrap_or_default();
+        let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
         let mut unless_flags = Vec::new();
         for entry in &mut raw.unless_flags {
             let entry_span = entry.span();
@@ -76,9 +74,7 @@ impl Builder {
                     Some("list the spellings, such as `flags = [\"-o\", \"--output\"]`".into()),
                 );
             }
-            let flags = cx
-                .spellings(&mut e.flags, "unless_flags")
-                .unwrap_or_default();
+            let flags = cx.flags(&mut e.flags, "unless_flags");
             let why = cx.nonempty(&mut e.why, "why").unwrap_or_default();
             unless_flags.push(UnlessFlag { flags, why });
         }
@@ -191,12 +187,8 @@ impl Builder {
             span.clone(),
             "[[shell]]",
         );
-        let code_flags = cx
-            .spellings(&mut raw.code_flags, "code_flags")
-            .unwrap_or_default();
-        let value_flags = cx
-            .spellings(&mut raw.value_flags, "value_flags")
-            .unwrap_or_default();
+        let code_flags = cx.flags(&mut raw.code_flags, "code_flags");
+        let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
         if code_flags.is_empty()
             && !raw.code_operand
@@ -250,18 +242,10 @@ impl Builder {
             span.clone(),
             "[[interpreter]]",
         );
-        let code_flags = cx
-            .spellings(&mut raw.code_flags, "code_flags")
-            .unwrap_or_default();
-        let script_flags = cx
-            .spellings(&mut raw.script_flags, "script_flags")
-            .unwrap_or_default();
-        let value_flags = cx
-            .spellings(&mut raw.value_flags, "value_flags")
-            .unwrap_or_default();
-        let query_flags = cx
-            .spellings(&mut raw.query_flags, "query_flags")
-            .unwrap_or_default();
+        let code_flags = cx.flags(&mut raw.code_flags, "code_flags");
+        let script_flags = cx.flags(&mut raw.script_flags, "script_flags");
+        let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
+        let query_flags = cx.flags(&mut raw.query_flags, "query_flags");
         let why = cx.nonempty(&mut raw.why, "why");
         let patterns: Vec<String> = raw
             .unsafe_program
@@ -344,12 +328,8 @@ impl Builder {
         );
         let operands = raw.operands.as_ref().and_then(|r| cx.role(r, "operands"));
         let first = raw.first.as_ref().and_then(|r| cx.role(r, "first"));
-        let first_unless = cx
-            .spellings(&mut raw.first_unless, "first_unless")
-            .unwrap_or_default();
-        let recursive_flags = cx
-            .spellings(&mut raw.recursive_flags, "recursive_flags")
-            .unwrap_or_default();
+        let first_unless = cx.flags(&mut raw.first_unless, "first_unless");
+        let recursive_flags = cx.flags(&mut raw.recursive_flags, "recursive_flags");
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
@@ -381,9 +361,7 @@ impl Builder {
                 assign.push((key.get_ref().clone(), role));
             }
         }
-        let value_flags = cx
-            .spellings(&mut raw.value_flags, "value_flags")
-            .unwrap_or_default();
+        let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
         if cx.errors.len() > before {
             return;
         }
@@ -528,7 +506,7 @@ fn wrapper_mode(
     let mut list = |field: &mut Option<Spanned<Vec<Text>>>, key: &str| -> Vec<String> {
         field
             .as_mut()
-            .and_then(|f| cx.spellings(f.get_mut(), key))
+            .map(|f| cx.flags(f.get_mut(), key))
             .unwrap_or_default()
     };
     let options = WrapperOptions {

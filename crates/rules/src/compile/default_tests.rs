@@ -405,6 +405,14 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
     assert_eq!(p.release_set.patterns(), list("release_names"));
     assert_eq!(p.settings.secret_names, list("secret_names"));
     assert_eq!(p.secret_set.patterns(), list("secret_names"));
+    assert_eq!(
+        p.settings.code_loading_variables,
+        list("code_loading_variables")
+    );
+    assert_eq!(
+        p.code_loading_set.patterns(),
+        list("code_loading_variables")
+    );
 
     let audiences = file["audience"].as_table().unwrap();
     let names: Vec<&String> = audiences.keys().collect();

@@ -13,20 +13,7 @@ impl Builder {
         let header = deny.span();
         let raw = deny.get_mut();
         let errors_before = cx.errors.len();
-        let id = cx.id(&raw.id, "deny rule");
-        if let Some(id) = &id
-            && let Some(previous) = self.declared.get(id)
-        {
-            cx.error(
-                PolicyError::DuplicateId,
-                raw.id.span(),
-                format!("duplicate deny rule id `{id}`"),
-                "duplicate id",
-                Some(format!(
-                    "`{id}` is already declared at {previous}; choose another id"
-                )),
-            );
-        }
+        let id = cx.id(&raw.id, "deny rule", &self.declared);
         let category = Category::from_name(raw.category.get_ref());
         if category.is_none() {
             cx.error(

@@ -170,6 +170,12 @@ impl FileCx<'_> {
         ok.then_some(out)
     }
 
+    /// [`FileCx::spellings`] where a bad spelling has been reported and the entry will be
+    /// dropped: an empty list then.
+    pub(crate) fn flags(&mut self, list: &mut [Text], key: &str) -> Vec<String> {
+        self.spellings(list, key).unwrap_or_default()
+    }
+
     /// A glob of the policy dialect, moved out of `text` (its compilation is a check).
     pub(crate) fn glob(&mut self, text: &mut Text, key: &'static str) -> String {
         self.check(|| Check::Glob {
@@ -322,9 +328,25 @@ impl FileCx<'_> {
         })
     }
 
-    /// An id: lowercase kebab-case.
-    pub(crate) fn id(&mut self, text: &Text, what: &str) -> Option<String> {
+    /// An id: lowercase kebab-case, and not one of `declared` (the ids of its kind so far).
+    pub(crate) fn id(
+        &mut self,
+        text: &Text,
+        what: &str,
+        declared: &HashMap<String, Location>,
+    ) -> Option<String> {
         let id = text.get_ref();
+        if let Some(previous) = declared.get(id) {
+            self.error(
+                PolicyError::DuplicateId,
+                text.span(),
+                format!("duplicate {what} id `{id}`"),
+                "duplicate id",
+                Some(format!(
+                    "`{id}` is already declared at {previous}; choose another id"
+                )),
+            );
+        }
         let kebab = !id.is_empty()
             && id.split('-').all(|part| {
                 !part.is_empty()

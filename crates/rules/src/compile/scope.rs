@@ -88,20 +88,7 @@ impl Builder {
         let span = protected.span();
         let raw = protected.get_mut();
         let before = cx.errors.len();
-        let id = cx.id(&raw.id, "protected");
-        if let Some(id) = &id
-            && let Some(previous) = self.protected_ids.get(id)
-        {
-            cx.error(
-                PolicyError::DuplicateId,
-                raw.id.span(),
-                format!("duplicate protected id `{id}`"),
-                "duplicate id",
-                Some(format!(
-                    "`{id}` is already declared at {previous}; choose another id"
-                )),
-            );
-        }
+        let id = cx.id(&raw.id, "protected", &self.protected_ids);
         if raw.paths.get_ref().is_empty() {
             cx.error(
                 PolicyError::EmptyValue,

@@ -9,16 +9,18 @@ use shellgate_parser::path;
 
 use super::{PatternError, escape_controls};
 
-/// The access a zone grant gives.
-///
-/// `Write` implies `Read`: a writable zone may also be read (see [`Access::allows`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Access {
-    /// Reading files inside the zone.
-    Read,
-    /// Reading and writing files inside the zone.
-    Write,
+crate::named_enum! {
+    /// The access a zone grant gives.
+    ///
+    /// `Write` implies `Read`: a writable zone may also be read (see [`Access::allows`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Access {
+        /// Reading files inside the zone.
+        Read = "read",
+        /// Reading and writing files inside the zone.
+        Write = "write",
+    }
 }
 
 impl Access {
@@ -36,34 +38,15 @@ impl Access {
             (Self::Read, Self::Write) => false,
         }
     }
-
-    /// The lowercase name used in files and JSON: `read` or `write`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Read => "read",
-            Self::Write => "write",
-        }
-    }
-}
-
-impl fmt::Display for Access {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 impl FromStr for Access {
     type Err = PatternError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "read" => Ok(Self::Read),
-            "write" => Ok(Self::Write),
-            other => Err(PatternError::UnknownAccess {
-                text: other.to_owned(),
-            }),
-        }
+        Self::from_name(text).ok_or_else(|| PatternError::UnknownAccess {
+            text: text.to_owned(),
+        })
     }
 }
 

@@ -4,14 +4,6 @@
 //! `bash -O extglob -n` rejects. Every other line must parse complete; every listed line must
 //! come back incomplete, except the documented exceptions below.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test helpers may unwrap: a failure is a test failure"
-)]
-
 use std::collections::{HashMap, HashSet};
 
 use shellgate_parser::{ParseOptions, parse};

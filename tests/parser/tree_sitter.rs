@@ -1,14 +1,6 @@
 //! The 100 tree-sitter-bash corpus inputs: our clause count against the number of
 //! command-like nodes in tree-sitter's expected tree, with the differences documented.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test helpers may unwrap: a failure is a test failure"
-)]
-
 use shellgate_parser::{ParseOptions, parse};
 
 /// A node of an expected s-expression.

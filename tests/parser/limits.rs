@@ -1,11 +1,6 @@
 //! Bounded work: deep nesting, huge inputs, many clauses, NUL bytes. Never a panic, never a
 //! stack overflow, always `complete: false` with a `Limit` (or `Unsupported`) diagnostic.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "test helpers may unwrap: a failure is a test failure"
-)]
-
 use std::time::{Duration, Instant};
 
 use shellgate_parser::limits::{MAX_CLAUSES, MAX_DEPTH, MAX_INPUT_BYTES};

@@ -5,14 +5,6 @@
 //! subset at the scanner's size limit check that the grammar never hits its call limit where
 //! the scanner accepts.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test helpers may unwrap: a failure is a test failure"
-)]
-
 use shellgate_parser::differential::{fast_accepts, parse_grammar, render_grammar};
 use shellgate_parser::{ParseOptions, parse, render};
 

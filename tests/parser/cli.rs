@@ -1,14 +1,6 @@
 //! `shellgate parse`: the seed 000 verb hints through the library and the binary, the exact
 //! `--json` shape, the readable view and the exit codes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test helpers may unwrap: a failure is a test failure"
-)]
-
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
