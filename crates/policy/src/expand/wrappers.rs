@@ -204,10 +204,18 @@ fn prefix_inner(
                 Some((n, v)) => (n, Some(v)),
                 None => (long, None),
             };
-            if listed(name, &prefix.query_flags) {
+            // An option spelt exactly as one the entry lists is that option, never an
+            // abbreviation of a longer one (`uv run --extra` is not `--extra-index-url`).
+            let exact = |list: &[String]| exactly(name, list);
+            let exact_other = exact(&prefix.options.value_flags)
+                || exact(&prefix.options.cwd_flags)
+                || exact(&prefix.flags);
+            if exact(&prefix.query_flags) || (!exact_other && listed(name, &prefix.query_flags)) {
                 return None;
             }
-            if listed(name, &prefix.options.judged_flags) {
+            if exact(&prefix.options.judged_flags)
+                || (!exact_other && listed(name, &prefix.options.judged_flags))
+            {
                 transparent = false;
             }
             if strict && unknown.is_none() && !known(name) {
