@@ -8,19 +8,21 @@
 //! | form | Claude Code matches | `allow` becomes | `deny` / `ask` becomes |
 //! | --- | --- | --- | --- |
 //! | `npm run build` (exact) | that command | not imported: a pattern always covers further arguments, which would be wider | a rule on the verb `npm run build` (it also meets longer commands: stricter) |
-//! | `npm run test:*` (legacy prefix) | `npm run test` and `npm run test …` | the pattern `npm run test *` | a rule on the verb `npm run test` |
+//! | `npm run test:*`, `npm run test*` (text prefix) | commands whose text starts with `npm run test`: `npm run test`, `npm run test:unit --coverage` | the stem pattern `npm run test* *` | a rule on the verb `npm run` with an operand `test*` (stricter: the operand may stand anywhere) |
+//! | `ls:*`, `ls*` (a prefix of the command name) | `ls`, `ls -la`, also `lsof` | the pattern `ls *`, listed as narrower (a pattern names its command exactly) | a rule on the verb `ls` and a `raw` rule on the text `ls…` at a command position |
 //! | `npm run *` (one trailing ` *`) | `npm run` and `npm run …` | the pattern `npm run *` | a rule on the verb `npm run` |
-//! | `ls*`, `git * main`, `* install` (other wildcards) | `*` is any text | not imported: a pattern is whole words and one trailing glob | a `raw` rule: the text at a command position |
+//! | `git * main`, `* install` (other wildcards) | `*` is any text | not imported: a pattern is whole words and one trailing glob | a `raw` rule: the text at a command position |
 //! | `Bash`, `Bash(*)` | every command | not imported: nothing trusts every command | not imported |
 //!
-//! The prefix form is read with a word boundary (`npm run test:*` covers `npm run test` and
-//! `npm run test --coverage`, not `npm run test:unit`), the narrower of the readings Claude Code
-//! versions have had, so nothing is ever widened. An allowed pattern that
-//! [`GrantRule`] refuses (`git *`, `bash *`, `npx *`) is listed with the refusal, and so is an
-//! allow rule that a deny or ask rule of the same file covers (Claude Code never uses it). A rule
-//! with shell syntax in it (quotes, `$`, `;`, `|`, `&`, redirections, parentheses) is listed: a
-//! pattern compares words, not text. Rules for other tools (`Read(…)`, `WebFetch(…)`) are
-//! listed too: shellgate judges shell commands only.
+//! The prefix form (`:*`, or `*` right after a word) is read as Claude Code reads it, on the
+//! text: `npm run test:*` covers `npm run test:unit`. A stem pattern the [`GrantRule`] refuses
+//! (`git comm* *` names no subcommand) comes over as the word pattern (`git commit *`), listed as
+//! narrower; anything the rule refuses even then (`git *`, `bash *`, `npx *`) is listed with
+//! the refusal, and so is an allow rule that a deny or ask rule of the same file covers (Claude
+//! Code never uses it). Nothing is ever widened. A rule with shell syntax in it (quotes, `$`,
+//! `;`, `|`, `&`, redirections, parentheses) is listed: a pattern compares words, not text.
+//! Rules for other tools (`Read(…)`, `WebFetch(…)`) are listed too: shellgate judges shell
+//! commands only.
 
 use std::fmt;
 use std::fmt::Write as _;
@@ -62,6 +64,13 @@ impl fmt::Display for List {
 pub enum Outcome {
     /// A trust-file pattern (from `allow`).
     Pattern(VerbPattern),
+    /// A trust-file pattern that covers less than the rule did, and what it leaves out.
+    Narrowed {
+        /// The pattern.
+        pattern: VerbPattern,
+        /// What Claude Code matched that the pattern does not.
+        why: String,
+    },
     /// A `[[deny]]` or `[[ask]]` rule of the written policy, by id.
     Rule {
         /// Its id.
@@ -98,7 +107,7 @@ impl Import {
     /// The patterns to add to the trust file, in order.
     pub fn patterns(&self) -> impl Iterator<Item = &VerbPattern> {
         self.entries.iter().filter_map(|e| match &e.outcome {
-            Outcome::Pattern(p) => Some(p),
+            Outcome::Pattern(p) | Outcome::Narrowed { pattern: p, .. } => Some(p),
             _ => None,
         })
     }
@@ -139,8 +148,10 @@ enum Specifier {
     All,
     /// Exactly these words.
     Exact(Vec<String>),
-    /// These words, alone or followed by more (`P:*`, `P *`).
+    /// These words, alone or followed by more (`P *`).
     Prefix(Vec<String>),
+    /// Text that starts with these words, the last of which may go on (`P:*`, `P*`).
+    Stem(Vec<String>),
     /// Text with `*` wildcards elsewhere.
     Wildcard(String),
 }
@@ -178,17 +189,21 @@ fn specifier(rule: &str) -> Result<Option<Specifier>, String> {
         if prefix.contains('*') || prefix.trim().is_empty() {
             return Err("a `:*` prefix that holds a wildcard of its own".to_owned());
         }
-        return Ok(Some(Specifier::Prefix(words(prefix))));
+        return Ok(Some(Specifier::Stem(words(prefix))));
     }
     let stars = inner.matches('*').count();
     if stars == 0 {
         return Ok(Some(Specifier::Exact(words(inner))));
     }
     if stars == 1
-        && let Some(prefix) = inner.strip_suffix(" *")
+        && let Some(prefix) = inner.strip_suffix('*')
         && !prefix.trim().is_empty()
     {
-        return Ok(Some(Specifier::Prefix(words(prefix))));
+        return Ok(Some(if prefix.ends_with(char::is_whitespace) {
+            Specifier::Prefix(words(prefix))
+        } else {
+            Specifier::Stem(words(prefix))
+        }));
     }
     Ok(Some(Specifier::Wildcard(inner.to_owned())))
 }
@@ -208,6 +223,30 @@ fn list<'v>(settings: &'v Value, name: &'static str) -> Result<Vec<&'v str>, Imp
 /// Whether `words` start with `prefix`.
 fn starts_with(words: &[String], prefix: &[String]) -> bool {
     prefix.len() <= words.len() && prefix.iter().zip(words).all(|(a, b)| a == b)
+}
+
+/// Whether `words` start with `stem`'s words, the last of which may go on in the command.
+fn starts_with_stem(words: &[String], stem: &[String]) -> bool {
+    let Some((last, before)) = stem.split_last() else {
+        return true;
+    };
+    starts_with(words, before)
+        && words
+            .get(before.len())
+            .is_some_and(|word| word.starts_with(last.as_str()))
+}
+
+/// A glob (policy dialect) matching the words that start with `stem`.
+fn stem_glob(stem: &str) -> String {
+    let mut glob = String::new();
+    for c in stem.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            glob.push('\\');
+        }
+        glob.push(c);
+    }
+    glob.push('*');
+    glob
 }
 
 /// A regex matching Claude Code's wildcard text at a command position of the command text
@@ -329,12 +368,14 @@ fn allow(spec: &Specifier, covering: &[(List, &str, Specifier)], rule: &GrantRul
                     .to_owned(),
             );
         }
-        Specifier::Prefix(words) => words,
+        Specifier::Prefix(words) | Specifier::Stem(words) => words,
     };
     for (list, text, cover) in covering {
         let covered = match cover {
             Specifier::All => true,
             Specifier::Prefix(prefix) => starts_with(words, prefix),
+            // A stem covers an allowed stem only when it is no longer (`a:*` covers `ab:*`).
+            Specifier::Stem(stem) => starts_with_stem(words, stem),
             Specifier::Exact(_) | Specifier::Wildcard(_) => false,
         };
         if covered {
@@ -343,14 +384,31 @@ fn allow(spec: &Specifier, covering: &[(List, &str, Specifier)], rule: &GrantRul
             ));
         }
     }
-    let text = format!("{} *", words.join(" "));
-    let pattern = match VerbPattern::new(&text) {
-        Ok(pattern) => pattern,
-        Err(e) => return Outcome::Skipped(format!("`{text}` is not a pattern: {e}")),
+    let joined = words.join(" ");
+    let word_pattern = format!("{joined} *");
+    let narrowed = match spec {
+        Specifier::Stem(words) if words.len() > 1 => {
+            let text = format!("{joined}* *");
+            match VerbPattern::new(&text).map(|p| (rule.check_pattern(&p), p)) {
+                Ok((Ok(()), pattern)) => return Outcome::Pattern(pattern),
+                _ => Some(format!(
+                    "Claude Code also matches longer words (`{joined}…`), but `{text}` would name no subcommand"
+                )),
+            }
+        }
+        Specifier::Stem(_) => Some(format!(
+            "a pattern names its command exactly, so commands whose names only start with `{joined}` do not come over"
+        )),
+        _ => None,
     };
-    match rule.check_pattern(&pattern) {
-        Ok(()) => Outcome::Pattern(pattern),
-        Err(refusal) => Outcome::Skipped(format!("too broad: {refusal}")),
+    let pattern = match VerbPattern::new(&word_pattern) {
+        Ok(pattern) => pattern,
+        Err(e) => return Outcome::Skipped(format!("`{word_pattern}` is not a pattern: {e}")),
+    };
+    match (rule.check_pattern(&pattern), narrowed) {
+        (Ok(()), None) => Outcome::Pattern(pattern),
+        (Ok(()), Some(why)) => Outcome::Narrowed { pattern, why },
+        (Err(refusal), _) => Outcome::Skipped(format!("too broad: {refusal}")),
     }
 }
 
@@ -370,24 +428,62 @@ fn restrict(list: List, text: &str, spec: &Specifier, n: usize, policy: &mut Str
             toml_words(words),
             format!("verb `{}`", words.join(" ")),
         ),
+        Specifier::Stem(words) => match words.split_last() {
+            // `make deploy:*`: the verb `make` with an operand `deploy*` anywhere after it.
+            Some((last, before)) if !before.is_empty() => {
+                let glob = stem_glob(last);
+                (
+                    "verb",
+                    format!(
+                        "{}\nargs_any = [{}]",
+                        toml_words(before),
+                        toml_string(&glob)
+                    ),
+                    format!("verb `{}` with an operand `{glob}`", before.join(" ")),
+                )
+            }
+            // `rm:*`: the verb `rm` (wherever it is run from) and the text `rm…` at a command
+            // position (`rmdir`).
+            _ => {
+                let joined = words.join(" ");
+                let regex = wildcard_regex(&format!("{joined}*"));
+                let extra = format!("{id}-text");
+                let _ = write!(
+                    policy,
+                    "\n[[{table}]]\nid = {}\ncategory = \"custom\"\nreason = {}\nraw = {}\n",
+                    toml_string(&extra),
+                    toml_string(&reason(list, text)),
+                    toml_string(&regex)
+                );
+                (
+                    "verb",
+                    toml_words(words),
+                    format!("verb `{joined}`; `{extra}`: raw `{regex}`"),
+                )
+            }
+        },
         Specifier::Wildcard(text) => {
             let regex = wildcard_regex(text);
             let shown = format!("raw `{regex}`");
             ("raw", toml_string(&regex), shown)
         }
     };
-    let reason = if list == List::Deny {
-        format!("denied by the Claude Code rule `{text}`; run it yourself if it is really needed")
-    } else {
-        format!("the Claude Code rule `{text}` asks a person first")
-    };
     let _ = write!(
         policy,
         "\n[[{table}]]\nid = {}\ncategory = \"custom\"\nreason = {}\n{key} = {value}\n",
         toml_string(&id),
-        toml_string(&reason)
+        toml_string(&reason(list, text))
     );
     Outcome::Rule { id, matches }
+}
+
+/// The reason a deny or ask rule imported from `text` gives.
+fn reason(list: List, text: &str) -> String {
+    if list == List::Deny {
+        format!("denied by the Claude Code rule `{text}`; run it yourself if it is really needed")
+    } else {
+        format!("the Claude Code rule `{text}` asks a person first")
+    }
 }
 
 #[cfg(test)]
@@ -406,13 +502,19 @@ mod tests {
             ),
             (
                 "Bash(npm run test:*)",
-                Ok(Some(Specifier::Prefix(words("npm run test")))),
+                Ok(Some(Specifier::Stem(words("npm run test")))),
+            ),
+            (
+                "Bash(npm run test*)",
+                Ok(Some(Specifier::Stem(words("npm run test")))),
             ),
             (
                 "Bash(npm run *)",
                 Ok(Some(Specifier::Prefix(words("npm run")))),
             ),
-            ("Bash(ls*)", Ok(Some(Specifier::Wildcard("ls*".to_owned())))),
+            ("Bash(ls*)", Ok(Some(Specifier::Stem(words("ls"))))),
+            ("Bash(ls *)", Ok(Some(Specifier::Prefix(words("ls"))))),
+            ("Bash(*ls)", Ok(Some(Specifier::Wildcard("*ls".to_owned())))),
             (
                 "Bash(git * main)",
                 Ok(Some(Specifier::Wildcard("git * main".to_owned()))),
@@ -423,6 +525,26 @@ mod tests {
         }
         assert!(specifier("Bash(git commit -m \"x\")").is_err());
         assert!(specifier("Bash(a*:*)").is_err());
+    }
+
+    #[test]
+    fn stems_cover_longer_words_and_become_escaped_globs() {
+        let words = |t: &str| t.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        assert!(starts_with_stem(
+            &words("npm run test:unit"),
+            &words("npm run test")
+        ));
+        assert!(starts_with_stem(
+            &words("npm run test"),
+            &words("npm run test")
+        ));
+        assert!(!starts_with_stem(
+            &words("npm run lint"),
+            &words("npm run test")
+        ));
+        assert!(!starts_with_stem(&words("npm run"), &words("npm run test")));
+        assert_eq!(stem_glob("deploy"), "deploy*");
+        assert_eq!(stem_glob("a?[b]"), r"a\?\[b\]*");
     }
 
     #[test]

@@ -84,10 +84,11 @@ impl Dir {
 }
 
 const SUMMARY: &str = "\
-allow Bash(npm run test:*) => trust pattern `npm run test *`
+allow Bash(npm run test:*) => trust pattern `npm run test* *`
 allow Bash(cargo build *) => trust pattern `cargo build *`
 allow Bash(npm run build) => not imported: an exact command: a shellgate pattern also covers further arguments, so `npm run build *` would be wider; approve it with `shellgate approvals trust-verb` if that is what you mean
-allow Bash(ls*) => not imported: a wildcard inside the text: a shellgate pattern is whole words and one trailing glob, so any pattern would be wider or narrower
+allow Bash(ls*) => trust pattern `ls *` (narrower: a pattern names its command exactly, so commands whose names only start with `ls` do not come over)
+allow Bash(git commit:*) => trust pattern `git commit *` (narrower: Claude Code also matches longer words (`git commit…`), but `git commit* *` would name no subcommand)
 allow Bash(git * main) => not imported: a wildcard inside the text: a shellgate pattern is whole words and one trailing glob, so any pattern would be wider or narrower
 allow Bash(git:*) => not imported: too broad: `git *` would approve every `git` subcommand
 allow Bash(bash:*) => not imported: too broad: `bash *` would approve too much: `bash` is a shell, which runs whatever code it is given
@@ -96,13 +97,14 @@ allow Bash => not imported: it allows every command: shellgate never trusts ever
 allow Read(./src/**) => not imported: not a Bash rule: shellgate judges shell commands only
 allow Bash(git commit -m \"wip\") => not imported: it holds shell syntax (quotes, `$`, `;`, `|`, `&`, redirections or parentheses): shellgate compares words, not text
 allow Bash(make deploy:*) => not imported: ineffective: the deny rule `Bash(make deploy:*)` covers it, and Claude Code checks deny and ask rules first
-ask   Bash(git push:*) => ask rule `claude-ask-1` (verb `git push`)
+ask   Bash(git push:*) => ask rule `claude-ask-1` (verb `git` with an operand `push*`)
 ask   Bash(docker * --privileged) => ask rule `claude-ask-2` (raw `(?s)(?:^|[;&|(\\n])\\s*docker\\s+.*\\s+\\-\\-privileged`)
-deny  Bash(make deploy:*) => deny rule `claude-deny-1` (verb `make deploy`)
+deny  Bash(make deploy:*) => deny rule `claude-deny-1` (verb `make` with an operand `deploy*`)
 deny  Bash(curl *) => deny rule `claude-deny-2` (verb `curl`)
 deny  Bash(rm -rf /tmp/cache) => deny rule `claude-deny-3` (verb `rm -rf /tmp/cache`)
 deny  Bash(* --force) => deny rule `claude-deny-4` (raw `(?s)(?:^|[;&|(\\n])\\s*.*\\s+\\-\\-force`)
-imported: 2 trust patterns, 4 deny rules, 2 ask rules; not imported: 10 rules
+deny  Bash(shred:*) => deny rule `claude-deny-5` (verb `shred`; `claude-deny-5-text`: raw `(?s)(?:^|[;&|(\\n])\\s*shred.*`)
+imported: 4 trust patterns, 5 deny rules, 2 ask rules; not imported: 9 rules
 ";
 
 #[test]
@@ -113,13 +115,13 @@ fn every_form_comes_over_as_claude_code_decides() {
     assert_eq!(
         stdout,
         format!(
-            "{SUMMARY}trust file `trust.toml`: 2 patterns added for audience `team` (0 already there)\nwrote 6 deny and ask rules to `imported.toml`; use it with `--policy imported.toml`\n"
+            "{SUMMARY}trust file `trust.toml`: 4 patterns added for audience `team` (0 already there)\nwrote 7 deny and ask rules to `imported.toml`; use it with `--policy imported.toml`\n"
         )
     );
     let trust = std::fs::read_to_string(dir.path("trust.toml")).unwrap();
     assert!(
         trust.ends_with(
-            "[audience.team]\npatterns = [\n    \"npm run test *\",\n    \"cargo build *\",\n]\n"
+            "[audience.team]\npatterns = [\n    \"npm run test* *\",\n    \"cargo build *\",\n    \"ls *\",\n    \"git commit *\",\n]\n"
         ),
         "{trust}"
     );
@@ -127,7 +129,9 @@ fn every_form_comes_over_as_claude_code_decides() {
     for command in [
         "npm run test",
         "npm run test --coverage",
+        "npm run test:unit --coverage",
         "cargo build --release",
+        "git commit -m wip",
     ] {
         assert_eq!(
             dir.decide("trust.toml", Some("imported.toml"), command),
@@ -147,6 +151,10 @@ fn every_form_comes_over_as_claude_code_decides() {
         "curl https://example.com",
         "rm -rf /tmp/cache",
         "git push --force",
+        "make deploy-prod",
+        "shred secrets.txt",
+        "/usr/bin/shred -u key",
+        "shredder x",
     ] {
         assert_eq!(
             dir.decide("trust.toml", Some("imported.toml"), command),
@@ -159,7 +167,8 @@ fn every_form_comes_over_as_claude_code_decides() {
         "git push origin main",
         "docker run --privileged alpine",
         "npm run build",
-        "npm run test:unit",
+        "npm run lint",
+        "git commit-tree HEAD^{tree}",
         "git checkout main",
         "bash ./run.sh",
         "gitk",
@@ -180,7 +189,7 @@ fn a_second_import_changes_nothing_and_never_overwrites_other_rules() {
     assert_eq!(code, 0);
     assert!(
         stdout.contains(
-            "trust file `trust.toml`: 0 patterns added for audience `team` (2 already there)\n"
+            "trust file `trust.toml`: 0 patterns added for audience `team` (4 already there)\n"
         ),
         "{stdout}"
     );

@@ -131,6 +131,9 @@ fn summary(import: &Import) -> String {
     for entry in &import.entries {
         let became = match &entry.outcome {
             Outcome::Pattern(pattern) => format!("trust pattern `{pattern}`"),
+            Outcome::Narrowed { pattern, why } => {
+                format!("trust pattern `{pattern}` (narrower: {why})")
+            }
             Outcome::Rule { id, matches } => {
                 let table = if entry.list == List::Deny {
                     "deny"

@@ -457,6 +457,17 @@ impl GrantRule {
     /// [`GrantRefusal::RunsCode`] or [`GrantRefusal::NeedsSubcommand`].
     pub fn check_pattern(&self, pattern: &VerbPattern) -> Result<(), GrantRefusal> {
         let prefix: Vec<&str> = pattern.prefix().iter().map(String::as_str).collect();
+        // A stem (`npm run test* *`) is judged as the wider pattern without it (`npm run *`),
+        // and an interpreter's grant must be its exact command, which a stem never is.
+        if pattern.stem().is_some()
+            && let Some((verb, kind @ CodeHead::Interpreter)) = self.code_head(&prefix)
+        {
+            return Err(GrantRefusal::RunsCode {
+                pattern: pattern.as_str().to_owned(),
+                head: verb.join(" "),
+                kind,
+            });
+        }
         let hint = shellgate_parser::verb_hint(&prefix);
         self.check_tokens(pattern.as_str(), &prefix, hint.len())
     }

@@ -25,6 +25,9 @@
 //!    - any other glob (`v*`, `test-?`) must match *every* remaining word, and there must be at
 //!      least one (`git tag v*` matches `git tag v1.2`, not `git tag -d v1`).
 //!
+//!    - a **stem** (`npm run test* *`): the first remaining word is literal and starts with the
+//!      stem (`test`, `test:unit`), and any words follow it.
+//!
 //!    Globs are in the policy glob dialect (`shellgate_rules::glob`: `*`, `?`, `[…]`, `{a,b}`,
 //!    `\` escapes); a word or component is matched as one segment, and a glob that cannot be
 //!    compiled (an unclosed `[`) matches nothing.
@@ -132,7 +135,9 @@ pub fn matches(
     ctx: &MatchContext<'_>,
 ) -> bool {
     let prefix = pattern.prefix();
-    if words.len() < prefix.len() || (exact && words.len() != prefix.len()) {
+    let stem = pattern.stem();
+    // A stem pattern covers words beyond what it spells: never an exact (interpreter) match.
+    if words.len() < prefix.len() || (exact && (stem.is_some() || words.len() != prefix.len())) {
         return false;
     }
     let mut pairs = prefix.iter().zip(words);
@@ -146,7 +151,13 @@ pub fn matches(
         return false;
     }
     let rest = words.get(prefix.len()..).unwrap_or_default();
-    glob_matches(pattern, rest, ctx)
+    match stem {
+        // `npm run test* *`: one literal word starting with the stem, then any words.
+        Some(stem) => rest
+            .first()
+            .is_some_and(|word| word.literal && word.text.starts_with(stem)),
+        None => glob_matches(pattern, rest, ctx),
+    }
 }
 
 /// Whether the pattern's first token names the command's executable.
@@ -298,6 +309,31 @@ mod tests {
         let bins = [PathBuf::from("/usr/bin"), PathBuf::from("/bin")];
         let pattern: VerbPattern = pattern.parse().unwrap();
         matches(&pattern, &words(command), false, &ctx(&bins))
+    }
+
+    #[test]
+    fn a_stem_covers_one_word_starting_with_it_then_anything() {
+        let cases = [
+            ("npm run test* *", "npm run test", true),
+            ("npm run test* *", "npm run test:unit --coverage", true),
+            ("npm run test* *", "/usr/bin/npm run testall", true),
+            ("npm run test* *", "npm run lint test", false),
+            ("npm run test* *", "npm run", false),
+            ("npm run test* *", "npm run $TEST", false),
+            ("npm run test* *", "npm --prefix x run test", false),
+            ("npm run test* *", "./npm run test", false),
+        ];
+        for (pattern, command, expected) in cases {
+            assert_eq!(check(pattern, command), expected, "{pattern} vs {command}");
+        }
+        let bins = [PathBuf::from("/usr/bin")];
+        let stem: VerbPattern = "python3 scr* *".parse().unwrap();
+        assert!(!matches(
+            &stem,
+            &words("python3 script.py"),
+            true,
+            &ctx(&bins)
+        ));
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub enum PatternError {
     #[diagnostic(
         code(shellgate::pattern::glob_in_prefix),
         help(
-            "spell the command and its leading arguments literally, such as `git push origin main *`; `*`, `?` and `[` may appear only in the last token"
+            "spell the command and its leading arguments literally, such as `git push origin main *`; `*`, `?` and `[` may appear only in the last token, or as a word stem before a final ` *` (`npm run test* *`)"
         )
     )]
     GlobInPrefix {

@@ -260,6 +260,10 @@ impl<'a> Run<'a> {
         }
         // What the command is: its effects beyond its paths (judged above) are those of its
         // class; the project's code runs silently only in a run zone.
+        let unsafe_word = match &safe {
+            SafeVerdict::Unsafe { token, .. } => Some(token.clone()),
+            _ => None,
+        };
         if !opaque_code {
             match safe {
                 SafeVerdict::Admitted {
@@ -334,6 +338,7 @@ impl<'a> Run<'a> {
                 hint: &hint,
                 executable: &executable,
                 rule: self.gate.grant_rule(),
+                unsafe_word: unsafe_word.as_deref(),
             })
         };
         if proposal.is_none() {

@@ -24,6 +24,12 @@ fn is_glob(token: &str) -> bool {
 /// interpreted: tokens are compared as written. The canonical text joins the tokens with single
 /// spaces.
 ///
+/// One more form covers the words that *start with* a literal stem: `npm run test* *` is the
+/// prefix `npm run`, then one word starting with `test` (`test`, `test:unit`), then any words.
+/// The stem token stands after at least one literal word (never the command itself), holds no
+/// glob character but its final `*`, and is followed by exactly ` *` (the text form of Claude
+/// Code's `Bash(npm run test:*)`).
+///
 /// ```
 /// use shellgate_rules::pattern::VerbPattern;
 ///
@@ -32,6 +38,12 @@ fn is_glob(token: &str) -> bool {
 /// assert_eq!(pattern.arg_glob(), "*");
 /// assert_eq!(pattern.as_str(), "git push *");
 /// assert!("git push".parse::<VerbPattern>().is_err());
+///
+/// let stem: VerbPattern = "npm run test* *".parse().unwrap();
+/// assert_eq!(stem.prefix(), ["npm", "run"]);
+/// assert_eq!(stem.stem(), Some("test"));
+/// assert!(stem.prefix_matches(&["npm", "run", "test:unit", "--coverage"]));
+/// assert!(!stem.prefix_matches(&["npm", "run", "lint"]));
 /// ```
 ///
 /// Equality, order and hashing look at the canonical text only (everything else is read from
@@ -40,8 +52,10 @@ fn is_glob(token: &str) -> bool {
 pub struct VerbPattern {
     /// The canonical text: tokens joined by one space.
     text: String,
-    /// The literal tokens before the glob; never empty.
+    /// The literal tokens before the glob (and before the stem); never empty.
     prefix: Vec<String>,
+    /// The stem of a `STEM*` token after the prefix: one word starting with it must follow.
+    stem: Option<String>,
     /// The trailing argument glob; always contains `*` or `?`.
     arg_glob: String,
     /// What the argument glob matches.
@@ -187,27 +201,47 @@ impl VerbPattern {
                 text: text.trim().to_owned(),
             });
         }
+        let stem = if arg_glob == "*" && tokens.len() > 1 {
+            tokens
+                .last()
+                .and_then(|last| last.strip_suffix('*'))
+                .filter(|stem| !stem.is_empty() && !is_glob(stem))
+                .map(str::to_owned)
+        } else {
+            None
+        };
+        let mut canonical = tokens.join(" ");
+        canonical.push(' ');
+        canonical.push_str(&arg_glob);
+        if stem.is_some() {
+            tokens.pop();
+        }
         if let Some(token) = tokens.iter().find(|token| is_glob(token)) {
             return Err(PatternError::GlobInPrefix {
                 text: text.trim().to_owned(),
                 token: token.clone(),
             });
         }
-        let mut canonical = tokens.join(" ");
-        canonical.push(' ');
-        canonical.push_str(&arg_glob);
         Ok(Self {
             text: canonical,
             prefix: tokens,
+            stem,
             arg: ArgGlob::new(&arg_glob),
             arg_glob,
         })
     }
 
-    /// The literal tokens before the argument glob (at least one).
+    /// The literal tokens before the argument glob (at least one), without the stem token.
     #[must_use]
     pub fn prefix(&self) -> &[String] {
         &self.prefix
+    }
+
+    /// The stem of a `STEM*` token after the prefix (`test` in `npm run test* *`): the word
+    /// after the prefix must start with it.
+    #[must_use]
+    pub fn stem(&self) -> Option<&str> {
+        self.stem.as_deref()
     }
 
     /// The trailing argument glob, such as `*` or `/tmp/build/*`.
@@ -229,7 +263,7 @@ impl VerbPattern {
     }
 
     /// Whether `words` starts with this pattern's prefix: the first N cooked words equal the N
-    /// prefix tokens exactly.
+    /// prefix tokens exactly, and the next one starts with the [`stem`](Self::stem), if any.
     ///
     /// This is only the prefix half of matching; how the remaining words are matched against
     /// [`arg_glob`](Self::arg_glob) is decided by the policy engine.
@@ -241,6 +275,11 @@ impl VerbPattern {
                 .iter()
                 .zip(words)
                 .all(|(token, word)| token == word)
+            && self.stem.as_deref().is_none_or(|stem| {
+                words
+                    .get(self.prefix.len())
+                    .is_some_and(|word| word.starts_with(stem))
+            })
     }
 }
 
@@ -363,6 +402,42 @@ mod tests {
         ];
         for (text, expected) in cases {
             assert_eq!(VerbPattern::new(text), Err(expected), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_stem_token_before_a_final_star_covers_words_that_start_with_it() {
+        let p = pattern("npm  run test* *");
+        assert_eq!(p.prefix(), ["npm", "run"]);
+        assert_eq!(p.stem(), Some("test"));
+        assert_eq!(p.arg_glob(), "*");
+        assert_eq!(p.as_str(), "npm run test* *");
+        assert!(p.prefix_matches(&["npm", "run", "test"]));
+        assert!(p.prefix_matches(&["npm", "run", "test:unit", "--coverage"]));
+        assert!(!p.prefix_matches(&["npm", "run", "lint"]));
+        assert!(!p.prefix_matches(&["npm", "run"]));
+        assert!(!p.prefix_matches(&["npm", "run", "Test"]));
+        assert_eq!(pattern("npm run test *").stem(), None);
+        assert_eq!(pattern("make test-*").stem(), None);
+    }
+
+    #[test]
+    fn a_stem_is_a_literal_word_after_the_command_and_before_a_lone_star() {
+        for (text, token) in [
+            ("test* *", "test*"),
+            ("npm run te?t* *", "te?t*"),
+            ("npm run test* lint*", "test*"),
+            ("npm * *", "*"),
+            ("npm ru* test* *", "ru*"),
+        ] {
+            assert_eq!(
+                VerbPattern::new(text),
+                Err(PatternError::GlobInPrefix {
+                    text: text.into(),
+                    token: token.into(),
+                }),
+                "{text}"
+            );
         }
     }
 
