@@ -94,6 +94,30 @@ pub struct Word {
 }
 
 impl Word {
+    /// Whether the word may become a word that starts with `-` (an option) when the shell
+    /// expands it. A literal word may when its text does. A pathname glob and nothing else
+    /// (`tests/*.py`, `test_x[1]`) that starts with a plain character never does: every name it
+    /// expands to (or its own text, when nothing matches) starts with that character. Any other
+    /// expansion may.
+    #[must_use]
+    pub fn may_expand_to_option(&self) -> bool {
+        if self.literal {
+            return self.cooked.starts_with('-');
+        }
+        let f = &self.features;
+        let glob_only = f.glob
+            && !f.parameter
+            && !f.command_substitution
+            && !f.process_substitution
+            && !f.arithmetic
+            && !f.brace
+            && !f.tilde;
+        !(glob_only
+            && self.raw.chars().next().is_some_and(|c| {
+                c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | ',' | ':' | '%')
+            }))
+    }
+
     /// Whether the word is exactly one process substitution (`<(…)` or `>(…)`): it expands to
     /// a `/dev/fd/N` path, never to an option, and its command is a clause of its own.
     #[must_use]

@@ -227,11 +227,14 @@ fn entry_verdict<'p>(
     }
     let option_aware = !entry.unless_flags.is_empty() || !entry.unless_args.is_empty();
     let can_be_option = |index: &&usize| {
-        !(entry.declares
-            && view
-                .words
-                .get(**index)
-                .is_some_and(|w| assignment_shaped(&w.raw)))
+        let Some(word) = view.words.get(**index) else {
+            return true;
+        };
+        if entry.declares && assignment_shaped(&word.raw) {
+            return false;
+        }
+        // A glob's names could still match an `unless_args` pattern (`make d*` → `deploy`).
+        !entry.unless_args.is_empty() || word.may_expand_to_option()
     };
     if option_aware && let Some(index) = scan.dynamic.iter().find(can_be_option) {
         return SafeVerdict::Unsafe {
