@@ -38,7 +38,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use shellgate_rules::{
     Access, Decision, HostGrant, PatternError, Policy, Protected, VerbPattern, WrapperMode,
@@ -294,10 +294,47 @@ pub struct GrantRule {
     policy: Arc<Policy>,
     /// Verb prefixes that run other code, longest first.
     code_heads: Vec<(Vec<String>, CodeHead)>,
+    /// The positions in `code_heads` of each first word's prefixes, in order.
+    code_heads_by_word: HashMap<String, Vec<usize>>,
     /// Tools that need a subcommand.
     multi_purpose: Vec<MultiPurpose>,
+    /// The position in `multi_purpose` of each head.
+    multi_purpose_by_head: HashMap<String, usize>,
+    /// The verbs proposed narrowly (see [`GrantRule::keeps_narrow`]) by first word: the
+    /// deny rules' verbs (`false`: a hint that is a prefix of one is narrow too) and
+    /// `settings.narrow` (`true`: the hint must cover the whole verb).
+    narrow_by_word: HashMap<String, Vec<(Vec<String>, bool)>>,
     /// System directories, normalised.
     system_dirs: Vec<PathBuf>,
+    /// The literal bases of the protected globs ([`literal_base`], per entry and glob) for the
+    /// first home directory asked about: nearly every call gives the same one.
+    bases: Arc<OnceLock<ProtectedBases>>,
+}
+
+/// The literal bases of every protected entry's globs for one home directory.
+#[derive(Debug)]
+struct ProtectedBases {
+    home: Option<PathBuf>,
+    bases: Vec<Vec<Option<PathBuf>>>,
+}
+
+impl ProtectedBases {
+    fn new(policy: &Policy, home: Option<&Path>) -> Self {
+        Self {
+            home: home.map(Path::to_path_buf),
+            bases: policy
+                .protected_entries()
+                .iter()
+                .map(|entry| {
+                    entry
+                        .paths
+                        .iter()
+                        .map(|glob| literal_base(glob, home))
+                        .collect()
+                })
+                .collect(),
+        }
+    }
 }
 
 impl GrantRule {
@@ -406,11 +443,48 @@ impl GrantRule {
                 system_dirs.push(dir);
             }
         }
+        let mut code_heads_by_word: HashMap<String, Vec<usize>> = HashMap::new();
+        for (at, (verb, _)) in code_heads.iter().enumerate() {
+            if let Some(first) = verb.first() {
+                code_heads_by_word
+                    .entry(first.clone())
+                    .or_default()
+                    .push(at);
+            }
+        }
+        let multi_purpose_by_head = multi_purpose
+            .iter()
+            .enumerate()
+            .map(|(at, tool)| (tool.head.clone(), at))
+            .collect();
+        let mut narrow_by_word: HashMap<String, Vec<(Vec<String>, bool)>> = HashMap::new();
+        let narrow = policy
+            .deny_rules()
+            .iter()
+            .map(|rule| (rule.verb(), false))
+            .chain(
+                policy
+                    .narrow_commands()
+                    .iter()
+                    .map(|v| (v.as_slice(), true)),
+            );
+        for (verb, whole) in narrow {
+            if let Some(first) = verb.first() {
+                let entry = narrow_by_word.entry(first.clone()).or_default();
+                if !entry.iter().any(|(v, w)| v == verb && *w == whole) {
+                    entry.push((verb.to_vec(), whole));
+                }
+            }
+        }
         Self {
             policy,
             code_heads,
+            code_heads_by_word,
             multi_purpose,
+            multi_purpose_by_head,
+            narrow_by_word,
             system_dirs,
+            bases: Arc::new(OnceLock::new()),
         }
     }
 
@@ -421,29 +495,32 @@ impl GrantRule {
     /// proposed by their name (`cargo test *`).
     #[must_use]
     pub fn keeps_narrow(&self, hint: &[&str]) -> bool {
-        let named = |verb: &[String]| {
-            !verb.is_empty()
-                && verb
-                    .iter()
-                    .zip(hint)
-                    .all(|(named, word)| named.as_str() == *word)
+        let Some(first) = hint.first() else {
+            // No words: every verb "starts with" nothing.
+            return self
+                .narrow_by_word
+                .values()
+                .flatten()
+                .any(|(_, whole)| !*whole);
         };
-        self.policy
-            .deny_rules()
-            .iter()
-            .any(|rule| named(rule.verb()))
-            || self
-                .policy
-                .narrow_commands()
-                .iter()
-                .any(|verb| verb.len() <= hint.len() && named(verb))
+        self.narrow_by_word.get(*first).is_some_and(|verbs| {
+            verbs.iter().any(|(verb, whole)| {
+                (!*whole || verb.len() <= hint.len())
+                    && verb
+                        .iter()
+                        .zip(hint)
+                        .all(|(named, word)| named.as_str() == *word)
+            })
+        })
     }
 
     /// The kind of code-running head `tokens` start with, and its length, if any.
     #[must_use]
     pub fn code_head(&self, tokens: &[&str]) -> Option<(&[String], CodeHead)> {
-        self.code_heads
+        self.code_heads_by_word
+            .get(*tokens.first()?)?
             .iter()
+            .filter_map(|&at| self.code_heads.get(at))
             .find(|(verb, _)| {
                 verb.len() <= tokens.len() && verb.iter().zip(tokens).all(|(a, b)| a == b)
             })
@@ -511,7 +588,10 @@ impl GrantRule {
         let Some(head) = prefix.first() else {
             return Ok(());
         };
-        if let Some(tool) = self.multi_purpose.iter().find(|m| m.head == *head)
+        if let Some(tool) = self
+            .multi_purpose_by_head
+            .get(*head)
+            .and_then(|&at| self.multi_purpose.get(at))
             && hint_len <= 1
         {
             return Err(GrantRefusal::NeedsSubcommand {
@@ -634,17 +714,27 @@ impl GrantRule {
         home: Option<&Path>,
         applies: impl Fn(&Protected) -> bool,
     ) -> Option<(&Protected, PathBuf)> {
+        let cached = self
+            .bases
+            .get_or_init(|| ProtectedBases::new(&self.policy, home));
+        let computed;
+        let bases = if cached.home.as_deref() == home {
+            cached
+        } else {
+            computed = ProtectedBases::new(&self.policy, home);
+            &computed
+        };
         self.policy
             .protected_entries()
             .iter()
-            .filter(|entry| applies(entry))
-            .find_map(|entry| {
-                entry
-                    .paths
+            .zip(&bases.bases)
+            .filter(|(entry, _)| applies(entry))
+            .find_map(|(entry, globs)| {
+                globs
                     .iter()
-                    .filter_map(|glob| literal_base(glob, home))
+                    .flatten()
                     .find(|base| paths::is_within(base, dir))
-                    .map(|base| (entry, base))
+                    .map(|base| (entry, base.clone()))
             })
     }
 }

@@ -86,7 +86,7 @@ impl Literals {
         self.automaton
             .get_or_init(|| {
                 AhoCorasick::builder()
-                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .kind(Some(AhoCorasickKind::DFA))
                     .build(&self.literals)
                     .ok()
             })
