@@ -9,7 +9,7 @@
 //! (defaults `/work` and `/home/me`; `""` means none), `edges` (`"0>1 and"` …), `count` (only
 //! the number of clauses, for limit cases).
 
-use std::fmt::Write as _;
+use std::fmt::{Debug, Write as _};
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -114,53 +114,39 @@ fn assignment_text(clause: &Clause) -> Vec<String> {
         .collect()
 }
 
+/// Adds a line to `diff` when `want` and `got` differ (as they print with `{:?}`).
+fn check(diff: &mut String, field: &str, want: impl Debug, got: impl Debug) {
+    let (want, got) = (format!("{want:?}"), format!("{got:?}"));
+    if want != got {
+        let _ = write!(diff, "\n      {field}: expected {want}, got {got}");
+    }
+}
+
 /// Describes what differs between the expected and actual clause (empty when equal).
 fn compare(expected: &Expected, clause: &Clause) -> String {
     let mut diff = String::new();
+    let d = &mut diff;
     let argv: Vec<&str> = clause.cooked_argv().collect();
-    let mut check = |field: &str, want: String, got: String| {
-        if want != got {
-            let _ = write!(diff, "\n      {field}: expected {want}, got {got}");
-        }
-    };
-    check("argv", format!("{:?}", expected.argv), format!("{argv:?}"));
-    check(
-        "verb",
-        format!("{:?}", expected.verb),
-        format!("{:?}", clause.verb),
-    );
-    check(
-        "context",
-        expected.context.clone(),
-        clause.context.as_str().to_owned(),
-    );
-    check(
-        "operator",
-        format!("{:?}", expected.operator),
-        format!("{:?}", clause.operator.map(|o| o.as_str().to_owned())),
-    );
-    check(
-        "redirects",
-        format!("{:?}", expected.redirects),
-        format!("{:?}", redirect_text(clause)),
-    );
+    check(d, "argv", &expected.argv, argv);
+    check(d, "verb", &expected.verb, &clause.verb);
+    check(d, "context", &expected.context, clause.context.as_str());
+    let operator = clause.operator.map(|o| o.as_str());
+    check(d, "operator", &expected.operator, operator);
+    check(d, "redirects", &expected.redirects, redirect_text(clause));
     let cwd = clause
         .cwd
         .as_ref()
         .map_or_else(|| "?".to_owned(), |p| p.display().to_string());
-    check("cwd", expected.cwd.clone(), cwd);
+    check(d, "cwd", &expected.cwd, cwd);
+    check(d, "parent", expected.parent, clause.parent);
     check(
-        "parent",
-        format!("{:?}", expected.parent),
-        format!("{:?}", clause.parent),
-    );
-    check(
+        d,
         "literal_verb",
-        expected.literal_verb.to_string(),
-        clause.literal_verb.to_string(),
+        expected.literal_verb,
+        clause.literal_verb,
     );
     if let Some(depth) = expected.depth {
-        check("depth", depth.to_string(), clause.depth.to_string());
+        check(d, "depth", depth, clause.depth);
     }
     if let Some(bodies) = &expected.heredoc {
         let got: Vec<&str> = clause
@@ -168,14 +154,10 @@ fn compare(expected: &Expected, clause: &Clause) -> String {
             .iter()
             .filter_map(|r| r.stdin_text())
             .collect();
-        check("heredoc", format!("{bodies:?}"), format!("{got:?}"));
+        check(d, "heredoc", bodies, got);
     }
     if let Some(assignments) = &expected.assignments {
-        check(
-            "assignments",
-            format!("{assignments:?}"),
-            format!("{:?}", assignment_text(clause)),
-        );
+        check(d, "assignments", assignments, assignment_text(clause));
     }
     diff
 }

@@ -28,6 +28,14 @@ pub(super) enum Certainty {
     Possible,
 }
 
+/// The devices an access of `access` may name without touching a file (`/dev/null`, …).
+fn exempt(access: Access) -> &'static [&'static str] {
+    match access {
+        Access::Write => &paths::WRITE_EXEMPT,
+        Access::Read => &paths::READ_EXEMPT,
+    }
+}
+
 impl<'a> Run<'a> {
     /// Judges every redirection of an invocation: write targets as writes, read targets as
     /// reads.
@@ -426,11 +434,7 @@ impl<'a> Run<'a> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
-        let exempt: &[&str] = match access {
-            Access::Write => &paths::WRITE_EXEMPT,
-            Access::Read => &paths::READ_EXEMPT,
-        };
-        if word.literal && exempt.contains(&word.cooked.as_str()) {
+        if word.literal && exempt(access).contains(&word.cooked.as_str()) {
             return;
         }
         self.judge_path(word, &word.cooked, access, Certainty::Certain, ctx, judged);
@@ -472,11 +476,10 @@ impl<'a> Run<'a> {
             self.dynamic_path(&word.raw, access, judged);
             return;
         };
-        let exempt: &[&str] = match access {
-            Access::Write => &paths::WRITE_EXEMPT,
-            Access::Read => &paths::READ_EXEMPT,
-        };
-        if lexical.to_str().is_some_and(|p| exempt.contains(&p)) {
+        if lexical
+            .to_str()
+            .is_some_and(|p| exempt(access).contains(&p))
+        {
             // `tee /dev/null`, `cat /dev/stdin`: the device, not a file.
             return;
         }
@@ -649,40 +652,35 @@ impl<'a> Run<'a> {
             ),
         };
         let shown = display::escape(&path.to_string_lossy());
-        match forced {
+        let verdict = match forced {
             // Not forced: the zones decide.
-            Decision::Approved => false,
+            Decision::Approved => return false,
             // Always asks, and no zone can lift it.
             Decision::NeedsPrompt => {
-                judged.reason(
-                    ReasonKind::Protected,
-                    Some(entry.id.clone()),
-                    format!("{what} of `{shown}` always needs a person: {}", entry.why),
-                );
-                judged.raise(Decision::NeedsPrompt);
                 judged.untrusted.push(Untrusted {
-                    shown,
+                    shown: shown.clone(),
                     access,
                     zone: None,
                 });
-                true
+                "always needs a person"
             }
-            // Never allowed.
+            // Never allowed (only a certain access is forced this far, so `what` is `access`).
             Decision::HardDenied => {
-                judged.reason(
-                    ReasonKind::Protected,
-                    Some(entry.id.clone()),
-                    format!("{access} of `{shown}` is never allowed: {}", entry.why),
-                );
-                judged.raise(Decision::HardDenied);
                 judged.denied_by.push(DenyHit {
                     rule: entry.id.clone(),
                     category: "protected".to_owned(),
                     reason: format!("{access} of `{shown}`: {}", entry.why),
                 });
-                true
+                "is never allowed"
             }
-        }
+        };
+        judged.reason(
+            ReasonKind::Protected,
+            Some(entry.id.clone()),
+            format!("{what} of `{shown}` {verdict}: {}", entry.why),
+        );
+        judged.raise(forced);
+        true
     }
 
     /// Judges a resolved absolute path: protected paths, then zones.
