@@ -119,39 +119,27 @@ fn zone_allow_and_read_zone_options_are_session_grants() {
     let (_dir, trust) = trust_file();
     let command = "cp /etc/hosts /srv/backup/hosts";
     assert_eq!(eval(&[], command, &trust).0, 2);
-    let (code, value) = eval(
+    let team = [
+        "--audience",
+        "team",
+        "--zone",
+        "/srv/backup",
+        "--allow",
+        "cp *",
+    ];
+    let approving: [&[&str]; 2] = [
         &["--zone", "/srv/backup", "--allow", "cp /etc/hosts *"],
-        command,
-        &trust,
-    );
-    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")));
-    let (code, value) = eval(
-        &[
-            "--audience",
-            "team",
-            "--read-zone",
-            "/etc",
-            "--zone",
-            "/srv/backup",
-            "--allow",
-            "cp *",
-        ],
-        command,
-        &trust,
-    );
-    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")));
-    let (code, value) = eval(
-        &[
-            "--audience",
-            "team",
-            "--zone",
-            "/srv/backup",
-            "--allow",
-            "cp *",
-        ],
-        command,
-        &trust,
-    );
+        &[&team[..], &["--read-zone", "/etc"]].concat(),
+    ];
+    for extra in approving {
+        let (code, value) = eval(extra, command, &trust);
+        assert_eq!(
+            (code, value["decision"].as_str()),
+            (0, Some("Approved")),
+            "{extra:?}"
+        );
+    }
+    let (code, value) = eval(&team, command, &trust);
     assert_eq!(code, 2);
     assert_eq!(
         value["prompt"]["paths"],

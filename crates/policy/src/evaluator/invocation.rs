@@ -13,7 +13,7 @@ use crate::proposal::{self, ProposalInput};
 
 use super::clause_text::clause_text;
 use super::run::Run;
-use super::verdict::{Judged, NetFacts};
+use super::verdict::Judged;
 
 impl<'a> Run<'a> {
     /// The verdict on one invocation.
@@ -24,26 +24,16 @@ impl<'a> Run<'a> {
                 .map(|w| w.cooked.as_str())
                 .collect::<Vec<_>>(),
         );
-        let mut judged = Judged {
-            verdict: ClauseVerdict {
-                verb: hint,
-                argv: inv.words.iter().map(|w| w.cooked.clone()).collect(),
-                origin: self.origin(inv),
-                decision: Decision::Approved,
-                reasons: Vec::new(),
-                text: clause_text(inv, self.shows_code(inv)),
-                clause: Some(inv.clause_index),
-                proposal: None,
-            },
-            needs_person: false,
-            saveable: true,
-            untrusted: Vec::new(),
-            hosts: Vec::new(),
-            denied_by: Vec::new(),
-            writes_paths: false,
-            runs_code: None,
-            net: NetFacts::default(),
-        };
+        let mut judged = Judged::new(ClauseVerdict {
+            verb: hint,
+            argv: inv.words.iter().map(|w| w.cooked.clone()).collect(),
+            origin: self.origin(inv),
+            decision: Decision::Approved,
+            reasons: Vec::new(),
+            text: clause_text(inv, self.shows_code(inv)),
+            clause: Some(inv.clause_index),
+            proposal: None,
+        });
         if let InvocationKind::Wrapper { privileged } = inv.kind {
             let through = if privileged {
                 "runs its inner commands with other privileges; judged through them"

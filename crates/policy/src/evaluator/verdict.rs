@@ -52,6 +52,21 @@ pub(super) struct NetFacts {
 }
 
 impl Judged {
+    /// A verdict being built from `verdict`: nothing found yet, so it can be saved.
+    pub(super) fn new(verdict: ClauseVerdict) -> Self {
+        Self {
+            verdict,
+            needs_person: false,
+            saveable: true,
+            untrusted: Vec::new(),
+            hosts: Vec::new(),
+            denied_by: Vec::new(),
+            writes_paths: false,
+            runs_code: None,
+            net: NetFacts::default(),
+        }
+    }
+
     pub(super) fn raise(&mut self, decision: Decision) {
         self.verdict.decision = self.verdict.decision.max(decision);
     }
