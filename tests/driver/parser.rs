@@ -9,13 +9,14 @@
 //! (defaults `/work` and `/home/me`; `""` means none), `edges` (`"0>1 and"` …), `count` (only
 //! the number of clauses, for limit cases).
 
-use std::fmt::{Debug, Write as _};
+use std::fmt::Write as _;
+
+use crate::clause_text::{assignment_text, redirect_text};
+use crate::corpus::check;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use shellgate_parser::{Clause, ParseOptions, RedirectFd, RedirectTarget, parse};
-
-type File = crate::corpus::Cases<Case>;
+use shellgate_parser::{Clause, ParseOptions, parse};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,61 +72,10 @@ fn dir(value: Option<&String>, default: &str) -> Option<PathBuf> {
     }
 }
 
-fn redirect_text(clause: &Clause) -> Vec<String> {
-    clause
-        .redirects
-        .iter()
-        .map(|r| {
-            let fd = match &r.fd {
-                Some(RedirectFd::Number(n)) => n.to_string(),
-                Some(RedirectFd::Variable(v)) => format!("{{{v}}}"),
-                None => String::new(),
-            };
-            let target = match &r.target {
-                RedirectTarget::Word(w) => w.cooked.clone(),
-                RedirectTarget::Heredoc(h) => h.delimiter.clone(),
-            };
-            format!("{fd}{} {target}", r.op.as_str())
-        })
-        .collect()
-}
-
-fn assignment_text(clause: &Clause) -> Vec<String> {
-    clause
-        .assignments
-        .iter()
-        .map(|a| {
-            let op = if a.append { "+=" } else { "=" };
-            let index = a
-                .index
-                .as_ref()
-                .map(|i| format!("[{i}]"))
-                .unwrap_or_default();
-            let value = match (&a.value, &a.array) {
-                (_, Some(items)) => {
-                    let items: Vec<&str> = items.iter().map(|w| w.cooked.as_str()).collect();
-                    format!("({})", items.join(" "))
-                }
-                (Some(v), None) => v.cooked.clone(),
-                (None, None) => String::new(),
-            };
-            format!("{}{index}{op}{value}", a.name)
-        })
-        .collect()
-}
-
-/// Adds a line to `diff` when `want` and `got` differ (as they print with `{:?}`).
-fn check(diff: &mut String, field: &str, want: impl Debug, got: impl Debug) {
-    let (want, got) = (format!("{want:?}"), format!("{got:?}"));
-    if want != got {
-        let _ = write!(diff, "\n      {field}: expected {want}, got {got}");
-    }
-}
-
 /// Describes what differs between the expected and actual clause (empty when equal).
 fn compare(expected: &Expected, clause: &Clause) -> String {
-    let mut diff = String::new();
-    let d = &mut diff;
+    let mut problems = Vec::new();
+    let d = &mut problems;
     let argv: Vec<&str> = clause.cooked_argv().collect();
     check(d, "argv", &expected.argv, argv);
     check(d, "verb", &expected.verb, &clause.verb);
@@ -159,7 +109,7 @@ fn compare(expected: &Expected, clause: &Clause) -> String {
     if let Some(assignments) = &expected.assignments {
         check(d, "assignments", assignments, assignment_text(clause));
     }
-    diff
+    problems.iter().map(|p| format!("\n      {p}")).collect()
 }
 
 fn run_case(case: &Case) -> Option<String> {
@@ -228,11 +178,9 @@ fn run_case(case: &Case) -> Option<String> {
 
 #[test]
 fn parser_corpus() {
-    let (file, _): (File, _) = crate::corpus::read("parser.toml");
-    crate::corpus::check_all(
+    crate::corpus::check_file(
         "parser.toml",
-        &file.case,
-        |c| &c.name,
+        |c: &Case| &c.name,
         |case| run_case(case).map(|problems| format!("input {:?}:{problems}", case.input)),
     );
 }
