@@ -431,13 +431,10 @@ fn regression_dangerous_grants_are_refused_with_the_narrower_alternative() {
 #[test]
 fn a_user_policy_shell_is_refused_as_a_grant_head() {
     let (dir, path) = trust_file();
-    let policy = dir.path("mine.toml");
-    std::fs::write(
-        &policy,
+    let policy = dir.write(
+        "mine.toml",
         "version = 1\n[[shell]]\nverb = [\"myshell\"]\ncode_flags = [\"-c\"]\nwhy = \"runs shell code\"\n",
-    )
-    .unwrap();
-    let policy = policy.display().to_string();
+    );
     assert_eq!(run(&["approvals", "trust-verb", "myshell *"], &path).0, 0);
     let (code, stdout, stderr) = run(
         &[
