@@ -37,8 +37,9 @@ use crate::pattern::VerbPattern;
 use crate::policy::{DEFAULT_POLICY, Examples, Policy};
 use crate::protected::ProtectedPaths;
 use crate::raw::{
-    RawAudience, RawClassify, RawDeny, RawFile, RawInline, RawInterpreter, RawProtected, RawSafe,
-    RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
+    CatalogVerbs, RawAudience, RawClassify, RawDeny, RawFile, RawInline, RawInterpreter,
+    RawProtected, RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text,
+    TextList, Words,
 };
 use crate::read::Reader;
 use crate::tree::{Embedded, Tree};
