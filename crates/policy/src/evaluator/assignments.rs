@@ -87,8 +87,7 @@ impl<'a> Run<'a> {
             &inv.assignments,
             &inv.redirects,
         ) {
-            judged.saveable = false;
-            judged.ask(ReasonKind::Opaque, None, display::escape(&why));
+            judged.ask_unsaveable(ReasonKind::Opaque, None, display::escape(&why));
         }
     }
 
@@ -119,8 +118,7 @@ impl<'a> Run<'a> {
         );
         for (name, value) in assigned_values(inv) {
             if let Some(why) = exposing_assignment(name, value) {
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Assignment,
                     None,
                     format!(
@@ -137,8 +135,7 @@ impl<'a> Run<'a> {
             if self.policy().is_code_loading_variable(name)
                 && !self.sets_a_harmless_program(name, &names, &values)
             {
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Assignment,
                     None,
                     format!(
@@ -221,8 +218,7 @@ impl Run<'_> {
         names.sort_unstable();
         names.dedup();
         if !names.is_empty() {
-            judged.saveable = false;
-            judged.ask(
+            judged.ask_unsaveable(
                 ReasonKind::Exposure,
                 None,
                 format!(

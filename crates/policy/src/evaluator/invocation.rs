@@ -97,8 +97,7 @@ impl<'a> Run<'a> {
             None => Executable::Unknown,
         };
         if !first.literal {
-            judged.saveable = false;
-            judged.ask(
+            judged.ask_unsaveable(
                 ReasonKind::Executable,
                 None,
                 format!(
@@ -128,8 +127,7 @@ impl<'a> Run<'a> {
                 ),
             ),
             Executable::Unknown => {
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Executable,
                     None,
                     format!(
@@ -237,8 +235,7 @@ impl<'a> Run<'a> {
                 && self.policy().interpreter(&inv.words).is_some());
         // Privilege changes never pass silently.
         if let Some(step) = self.privileged_step(inv) {
-            judged.saveable = false;
-            judged.ask(
+            judged.ask_unsaveable(
                 ReasonKind::Privileged,
                 None,
                 format!("runs with other privileges through `{}`", step.join(" ")),

@@ -131,8 +131,7 @@ impl<'a> Run<'a> {
                         if let Some(device) = literal_path(word, &role.text, ctx).filter(|p| {
                             p.to_str().is_some_and(|p| paths::WRITE_EXEMPT.contains(&p))
                         }) {
-                            judged.saveable = false;
-                            judged.ask(
+                            judged.ask_unsaveable(
                                 ReasonKind::Path,
                                 None,
                                 format!(
@@ -191,8 +190,7 @@ impl<'a> Run<'a> {
                     }
                     Role::Variable => {
                         if self.policy().is_secret_name(&role.text) {
-                            judged.saveable = false;
-                            judged.ask(
+                            judged.ask_unsaveable(
                                 ReasonKind::Exposure,
                                 None,
                                 format!(
@@ -312,8 +310,7 @@ impl<'a> Run<'a> {
         else {
             return;
         };
-        judged.saveable = false;
-        judged.ask(
+        judged.ask_unsaveable(
             ReasonKind::Path,
             Some(entry.id.clone()),
             format!(
@@ -364,8 +361,7 @@ impl<'a> Run<'a> {
             // A person decides every time: no grant covers it (whatever names the program:
             // `/rm -fr x` is not saved as `/rm -fr *` either).
             None => {
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Path,
                     None,
                     format!(

@@ -91,4 +91,16 @@ impl Judged {
         self.needs_person = true;
         self.reason(kind, rule, message);
     }
+
+    /// As [`Judged::ask`], and the clause cannot be saved (what it runs or touches is not
+    /// known until it runs, or it must always be asked).
+    pub(super) fn ask_unsaveable(
+        &mut self,
+        kind: ReasonKind,
+        rule: Option<String>,
+        message: impl Into<String>,
+    ) {
+        self.saveable = false;
+        self.ask(kind, rule, message);
+    }
 }
