@@ -45,6 +45,7 @@ use shellgate_rules::{
     resolve_path,
 };
 
+use crate::display::code_list;
 use crate::paths;
 
 /// Package runners: a bare runner downloads and runs whatever package it is named. Refused
@@ -228,8 +229,7 @@ impl GrantRefusal {
                 ),
             },
             Self::NeedsSubcommand { examples, .. } => {
-                let examples: Vec<String> = examples.iter().map(|e| format!("`{e}`")).collect();
-                format!("name the subcommand, such as {}", examples.join(" or "))
+                format!("name the subcommand, such as {}", code_list(examples, " or "))
             }
             Self::Home { .. } => {
                 "trust a project directory inside it instead, such as `~/src/project`".to_owned()
