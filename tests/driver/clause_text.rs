@@ -2,7 +2,7 @@
 //! writes them: shared by its runner (`parser.rs`) and the example that drafts cases
 //! (`crates/parser/examples/golden.rs`).
 
-use shellgate_parser::{Clause, RedirectFd, RedirectTarget};
+use shellgate_parser::{Clause, RedirectTarget};
 
 /// Each redirect as the corpus writes it: the descriptor, the operator and the target (a
 /// heredoc by its delimiter), as in `2> /dev/null`.
@@ -11,11 +11,7 @@ pub fn redirect_text(clause: &Clause) -> Vec<String> {
         .redirects
         .iter()
         .map(|r| {
-            let fd = match &r.fd {
-                Some(RedirectFd::Number(n)) => n.to_string(),
-                Some(RedirectFd::Variable(v)) => format!("{{{v}}}"),
-                None => String::new(),
-            };
+            let fd = r.fd.as_ref().map(ToString::to_string).unwrap_or_default();
             let target = match &r.target {
                 RedirectTarget::Word(w) => w.cooked.clone(),
                 RedirectTarget::Heredoc(h) => h.delimiter.clone(),
@@ -31,22 +27,6 @@ pub fn assignment_text(clause: &Clause) -> Vec<String> {
     clause
         .assignments
         .iter()
-        .map(|a| {
-            let op = if a.append { "+=" } else { "=" };
-            let index = a
-                .index
-                .as_ref()
-                .map(|i| format!("[{i}]"))
-                .unwrap_or_default();
-            let value = match (&a.value, &a.array) {
-                (_, Some(items)) => {
-                    let items: Vec<&str> = items.iter().map(|w| w.cooked.as_str()).collect();
-                    format!("({})", items.join(" "))
-                }
-                (Some(v), None) => v.cooked.clone(),
-                (None, None) => String::new(),
-            };
-            format!("{}{index}{op}{value}", a.name)
-        })
+        .map(|a| a.text_with(|w| w.cooked.clone()))
         .collect()
 }
