@@ -28,6 +28,16 @@ pub(super) enum Certainty {
     Possible,
 }
 
+/// A path operand: its word, the path part of it (see [`Run::judge_path`]), and how it is
+/// accessed.
+#[derive(Clone, Copy)]
+struct Operand<'a> {
+    word: &'a Word,
+    text: &'a str,
+    access: Access,
+    certainty: Certainty,
+}
+
 /// The devices an access of `access` may name without touching a file (`/dev/null`, …).
 fn exempt(access: Access) -> &'static [&'static str] {
     match access {
@@ -447,46 +457,54 @@ impl<'a> Run<'a> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
+        let operand = Operand {
+            word,
+            text,
+            access,
+            certainty,
+        };
+        if self.judge_known(operand, ctx, judged).is_none() {
+            self.dynamic_path(&word.raw, access, judged);
+        }
+    }
+
+    /// [`Run::judge_path`] as far as the path is known statically; `None` where it stops
+    /// knowing it (the caller then judges it as a dynamic path).
+    fn judge_known(
+        &self,
+        op: Operand<'_>,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) -> Option<()> {
+        let (word, text, access, certainty) = (op.word, op.text, op.access, op.certainty);
         if word.is_process_substitution() {
             // `<(cmd)` / `>(cmd)`: a pipe to a command that is judged as a clause of its own.
-            return;
+            return Some(());
         }
         let tilde = word.literal
             && text.starts_with('~')
             && (word.features.tilde || is_assignment_value(word, text));
         let expanded = if word.literal {
-            paths::expand(text, tilde, ctx.cwd, ctx.home)
+            paths::expand(text, tilde, ctx.cwd, ctx.home)?
         } else if only_home_variable(word) {
-            paths::expand_home_variable(text, ctx.home).map(PathBuf::from)
+            PathBuf::from(paths::expand_home_variable(text, ctx.home)?)
         } else if only_glob(word) {
-            self.judge_glob(word, text, access, certainty, ctx, judged);
-            return;
+            return self.judge_glob(op, ctx, judged);
         } else {
-            None
+            return None;
         };
-        let Some(expanded) = expanded else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
-        let Some(lexical) = paths::normalize(&expanded) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
+        let lexical = paths::normalize(&expanded)?;
         if lexical
             .to_str()
             .is_some_and(|p| exempt(access).contains(&p))
         {
             // `tee /dev/null`, `cat /dev/stdin`: the device, not a file.
-            return;
+            return Some(());
         }
         let resolved = if ctx.symlinks {
-            paths::resolve_symlinks(&expanded)
+            paths::resolve_symlinks(&expanded)?
         } else {
-            Some(lexical.clone())
-        };
-        let Some(resolved) = resolved else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
+            lexical.clone()
         };
         if resolved != lexical {
             judged.reason(
@@ -503,7 +521,7 @@ impl<'a> Run<'a> {
         if self.protected(&resolved, access, certainty, judged)
             || (resolved != lexical && self.protected(&lexical, access, certainty, judged))
         {
-            return;
+            return Some(());
         }
         self.judge_zone(
             &resolved,
@@ -512,43 +530,34 @@ impl<'a> Run<'a> {
             certainty,
             judged,
         );
+        Some(())
     }
 
-    /// Judges a glob path by its literal directory and, with symlink resolution, its matches.
-    pub(super) fn judge_glob(
+    /// Judges a glob path by its literal directory and, with symlink resolution, its matches;
+    /// `None` where it stops knowing them.
+    fn judge_glob(
         &self,
-        word: &Word,
-        text: &str,
-        access: Access,
-        certainty: Certainty,
+        op: Operand<'_>,
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
-    ) {
-        let Some(split) = paths::split_glob(text) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
-        let tilde = word.features.tilde && split.prefix.starts_with('~');
+    ) -> Option<()> {
+        let (access, certainty) = (op.access, op.certainty);
+        let split = paths::split_glob(op.text)?;
+        let tilde = op.word.features.tilde && split.prefix.starts_with('~');
         let base_text = if split.prefix.is_empty() {
             "."
         } else {
             split.prefix
         };
-        let Some(base) = paths::expand(base_text, tilde, ctx.cwd, ctx.home) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
-        let Some(lexical) = paths::normalize(&base) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
+        let base = paths::expand(base_text, tilde, ctx.cwd, ctx.home)?;
+        let lexical = paths::normalize(&base)?;
         // A protected path below the glob: check the glob as if it were a path too.
         let mut whole = lexical.clone();
         for component in &split.rest {
             whole.push(component);
         }
         if self.protected(&whole, access, certainty, judged) {
-            return;
+            return Some(());
         }
         if !ctx.symlinks {
             self.judge_resolved(
@@ -558,12 +567,9 @@ impl<'a> Run<'a> {
                 certainty,
                 judged,
             );
-            return;
+            return Some(());
         }
-        let Some(resolved) = paths::resolve_symlinks(&base) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
+        let resolved = paths::resolve_symlinks(&base)?;
         self.judge_resolved(
             &resolved,
             &resolved.to_string_lossy(),
@@ -573,8 +579,7 @@ impl<'a> Run<'a> {
         );
         let mut matches = Vec::new();
         if !expand_glob(&resolved, &split.rest, &mut matches) {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
+            return None;
         }
         for found in matches {
             if let Some(target) = paths::resolve_symlinks(&found) {
@@ -590,6 +595,7 @@ impl<'a> Run<'a> {
                 );
             }
         }
+        Some(())
     }
 
     /// A path that cannot be known statically: untrusted.
