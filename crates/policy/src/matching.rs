@@ -447,10 +447,7 @@ mod tests {
 
     #[test]
     fn symlinked_operands_are_judged_by_their_target() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("scratch")).unwrap();
-        std::fs::create_dir_all(root.join("precious")).unwrap();
+        let (_dir, root) = crate::testing::temp_tree(&["scratch", "precious"]);
         std::os::unix::fs::symlink(root.join("precious"), root.join("scratch/link")).unwrap();
         let bins: [PathBuf; 0] = [];
         let ctx = MatchContext {
