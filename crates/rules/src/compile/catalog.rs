@@ -582,14 +582,11 @@ fn wrapper_mode(
 /// `[interpreter.inline]`: Python only, and never in a project layer (the calls it lists are
 /// code the gate lets run).
 fn inline_reader(cx: &mut FileCx<'_>, inline: &Spanned<RawInline>) -> Option<InlineReader> {
-    if cx.layer == Layer::Project {
-        cx.error(
-            PolicyError::LayerNotAllowed,
-            inline.span(),
-            "a project layer cannot let the gate read inline code".into(),
-            "not allowed in a project layer",
-            Some("project policies may only add restrictions; put this in your user policy".into()),
-        );
+    if cx.refused_in_project(
+        inline.span(),
+        "let the gate read inline code",
+        ONLY_RESTRICTIONS,
+    ) {
         return None;
     }
     let raw = inline.get_ref();

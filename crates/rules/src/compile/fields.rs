@@ -23,6 +23,10 @@ pub(crate) struct Pending {
     pub(crate) examples: Vec<RuleExample>,
 }
 
+/// The help of a setting a project layer may not change.
+pub(super) const ONLY_RESTRICTIONS: &str =
+    "project policies may only add restrictions; put this in your user policy";
+
 impl FileCx<'_> {
     /// Records a load-time check.
     pub(crate) fn check(&mut self, check: impl FnOnce() -> Check) {
@@ -49,6 +53,27 @@ impl FileCx<'_> {
     ) {
         self.errors
             .push(self.file.error(kind, span, message, label, help));
+    }
+
+    /// In a project layer: reports that the layer cannot `what` (`help` says where it goes
+    /// instead) and returns true.
+    pub(crate) fn refused_in_project(
+        &mut self,
+        span: Range<usize>,
+        what: &str,
+        help: &str,
+    ) -> bool {
+        if self.layer != Layer::Project {
+            return false;
+        }
+        self.error(
+            PolicyError::LayerNotAllowed,
+            span,
+            format!("a project layer cannot {what}"),
+            "not allowed in a project layer",
+            Some(help.to_owned()),
+        );
+        true
     }
 
     /// A non-empty string (moved out of `text`), or an error.
