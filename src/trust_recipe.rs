@@ -138,42 +138,32 @@ mod tests {
         let (state, unknown) = recipe.state(&gate);
         assert_eq!(unknown, None);
         assert_eq!(state.project(), Some(Path::new("/home/u/proj")));
-        let sources: Vec<(String, GrantSource)> = state
+        // Each grant by where it came from (the profile's own zones left out).
+        let zones = state
             .zones()
             .iter()
-            .map(|zone| (zone.path().display().to_string(), zone.source()))
-            .filter(|(_, source)| *source != GrantSource::Profile)
-            .collect();
-        assert_eq!(
-            sources,
-            [
-                ("/srv/data".to_owned(), GrantSource::Store),
-                ("/srv/out".to_owned(), GrantSource::Session)
-            ]
-        );
-        let patterns: Vec<(&str, GrantSource)> = state
+            .filter(|zone| zone.source() != GrantSource::Profile)
+            .map(|zone| (zone.path().display().to_string(), zone.source()));
+        let patterns = state
             .patterns()
             .iter()
-            .map(|p| (p.pattern.as_str(), p.source))
-            .collect();
-        assert_eq!(
-            patterns,
-            [
-                ("cargo build *", GrantSource::Store),
-                ("git push origin main *", GrantSource::Session)
-            ]
-        );
-        let hosts: Vec<(&str, GrantSource)> = state
+            .map(|p| (p.pattern.as_str().to_owned(), p.source));
+        let hosts = state
             .hosts()
             .iter()
-            .map(|h| (h.host.as_str(), h.source))
-            .collect();
+            .map(|h| (h.host.as_str().to_owned(), h.source));
+        let granted: Vec<(String, GrantSource)> = zones.chain(patterns).chain(hosts).collect();
+        let expected = [
+            ("/srv/data", GrantSource::Store),
+            ("/srv/out", GrantSource::Session),
+            ("cargo build *", GrantSource::Store),
+            ("git push origin main *", GrantSource::Session),
+            ("*.example.com", GrantSource::Store),
+            ("pypi.org", GrantSource::Session),
+        ];
         assert_eq!(
-            hosts,
-            [
-                ("*.example.com", GrantSource::Store),
-                ("pypi.org", GrantSource::Session)
-            ]
+            granted,
+            expected.map(|(text, source)| (text.to_owned(), source))
         );
         assert_eq!(
             gate.evaluate("cargo build > /srv/out/log", &state).decision,

@@ -74,6 +74,11 @@ fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
+/// The JSON report of `shellgate ARGS` run in `dir`, checking it exits 0.
+fn report_of(dir: &Path, args: &[&str]) -> Value {
+    json_of(&shellgate(dir, args, None))
+}
+
 /// One `--decisions` line, byte for byte (keys in contract order).
 fn decision(line: u64, command: &str, decision: &str, rules: &[&str]) -> String {
     format!(
@@ -98,12 +103,10 @@ fn jsonl_records_with_cwd_and_audience() {
         text.push('\n');
     }
     write(dir.path(), "log.jsonl", &text);
-    let output = shellgate(
+    let report = report_of(
         dir.path(),
         &["audit", "--decisions", "out.jsonl", "--json", "log.jsonl"],
-        None,
     );
-    let report = json_of(&output);
     assert_eq!(
         report["files"],
         json!([{"path": "log.jsonl", "format": "jsonl", "lines": 3, "records": 3, "malformed": 0}])
@@ -215,11 +218,10 @@ fn forced_format_and_standard_input() {
     let dir = tempfile::tempdir().unwrap();
     // A `.jsonl` name read as plain lines because `--format lines` says so.
     write(dir.path(), "odd.jsonl", "{\"command\":\"ls\"}\n");
-    let report = json_of(&shellgate(
+    let report = report_of(
         dir.path(),
         &["audit", "--json", "--format", "lines", "odd.jsonl"],
-        None,
-    ));
+    );
     assert_eq!(report["files"][0]["format"], "lines");
     assert_eq!(
         report["decisions"],
@@ -317,12 +319,10 @@ fn malformed_lines_are_reported_with_line_numbers_and_never_stop_the_run() {
     ]
     .join("\n");
     write(dir.path(), "log.jsonl", &text);
-    let output = shellgate(
+    let report = report_of(
         dir.path(),
         &["audit", "--json", "--decisions", "d.jsonl", "log.jsonl"],
-        None,
     );
-    let report = json_of(&output);
     assert_eq!(report["records"], 2);
     assert_eq!(
         report["malformed"],
@@ -391,11 +391,10 @@ fn policy_diff_against_a_baseline() {
         "git push origin main\ngit status\ngit push origin main\ngit push --tags\nrm -rf /\n",
     );
     let baseline = repo("tests/data/audit/deny-git-push.toml");
-    let report = json_of(&shellgate(
+    let report = report_of(
         dir.path(),
         &["audit", "--json", "--baseline", &baseline, "cmds.txt"],
-        None,
-    ));
+    );
     assert_eq!(
         report["baseline"],
         json!({
@@ -414,7 +413,7 @@ fn policy_diff_against_a_baseline() {
         })
     );
     // The other direction: the baseline is the default, the policy adds the deny rule.
-    let report = json_of(&shellgate(
+    let report = report_of(
         dir.path(),
         &[
             "audit",
@@ -425,17 +424,12 @@ fn policy_diff_against_a_baseline() {
             &repo("policies/default.toml"),
             "cmds.txt",
         ],
-        None,
-    ));
+    );
     assert_eq!(report["baseline"]["changes"][0]["from"], "NeedsPrompt");
     assert_eq!(report["baseline"]["changes"][0]["to"], "HardDenied");
     assert_eq!(report["baseline"]["changed"], 3);
     // Without a baseline there is no diff.
-    let report = json_of(&shellgate(
-        dir.path(),
-        &["audit", "--json", "cmds.txt"],
-        None,
-    ));
+    let report = report_of(dir.path(), &["audit", "--json", "cmds.txt"]);
     assert_eq!(report["baseline"], Value::Null);
 }
 
@@ -454,11 +448,10 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
     }
     text.push_str("rm -rf /\n");
     write(dir.path(), "cmds.txt", &text);
-    let report = json_of(&shellgate(
+    let report = report_of(
         dir.path(),
         &["audit", "--json", "--cwd", "/home/dev/p", "cmds.txt"],
-        None,
-    ));
+    );
     assert_eq!(
         report["suggested_grants"],
         json!([{"kind": "pattern", "pattern": "shopctl sync *", "prompts_removed": 5}])
@@ -484,7 +477,7 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
         "{text}"
     );
     // Once the grant is given (here as a session grant), nothing is left to suggest for it.
-    let report = json_of(&shellgate(
+    let report = report_of(
         dir.path(),
         &[
             "audit",
@@ -495,8 +488,7 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
             "shopctl sync *",
             "cmds.txt",
         ],
-        None,
-    ));
+    );
     assert_eq!(
         report["decisions"],
         json!({"Approved": 5, "NeedsPrompt": 3, "HardDenied": 1})
@@ -507,7 +499,7 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
 #[test]
 fn the_example_session_audits_cleanly() {
     let dir = tempfile::tempdir().unwrap();
-    let output = shellgate(
+    let report = report_of(
         dir.path(),
         &[
             "audit",
@@ -516,9 +508,7 @@ fn the_example_session_audits_cleanly() {
             "d.jsonl",
             &repo("examples/agent-session.jsonl"),
         ],
-        None,
     );
-    let report = json_of(&output);
     assert_eq!(report["records"], 320);
     assert_eq!(report["malformed"]["count"], 0);
     let counts = &report["decisions"];

@@ -15,6 +15,9 @@ mod corpus;
 #[path = "driver/parser.rs"]
 mod parser;
 
+#[path = "driver/clause_text.rs"]
+mod clause_text;
+
 #[path = "driver/gate.rs"]
 mod gate;
 

@@ -11,7 +11,7 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const EXE: &str = env!("CARGO_BIN_EXE_shellgate");
@@ -43,25 +43,31 @@ fn settings(file: &Path, event: &str, matcher: &str, command: &str) {
     std::fs::write(file, value.to_string()).unwrap();
 }
 
-#[test]
-fn good_setup_is_all_well() {
+/// A settings file `file` under `home` (Claude Code's, Codex's) running `command` before each
+/// Bash call.
+fn bash_hook(home: &Path, file: &str, command: &str) {
+    settings(&home.join(file), "PreToolUse", "Bash", command);
+}
+
+/// A new directory, and its `home` (not created) and `project` (created) directories.
+fn home_and_project() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let project = dir.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
+    (dir, home, project)
+}
+
+#[test]
+fn good_setup_is_all_well() {
+    let (_dir, home, project) = home_and_project();
     let h = home.display();
-    settings(
-        &home.join(".claude/settings.json"),
-        "PreToolUse",
-        "Bash",
+    bash_hook(
+        &home,
+        ".claude/settings.json",
         &format!("{EXE} hook claude-code"),
     );
-    settings(
-        &home.join(".codex/hooks.json"),
-        "PreToolUse",
-        "Bash",
-        &format!("{EXE} hook codex"),
-    );
+    bash_hook(&home, ".codex/hooks.json", &format!("{EXE} hook codex"));
     settings(
         &project.join(".gemini/settings.json"),
         "BeforeTool",
@@ -105,21 +111,16 @@ fn good_setup_is_all_well() {
 
 #[test]
 fn broken_setup_fails_with_each_problem() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    let project = dir.path().join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let (_dir, home, project) = home_and_project();
     std::fs::write(project.join("bad.toml"), "[[deny]]\nid = 1\n").unwrap();
-    settings(
-        &home.join(".claude/settings.json"),
-        "PreToolUse",
-        "Bash",
+    bash_hook(
+        &home,
+        ".claude/settings.json",
         &format!("{EXE} hook claude-code --policy bad.toml"),
     );
-    settings(
-        &home.join(".codex/hooks.json"),
-        "PreToolUse",
-        "Bash",
+    bash_hook(
+        &home,
+        ".codex/hooks.json",
         &format!(
             "/nonexistent/shellgate hook codex --trust {}",
             project.join("trust.toml").display()

@@ -36,6 +36,11 @@ impl Env {
         self.sandbox.path(name)
     }
 
+    /// Writes `text` to `name` in the sandbox; returns the path as text.
+    fn write(&self, name: &str, text: &str) -> String {
+        self.sandbox.write(name, text)
+    }
+
     /// The hook with `args`. Unless the test sets `--deadline-ms`, the deadline is ten minutes:
     /// on a loaded machine a debug build may take longer than the default two seconds, and
     /// only `no_answer_in_time_is_ask` tests the deadline.
@@ -76,6 +81,13 @@ impl Env {
     }
 }
 
+/// The string fields `keys` of each audit record.
+fn columns<'a>(log: &'a [Value], keys: &[&str]) -> Vec<Vec<&'a str>> {
+    log.iter()
+        .map(|r| keys.iter().map(|k| r[k].as_str().unwrap()).collect())
+        .collect()
+}
+
 fn payload(name: &str) -> Vec<u8> {
     std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -97,6 +109,14 @@ fn claude(decision: &str, reason: &str) -> Value {
 }
 
 /// The deny reason, checked to start with the rule that refused `rm -rf /`.
+/// The reason of a Claude Code (or Codex) answer.
+fn reason_of(answer: &Value) -> String {
+    answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 fn deny_reason(answer: &Value, pointer: &str) -> String {
     let reason = answer
         .pointer(pointer)
@@ -131,34 +151,25 @@ fn claude_code_allow_ask_deny_and_pass_through() {
         json!({})
     );
     let log = env.audit_log();
-    let decisions: Vec<(&str, &str, &str)> = log
-        .iter()
-        .map(|r| {
-            (
-                r["command"].as_str().unwrap(),
-                r["decision"].as_str().unwrap(),
-                r["cwd"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let decisions = columns(&log, &["command", "decision", "cwd"]);
     assert_eq!(
         decisions,
         vec![
-            (
+            [
                 "git status && git log --oneline -5",
                 "Approved",
                 "/home/dev/acme-shop"
-            ),
-            (
+            ],
+            [
                 "git push origin feature/price-fix",
                 "NeedsPrompt",
                 "/home/dev/acme-shop"
-            ),
-            (
+            ],
+            [
                 "rm -rf / --no-preserve-root",
                 "HardDenied",
                 "/home/dev/acme-shop"
-            ),
+            ],
         ]
     );
     assert_eq!(
@@ -199,22 +210,13 @@ fn codex_can_only_deny() {
     // The log records the answer actually sent: Codex's deny for a prompt, no opinion for an
     // approval.
     let log = env.audit_log();
-    let sent: Vec<(&str, &str, &str)> = log
-        .iter()
-        .map(|r| {
-            (
-                r["agent"].as_str().unwrap(),
-                r["decision"].as_str().unwrap(),
-                r["answer"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let sent = columns(&log, &["agent", "decision", "answer"]);
     assert_eq!(
         sent,
         [
-            ("codex", "Approved", "none"),
-            ("codex", "NeedsPrompt", "deny"),
-            ("codex", "HardDenied", "deny"),
+            ["codex", "Approved", "none"],
+            ["codex", "NeedsPrompt", "deny"],
+            ["codex", "HardDenied", "deny"],
         ]
     );
     assert_eq!(log[0].get("reason"), None);
@@ -374,13 +376,10 @@ fn a_failing_audit_log_never_changes_the_answer() {
 #[test]
 fn a_saved_approval_turns_ask_into_allow() {
     let env = Env::new();
-    let trust = env.path("trust.toml");
-    std::fs::write(
-        &trust,
+    let trust = env.write(
+        "trust.toml",
         "version = 1\n\n[audience.personal]\npatterns = [\"git push origin *\"]\n",
-    )
-    .unwrap();
-    let trust = trust.display().to_string();
+    );
     assert_eq!(
         env.answer(
             &["claude-code", "--trust", &trust],
@@ -454,17 +453,12 @@ fn floor_reason(file: &str) -> String {
 #[test]
 fn regression_broken_user_policy_keeps_the_default_deny_floor() {
     let env = Env::new();
-    let policy = env.path("broken.toml");
-    std::fs::write(&policy, BROKEN_POLICY).unwrap();
-    let policy = policy.display().to_string();
+    let policy = env.write("broken.toml", BROKEN_POLICY);
     let floor = floor_reason(&policy);
     let args = ["claude-code", "--policy", &policy];
     // Denied by the default: deny, the policy problem first, then the rules.
     let deny = env.answer(&args, &payload("claude-code-deny.json"));
-    let reason = deny["hookSpecificOutput"]["permissionDecisionReason"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let reason = reason_of(&deny);
     assert_eq!(deny, claude("deny", &reason));
     let rules = reason.strip_prefix(&format!("{floor}; ")).unwrap();
     assert!(
@@ -511,26 +505,18 @@ fn regression_broken_user_policy_keeps_the_default_deny_floor() {
     assert_eq!(gemini["decision"], "deny");
     // Every decision is in the audit log with the error.
     let log = env.audit_log();
-    let logged: Vec<(&str, &str)> = log
-        .iter()
-        .map(|r| {
-            (
-                r["decision"].as_str().unwrap(),
-                r["error"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let logged = columns(&log, &["decision", "error"]);
     let error =
         format!("{policy}:4:1: unknown key `categry` (did you mean `category`?); 1 more error");
     assert_eq!(
         logged,
         vec![
-            ("HardDenied", error.as_str()),
-            ("NeedsPrompt", error.as_str()),
-            ("NeedsPrompt", error.as_str()),
-            ("NeedsPrompt", error.as_str()),
-            ("NeedsPrompt", error.as_str()),
-            ("HardDenied", error.as_str()),
+            ["HardDenied", error.as_str()],
+            ["NeedsPrompt", error.as_str()],
+            ["NeedsPrompt", error.as_str()],
+            ["NeedsPrompt", error.as_str()],
+            ["NeedsPrompt", error.as_str()],
+            ["HardDenied", error.as_str()],
         ]
     );
     assert_eq!(
@@ -559,11 +545,8 @@ fn an_unreadable_policy_keeps_the_floor_too() {
         )),
         "{reason}"
     );
-    let good = env.path("good.toml");
-    std::fs::write(&good, "version = 1\n").unwrap();
-    let broken = env.path("broken.toml");
-    std::fs::write(&broken, BROKEN_POLICY).unwrap();
-    let (good, broken) = (good.display().to_string(), broken.display().to_string());
+    let good = env.write("good.toml", "version = 1\n");
+    let broken = env.write("broken.toml", BROKEN_POLICY);
     assert_eq!(
         env.answer(
             &["claude-code", "--policy", &good, "--policy", &broken],
@@ -578,15 +561,10 @@ fn an_unreadable_policy_keeps_the_floor_too() {
 #[test]
 fn a_quarantined_trust_file_is_named_once_in_the_reason() {
     let env = Env::new();
-    let trust = env.path("trust.toml");
-    std::fs::write(&trust, "version = 2\n").unwrap();
-    let trust_arg = trust.display().to_string();
+    let trust_arg = env.write("trust.toml", "version = 2\n");
     let args = ["claude-code", "--trust", &trust_arg];
     let first = env.answer(&args, &payload("claude-code-allow.json"));
-    let reason = first["hookSpecificOutput"]["permissionDecisionReason"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let reason = reason_of(&first);
     assert_eq!(first["hookSpecificOutput"]["permissionDecision"], "allow");
     let note = reason
         .strip_prefix("shellgate: approved; note: ")

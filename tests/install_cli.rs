@@ -14,7 +14,7 @@
 mod common;
 
 use common::stdout;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const EXE: &str = env!("CARGO_BIN_EXE_shellgate");
@@ -33,6 +33,20 @@ fn install(home: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// A new directory (the home) and the path of the settings file `name` in it (not written).
+fn settings_file(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    (dir, file)
+}
+
+/// `install`, asserting it exits 0.
+fn install_ok(home: &Path, args: &[&str]) -> Output {
+    let output = install(home, args);
+    assert_eq!(output.status.code(), Some(0), "{args:?}: {output:?}");
+    output
+}
+
 /// The hook command `install` writes for `agent` in these tests.
 fn hook(agent: &str) -> String {
     format!("{EXE} hook {agent}")
@@ -48,11 +62,9 @@ const AGENTS: [(&str, &str, &str, u64); 3] = [
 #[test]
 fn installs_into_a_new_file_once() {
     for (agent, event, matcher, timeout) in AGENTS {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("nested").join("settings.json");
+        let (dir, file) = settings_file("nested/settings.json");
         let path = file.to_str().unwrap();
-        let first = install(dir.path(), &[agent, "--file", path]);
-        assert_eq!(first.status.code(), Some(0), "{agent}: {first:?}");
+        let first = install_ok(dir.path(), &[agent, "--file", path]);
         let expected = format!(
             "{{\n  \"hooks\": {{\n    \"{event}\": [\n      {{\n        \"matcher\": \"{matcher}\",\n        \"hooks\": [\n          {{\n            \"type\": \"command\",\n            \"command\": \"{}\",\n            \"timeout\": {timeout}\n          }}\n        ]\n      }}\n    ]\n  }}\n}}\n",
             hook(agent)
@@ -70,8 +82,7 @@ fn installs_into_a_new_file_once() {
             std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
             0o600
         );
-        let second = install(dir.path(), &[agent, "--file", path]);
-        assert_eq!(second.status.code(), Some(0), "{agent}");
+        let second = install_ok(dir.path(), &[agent, "--file", path]);
         assert_eq!(
             stdout(&second),
             format!(
@@ -103,13 +114,11 @@ fn existing(event: &str, matcher: &str) -> String {
 #[test]
 fn merges_into_a_file_with_other_hooks_and_uninstalls_back() {
     for (agent, event, matcher, timeout) in AGENTS {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("settings.json");
+        let (dir, file) = settings_file("settings.json");
         let path = file.to_str().unwrap();
         let original = existing(event, matcher);
         std::fs::write(&file, &original).unwrap();
-        let output = install(dir.path(), &[agent, "--file", path]);
-        assert_eq!(output.status.code(), Some(0), "{agent}: {output:?}");
+        let output = install_ok(dir.path(), &[agent, "--file", path]);
         let merged = format!(
             "{{\n  \"model\": \"opus\",\n  \"hooks\": {{\n    \"{event}\": [\n      {{\n        \"matcher\": \"{matcher}\",\n        \"hooks\": [\n          {{\n            \"type\": \"command\",\n            \"command\": \"~/bin/log-command.sh\"\n          }}\n        ]\n      }},\n      {{\n        \"matcher\": \"{matcher}\",\n        \"hooks\": [\n          {{\n            \"type\": \"command\",\n            \"command\": \"{}\",\n            \"timeout\": {timeout}\n          }}\n        ]\n      }}\n    ],\n    \"Stop\": [\n      {{\n        \"hooks\": [\n          {{\n            \"type\": \"command\",\n            \"command\": \"notify-send done\"\n          }}\n        ]\n      }}\n    ]\n  }},\n  \"env\": {{\n    \"Z\": \"1\",\n    \"A\": \"2\"\n  }}\n}}\n",
             hook(agent)
@@ -125,8 +134,7 @@ fn merges_into_a_file_with_other_hooks_and_uninstalls_back() {
         );
         let again = install(dir.path(), &[agent, "--file", path]);
         assert!(stdout(&again).ends_with("nothing changed\n"), "{agent}");
-        let removed = install(dir.path(), &[agent, "--file", path, "--uninstall"]);
-        assert_eq!(removed.status.code(), Some(0), "{agent}");
+        let removed = install_ok(dir.path(), &[agent, "--file", path, "--uninstall"]);
         assert!(
             stdout(&removed).starts_with(&format!("removed the {agent} hook from `{path}`\n")),
             "{agent}: {}",
@@ -148,8 +156,7 @@ fn merges_into_a_file_with_other_hooks_and_uninstalls_back() {
 
 #[test]
 fn uninstall_of_the_only_hook_removes_what_install_added() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("settings.json");
+    let (dir, file) = settings_file("settings.json");
     let path = file.to_str().unwrap();
     std::fs::write(&file, "{\"theme\": \"dark\"}").unwrap();
     install(dir.path(), &["gemini", "--file", path]);
@@ -162,8 +169,7 @@ fn uninstall_of_the_only_hook_removes_what_install_added() {
 
 #[test]
 fn keeps_a_customised_hook_and_hooks_of_other_agents() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("settings.json");
+    let (dir, file) = settings_file("settings.json");
     let path = file.to_str().unwrap();
     let original = r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/opt/shellgate hook claude-code --policy team.toml"}]}]}}"#;
     std::fs::write(&file, original).unwrap();
@@ -176,8 +182,7 @@ fn keeps_a_customised_hook_and_hooks_of_other_agents() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
     // Codex's hook is another entry in the same layout.
-    let codex = install(dir.path(), &["codex", "--file", path, "--dry-run"]);
-    assert_eq!(codex.status.code(), Some(0));
+    let codex = install_ok(dir.path(), &["codex", "--file", path, "--dry-run"]);
     assert!(stdout(&codex).starts_with(&format!("would install the codex hook in `{path}`\n")));
     assert!(stdout(&codex).ends_with("dry run: nothing was written\n"));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
@@ -191,8 +196,7 @@ fn default_file_is_the_agents_user_settings() {
         ("codex", ".codex/hooks.json"),
         ("gemini", ".gemini/settings.json"),
     ] {
-        let output = install(dir.path(), &[agent, "--program", "shellgate"]);
-        assert_eq!(output.status.code(), Some(0), "{agent}: {output:?}");
+        install_ok(dir.path(), &[agent, "--program", "shellgate"]);
         let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
         assert!(
             text.contains(&format!("\"command\": \"shellgate hook {agent}\"")),
@@ -203,8 +207,7 @@ fn default_file_is_the_agents_user_settings() {
 
 #[test]
 fn refuses_a_file_it_cannot_read_as_settings() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("settings.json");
+    let (dir, file) = settings_file("settings.json");
     let path = file.to_str().unwrap();
     for (text, error) in [
         (

@@ -55,33 +55,29 @@ fn shows_every_record_readably() {
 
 #[test]
 fn filters_by_time_agent_and_decision() {
-    assert_eq!(
-        stdout(&log(&["--since", "2h", "--json"])),
-        format!("{CODEX}\n{CLAUDE}\n")
-    );
-    assert_eq!(
-        stdout(&log(&["--agent", "codex", "--json"])),
-        format!("{CODEX}\n")
-    );
-    // A decision or the answer sent.
-    assert_eq!(
-        stdout(&log(&["--decision", "deny", "--json"])),
-        format!("{CODEX}\n{CLAUDE}\n")
-    );
-    assert_eq!(
-        stdout(&log(&["--decision", "approved", "--json"])),
-        format!("{OLD}\n")
-    );
-    assert_eq!(
-        stdout(&log(&[
-            "--since",
-            "2998-12-31T23:59:59Z",
-            "--agent",
-            "claude-code",
-            "--json"
-        ])),
-        format!("{CLAUDE}\n")
-    );
+    let cases: [(&[&str], String); 5] = [
+        (&["--since", "2h", "--json"], format!("{CODEX}\n{CLAUDE}\n")),
+        (&["--agent", "codex", "--json"], format!("{CODEX}\n")),
+        // A decision or the answer sent.
+        (
+            &["--decision", "deny", "--json"],
+            format!("{CODEX}\n{CLAUDE}\n"),
+        ),
+        (&["--decision", "approved", "--json"], format!("{OLD}\n")),
+        (
+            &[
+                "--since",
+                "2998-12-31T23:59:59Z",
+                "--agent",
+                "claude-code",
+                "--json",
+            ],
+            format!("{CLAUDE}\n"),
+        ),
+    ];
+    for (args, expected) in cases {
+        assert_eq!(stdout(&log(args)), expected, "{args:?}");
+    }
     let bad = log(&["--since", "yesterday"]);
     assert_eq!(bad.status.code(), Some(1));
     assert_eq!(

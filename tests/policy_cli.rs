@@ -10,7 +10,6 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -119,39 +118,27 @@ fn zone_allow_and_read_zone_options_are_session_grants() {
     let (_dir, trust) = trust_file();
     let command = "cp /etc/hosts /srv/backup/hosts";
     assert_eq!(eval(&[], command, &trust).0, 2);
-    let (code, value) = eval(
+    let team = [
+        "--audience",
+        "team",
+        "--zone",
+        "/srv/backup",
+        "--allow",
+        "cp *",
+    ];
+    let approving: [&[&str]; 2] = [
         &["--zone", "/srv/backup", "--allow", "cp /etc/hosts *"],
-        command,
-        &trust,
-    );
-    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")));
-    let (code, value) = eval(
-        &[
-            "--audience",
-            "team",
-            "--read-zone",
-            "/etc",
-            "--zone",
-            "/srv/backup",
-            "--allow",
-            "cp *",
-        ],
-        command,
-        &trust,
-    );
-    assert_eq!((code, value["decision"].as_str()), (0, Some("Approved")));
-    let (code, value) = eval(
-        &[
-            "--audience",
-            "team",
-            "--zone",
-            "/srv/backup",
-            "--allow",
-            "cp *",
-        ],
-        command,
-        &trust,
-    );
+        &[&team[..], &["--read-zone", "/etc"]].concat(),
+    ];
+    for extra in approving {
+        let (code, value) = eval(extra, command, &trust);
+        assert_eq!(
+            (code, value["decision"].as_str()),
+            (0, Some("Approved")),
+            "{extra:?}"
+        );
+    }
+    let (code, value) = eval(&team, command, &trust);
     assert_eq!(code, 2);
     assert_eq!(
         value["prompt"]["paths"],
@@ -309,16 +296,14 @@ fn test_runs_the_default_cases_and_a_layer() {
     assert_eq!(code, 0, "{stdout}");
     let last = stdout.lines().last().unwrap();
     assert!(last.ends_with(" passed, 0 failed"), "{last}");
-    let layer = dir.path("mine.toml");
-    std::fs::write(
-        &layer,
+    let layer = dir.write(
+        "mine.toml",
         "version = 1\n\n[[test]]\nname = \"a push is asked\"\ncommand = \"git push\"\nexpect = \"NeedsPrompt\"\n\n\
          [[test]]\nname = \"a wrong expectation\"\ncommand = \"git status\"\nexpect = \"HardDenied\"\n",
-    )
-    .unwrap();
-    let (code, stdout, _) = run(&["test", layer.to_str().unwrap()], &trust, None);
+    );
+    let (code, stdout, _) = run(&["test", &layer], &trust, None);
     assert_eq!(code, 1);
-    let name = layer.display();
+    let name = &layer;
     assert_eq!(
         stdout,
         format!(
@@ -333,19 +318,16 @@ fn test_runs_the_default_cases_and_a_layer() {
 /// Runs the binary with `args` given as raw bytes (which need not be UTF-8).
 fn run_bytes(args: &[&[u8]], trust: &Path, stdin: &[u8]) -> (i32, String, String) {
     use std::os::unix::ffi::OsStrExt as _;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_shellgate"));
+    command
         .args(args.iter().map(|a| std::ffi::OsStr::from_bytes(a)))
         .env_remove("XDG_CONFIG_HOME")
         .env("HOME", "/home/u")
         .env("SHELLGATE_TRUST", trust)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    common::outcome(out)
+        .stderr(Stdio::piped());
+    common::outcome(common::run(&mut command, stdin))
 }
 
 /// Regression (issue 13): a command that is not UTF-8 was a usage error (exit 1); it needs a

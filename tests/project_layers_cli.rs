@@ -272,9 +272,7 @@ fn a_project_policy_that_adds_a_safe_entry_is_refused() {
 #[test]
 fn project_policy_flag_and_project_dir_pick_the_file() {
     let project = Project::new(None);
-    let other = project.path("elsewhere.toml");
-    std::fs::write(&other, TIGHTENING).unwrap();
-    let other = other.display().to_string();
+    let other = project.sandbox.write("elsewhere.toml", TIGHTENING);
     let (code, value, _) = project.eval(&["--project-policy", &other], "make deploy");
     assert_eq!(
         (code, rules(&value)),
@@ -349,9 +347,7 @@ fn explain_and_check_name_the_layers() {
 #[test]
 fn audit_applies_the_project_layer() {
     let project = Project::new(Some(TIGHTENING));
-    let log = project.path("commands.txt");
-    std::fs::write(&log, "make deploy\nls\n").unwrap();
-    let log = log.display().to_string();
+    let log = project.sandbox.write("commands.txt", "make deploy\nls\n");
     let (code, stdout, stderr) = project.run(
         &project.path("proj"),
         &["audit", "--json", "--format", "lines", &log],

@@ -71,6 +71,16 @@ fn base() -> PolicySource {
     PolicySource::new("base.toml", BASE, Layer::Default)
 }
 
+/// The test base with `text` as the user's policy file.
+#[expect(
+    clippy::unwrap_used,
+    reason = "a test helper: a policy that does not load fails the test"
+)]
+fn base_with_user(text: &str) -> Policy {
+    let user = PolicySource::new("user.toml", text, Layer::User);
+    shellgate_policy::load_policy(&[base(), user]).unwrap()
+}
+
 fn expand(policy: &Policy, command: &str) -> Expansion {
     let (_, ex) = walk(
         policy,
@@ -99,12 +109,9 @@ fn policy_is_send_and_sync() {
 
 #[test]
 fn a_user_layer_disables_a_rule_with_a_reason() {
-    let user = PolicySource::new(
-        "user.toml",
+    let policy = base_with_user(
         "version = 1\ndisable = [\"rm-rf-root\"]\ndisable_reason = \"I run throwaway VMs\"\n",
-        Layer::User,
     );
-    let policy = shellgate_policy::load_policy(&[base(), user]).unwrap();
     assert!(policy.deny_rule("rm-rf-root").is_none());
     assert_eq!(denied(&policy, "rm -rf /"), Vec::<String>::new());
     let disabled = policy.disabled();
@@ -186,12 +193,9 @@ fn a_user_layer_adds_code_loading_variables_and_keeps_the_default_ones() {
 
 #[test]
 fn a_user_layer_can_override_the_safe_catalog() {
-    let user = PolicySource::new(
-        "user.toml",
+    let policy = base_with_user(
         "version = 1\n[[safe]]\nverb = [\"cat\"]\nwhy = \"reads\"\nunless_flags = [{ flags = [\"-v\"], why = \"shows control characters\" }]\n",
-        Layer::User,
     );
-    let policy = shellgate_policy::load_policy(&[base(), user]).unwrap();
     let ex = expand(&policy, "cat -v x");
     let verdict = policy.safe(&ex.invocations[0].view());
     assert_eq!(
@@ -212,12 +216,9 @@ fn settings_come_from_the_policy() {
         [PathBuf::from("/usr/bin"), PathBuf::from("/bin")]
     );
     // A later layer may lower the depth.
-    let user = PolicySource::new(
-        "user.toml",
+    let policy = base_with_user(
         "version = 1\n[settings]\nmax_shell_depth = 1\n[[shell]]\nverb = [\"bash\"]\ncode_flags = [\"-c\"]\n",
-        Layer::User,
     );
-    let policy = shellgate_policy::load_policy(&[base(), user]).unwrap();
     assert_eq!(policy.settings().max_shell_depth, 1);
     assert!(expand(&policy, "bash -c ls").complete);
     let ex = expand(&policy, "bash -c \"bash -c ls\"");
@@ -297,12 +298,9 @@ fn classify_uses_the_default_classes() {
 
 #[test]
 fn classify_order_and_patterns_can_change() {
-    let user = PolicySource::new(
-        "user.toml",
+    let policy = base_with_user(
         "version = 1\n[classify]\norder = [\"flag\", \"value\", \"word\"]\n[classify.patterns]\nvalue = '^[0-9]+$'\n",
-        Layer::User,
     );
-    let policy = shellgate_policy::load_policy(&[base(), user]).unwrap();
     assert_eq!(policy.classify("42"), TokenClass::Value);
     assert_eq!(policy.classify("v1.2"), TokenClass::Word);
     assert_eq!(policy.classify("/tmp/1"), TokenClass::Word);

@@ -36,6 +36,17 @@ fn run(args: &[&str], trust: &Path) -> (i32, String, String) {
     common::outcome(out)
 }
 
+/// Each of `cases` (arguments, standard error) exits 1 with exactly that error and no output.
+fn assert_refused(trust: &Path, cases: &[(&[&str], &str)]) {
+    for (args, stderr) in cases {
+        assert_eq!(
+            run(args, trust),
+            (1, String::new(), (*stderr).to_owned()),
+            "{args:?}"
+        );
+    }
+}
+
 #[test]
 fn grants_show_up_in_list_and_json() {
     let (_dir, path) = trust_file();
@@ -181,13 +192,7 @@ fn validation_errors_exit_1_with_help() {
             "error: audience `bad name` is not a valid name\n  help: use 1 to 64 letters, digits, `-` or `_`, such as `personal`\n",
         ),
     ];
-    for (args, stderr) in cases {
-        assert_eq!(
-            run(args, &path),
-            (1, String::new(), stderr.to_owned()),
-            "{args:?}"
-        );
-    }
+    assert_refused(&path, &cases);
     assert!(!path.exists(), "failed commands must not create the file");
 }
 
@@ -411,13 +416,7 @@ fn regression_dangerous_grants_are_refused_with_the_narrower_alternative() {
             "error: `/usr/local` covers the system directory `/usr/local/bin`\n  help: trust a directory of your own instead: a project, build or data directory\n",
         ),
     ];
-    for (args, stderr) in cases {
-        assert_eq!(
-            run(args, &path),
-            (1, String::new(), stderr.to_owned()),
-            "{args:?}"
-        );
-    }
+    assert_refused(&path, &cases);
     assert!(!path.exists(), "nothing was written");
     // The narrower grants are accepted.
     for args in [
@@ -432,13 +431,10 @@ fn regression_dangerous_grants_are_refused_with_the_narrower_alternative() {
 #[test]
 fn a_user_policy_shell_is_refused_as_a_grant_head() {
     let (dir, path) = trust_file();
-    let policy = dir.path("mine.toml");
-    std::fs::write(
-        &policy,
+    let policy = dir.write(
+        "mine.toml",
         "version = 1\n[[shell]]\nverb = [\"myshell\"]\ncode_flags = [\"-c\"]\nwhy = \"runs shell code\"\n",
-    )
-    .unwrap();
-    let policy = policy.display().to_string();
+    );
     assert_eq!(run(&["approvals", "trust-verb", "myshell *"], &path).0, 0);
     let (code, stdout, stderr) = run(
         &[

@@ -231,31 +231,46 @@ mod tests {
                 access: Access::Write,
             })
         };
-        assert_eq!(pattern("cargo build --release *"), Ok(()));
-        assert_eq!(zone("/srv/data"), Ok(()));
-        assert_eq!(
-            pattern("git *"),
-            Err("`git *` would approve every `git` subcommand; name the subcommand, such as `git status *` or `git log *`".to_owned())
-        );
-        assert_eq!(
-            pattern("npx *"),
-            Err("`npx *` would approve too much: `npx` is a package runner, which downloads and runs whatever package it is named; approve the package's own command instead: for `npx prettier --write .` that is `prettier --write *`".to_owned())
-        );
-        assert_eq!(
-            pattern("python3 -c print(0) *"),
-            Err("`python3` is an interpreter: its exact commands are saved when a prompt offers them, never suggested".to_owned())
-        );
-        assert_eq!(
-            zone("/home/u"),
-            Err("`/home/u` would trust the whole home directory `/home/u`; trust a project directory inside it instead, such as `~/src/project`".to_owned())
-        );
-        assert_eq!(
-            zone("/usr/local/share/x"),
-            Err("`/usr/local/share/x` is inside the system directory `/usr`: writing there changes what other programs load and run; trust it for reading only (`--read-only`), or a directory of your own for writing".to_owned())
-        );
-        assert_eq!(
-            pattern("git push *x y"),
-            Err("not a valid pattern: `git push *x y` has no trailing argument glob".to_owned())
-        );
+        let cases = [
+            (pattern("cargo build --release *"), Ok::<(), &str>(())),
+            (zone("/srv/data"), Ok(())),
+            (
+                pattern("git *"),
+                Err(
+                    "`git *` would approve every `git` subcommand; name the subcommand, such as `git status *` or `git log *`",
+                ),
+            ),
+            (
+                pattern("npx *"),
+                Err(
+                    "`npx *` would approve too much: `npx` is a package runner, which downloads and runs whatever package it is named; approve the package's own command instead: for `npx prettier --write .` that is `prettier --write *`",
+                ),
+            ),
+            (
+                pattern("python3 -c print(0) *"),
+                Err(
+                    "`python3` is an interpreter: its exact commands are saved when a prompt offers them, never suggested",
+                ),
+            ),
+            (
+                zone("/home/u"),
+                Err(
+                    "`/home/u` would trust the whole home directory `/home/u`; trust a project directory inside it instead, such as `~/src/project`",
+                ),
+            ),
+            (
+                zone("/usr/local/share/x"),
+                Err(
+                    "`/usr/local/share/x` is inside the system directory `/usr`: writing there changes what other programs load and run; trust it for reading only (`--read-only`), or a directory of your own for writing",
+                ),
+            ),
+            (
+                pattern("git push *x y"),
+                Err("not a valid pattern: `git push *x y` has no trailing argument glob"),
+            ),
+        ];
+        for (got, expected) in cases {
+            assert_eq!(got, expected.map_err(str::to_owned));
+        }
     }
 }

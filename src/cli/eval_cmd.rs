@@ -14,7 +14,8 @@ use std::io::Read as _;
 use std::os::unix::ffi::OsStrExt as _;
 
 use shellgate_policy::{
-    ClauseVerdict, Decision, Evaluation, GateEvaluator, Reason, ReasonKind, TrustState, display,
+    ClauseVerdict, Decision, DenyHit, Evaluation, GateEvaluator, Reason, ReasonKind, TrustState,
+    display,
 };
 
 use super::Exit;
@@ -100,16 +101,21 @@ pub const fn exit_for(decision: Decision) -> Exit {
     }
 }
 
+/// A line `LABEL `rule` (category): reason` for each rule in `hits`.
+fn push_hits(out: &mut String, label: &str, hits: &[DenyHit]) {
+    for hit in hits {
+        out.push_str(&format!(
+            "{label} `{}` ({}): {}\n",
+            hit.rule, hit.category, hit.reason
+        ));
+    }
+}
+
 /// The readable form of an evaluation: the decision, each clause's verdict with its reasons,
 /// the hard-deny rules and the prompt.
 pub fn render(evaluation: &Evaluation) -> String {
     let mut out = format!("{}\n", super::output::painted(evaluation.decision.as_str()));
-    for hit in &evaluation.hard_deny {
-        out.push_str(&format!(
-            "hard deny `{}` ({}): {}\n",
-            hit.rule, hit.category, hit.reason
-        ));
-    }
+    push_hits(&mut out, "hard deny", &evaluation.hard_deny);
     for clause in &evaluation.clauses {
         out.push_str(&format!(
             "- {} {} [{}]\n",
@@ -127,12 +133,7 @@ pub fn render(evaluation: &Evaluation) -> String {
     }
     if let Some(prompt) = &evaluation.prompt {
         out.push_str(&format!("prompt: {}\n", prompt.display));
-        for hit in &prompt.asked_by {
-            out.push_str(&format!(
-                "  ask `{}` ({}): {}\n",
-                hit.rule, hit.category, hit.reason
-            ));
-        }
+        push_hits(&mut out, "  ask", &prompt.asked_by);
         for clause in &prompt.clauses {
             match &clause.pattern {
                 Some(pattern) => {

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use shellgate::TrustRecipe;
 use shellgate_policy::{Access, HostGrant, VerbPattern};
@@ -115,6 +116,24 @@ pub fn stored_grants(
     })
 }
 
+/// Reports `error` on standard error; the exit code that goes with it.
+fn reported(error: &dyn miette::Diagnostic) -> Exit {
+    report(error);
+    Exit::Error
+}
+
+/// Each of `texts` read as a `T`; the first that does not read is reported.
+fn parse_each<T>(texts: &[String]) -> Result<Vec<T>, Exit>
+where
+    T: FromStr,
+    T::Err: miette::Diagnostic,
+{
+    texts
+        .iter()
+        .map(|text| text.parse().map_err(|e: T::Err| reported(&e)))
+        .collect()
+}
+
 impl TrustArgs {
     /// The recipe of these options: paths made absolute against the current directory, the
     /// trust file's grants (a quarantine is reported on standard error), the session grants.
@@ -141,24 +160,10 @@ impl TrustArgs {
             .as_deref()
             .map(absolute)
             .or_else(shellgate_store::home_dir);
-        let mut patterns = Vec::new();
-        for text in &session.allow {
-            patterns.push(text.parse::<VerbPattern>().map_err(|e| {
-                report(&e);
-                Exit::Error
-            })?);
-        }
-        let mut hosts = Vec::new();
-        for text in &session.allow_hosts {
-            hosts.push(text.parse::<HostGrant>().map_err(|e| {
-                report(&e);
-                Exit::Error
-            })?);
-        }
-        let stored = stored_grants(self.policy.trust.as_deref(), home.as_deref()).map_err(|e| {
-            report(&e);
-            Exit::Error
-        })?;
+        let patterns: Vec<VerbPattern> = parse_each(&session.allow)?;
+        let hosts: Vec<HostGrant> = parse_each(&session.allow_hosts)?;
+        let stored = stored_grants(self.policy.trust.as_deref(), home.as_deref())
+            .map_err(|e| reported(&e))?;
         if let Some(quarantine) = &stored.quarantined {
             errln!("warning: {quarantine}");
         }

@@ -2,6 +2,7 @@
 //! name once — failing with the report of every case that does not hold.
 
 use std::collections::HashSet;
+use std::fmt::Debug;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -50,4 +51,24 @@ pub fn check_all<C>(
         cases.len(),
         failures.join("\n")
     );
+}
+
+/// Reads the `[[case]]` corpus `tests/corpus/NAME` and runs `check` on every case (see
+/// [`check_all`]).
+pub fn check_file<C: DeserializeOwned>(
+    name: &str,
+    name_of: impl Fn(&C) -> &str,
+    check: impl FnMut(&C) -> Option<String>,
+) {
+    let (file, _): (Cases<C>, _) = read(name);
+    check_all(name, &file.case, name_of, check);
+}
+
+/// Notes `FIELD: expected E, got A` in `problems` when `expected` and `actual` differ as they
+/// print with `{:?}`.
+pub fn check(problems: &mut Vec<String>, field: &str, expected: impl Debug, actual: impl Debug) {
+    let (expected, actual) = (format!("{expected:?}"), format!("{actual:?}"));
+    if expected != actual {
+        problems.push(format!("{field}: expected {expected}, got {actual}"));
+    }
 }

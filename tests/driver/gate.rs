@@ -34,7 +34,7 @@ use shellgate_policy::{
 };
 use shellgate_rules::{Layer, PolicySource};
 
-type File = crate::corpus::Cases<Case>;
+use crate::corpus::check;
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -232,14 +232,6 @@ fn reasons(evaluation: &Evaluation) -> Vec<String> {
 }
 
 /// Records a difference.
-fn check(problems: &mut Vec<String>, what: &str, expected: String, actual: String) {
-    if expected != actual {
-        problems.push(format!(
-            "{what}:\n    expected {expected}\n    actual   {actual}"
-        ));
-    }
-}
-
 /// Runs one case; `None` when it passes, else what differed.
 fn run_case(case: &Case) -> Option<String> {
     let gate = match gate_for(case) {
@@ -282,88 +274,54 @@ fn run_case(case: &Case) -> Option<String> {
     let evaluation = gate.evaluate(&command, &state);
     let s = |t: &String| sub(t, &root);
     let mut problems: Vec<String> = Vec::new();
-    check(
-        &mut problems,
-        "decision",
-        case.expect.clone(),
-        evaluation.decision.to_string(),
-    );
+    let p = &mut problems;
+    check(p, "decision", &case.expect, evaluation.decision.to_string());
     let deny: Vec<String> = evaluation
         .hard_deny
         .iter()
         .map(|h| h.rule.clone())
         .collect();
-    check(
-        &mut problems,
-        "deny",
-        format!("{:?}", case.deny),
-        format!("{deny:?}"),
-    );
+    check(p, "deny", &case.deny, deny);
     let expected_paths: Vec<String> = case.paths.iter().map(s).collect();
-    check(
-        &mut problems,
-        "paths",
-        format!("{expected_paths:?}"),
-        format!("{:?}", prompt_paths(&evaluation)),
-    );
+    check(p, "paths", expected_paths, prompt_paths(&evaluation));
     let prompt_hosts: Vec<String> = evaluation
         .prompt
         .iter()
         .flat_map(|p| &p.hosts)
         .map(ToString::to_string)
         .collect();
-    check(
-        &mut problems,
-        "hosts",
-        format!("{:?}", case.hosts),
-        format!("{prompt_hosts:?}"),
-    );
+    check(p, "hosts", &case.hosts, prompt_hosts);
     let expected_clauses: Vec<String> = case.clauses.iter().map(s).collect();
-    check(
-        &mut problems,
-        "clauses",
-        format!("{expected_clauses:?}"),
-        format!("{:?}", prompt_clauses(&evaluation)),
-    );
+    check(p, "clauses", expected_clauses, prompt_clauses(&evaluation));
     match &evaluation.prompt {
         Some(prompt) => {
             check(
-                &mut problems,
+                p,
                 "persistable",
-                case.persistable.unwrap_or(true).to_string(),
-                prompt.persistable.to_string(),
+                case.persistable.unwrap_or(true),
+                prompt.persistable,
             );
             if let Some(display) = &case.display {
-                check(&mut problems, "display", s(display), prompt.display.clone());
+                check(p, "display", s(display), &prompt.display);
             }
         }
         None => {
             if case.persistable.is_some() || case.display.is_some() {
-                problems.push("persistable/display given but there is no prompt".to_owned());
+                p.push("persistable/display given but there is no prompt".to_owned());
             }
         }
     }
     if evaluation.decision == Decision::Approved && !evaluation.all_clauses_passed() {
-        problems.push("Approved but not every clause passed".to_owned());
+        p.push("Approved but not every clause passed".to_owned());
     }
     if let Some(verbs) = &case.verbs {
         let actual: Vec<Vec<String>> = evaluation.clauses.iter().map(|c| c.verb.clone()).collect();
-        check(
-            &mut problems,
-            "verbs",
-            format!("{verbs:?}"),
-            format!("{actual:?}"),
-        );
+        check(p, "verbs", verbs, actual);
     }
     if let Some(argv) = &case.argv {
         let expected: Vec<Vec<String>> = argv.iter().map(|a| a.iter().map(s).collect()).collect();
         let actual: Vec<Vec<String>> = evaluation.clauses.iter().map(|c| c.argv.clone()).collect();
-        check(
-            &mut problems,
-            "argv",
-            format!("{expected:?}"),
-            format!("{actual:?}"),
-        );
+        check(p, "argv", expected, actual);
     }
     if let Some(origins) = &case.origins {
         let actual: Vec<String> = evaluation
@@ -371,21 +329,11 @@ fn run_case(case: &Case) -> Option<String> {
             .iter()
             .map(|c| c.origin.clone())
             .collect();
-        check(
-            &mut problems,
-            "origins",
-            format!("{origins:?}"),
-            format!("{actual:?}"),
-        );
+        check(p, "origins", origins, actual);
     }
     if let Some(expected) = &case.reasons {
         let expected: Vec<String> = expected.iter().map(s).collect();
-        check(
-            &mut problems,
-            "reasons",
-            format!("{expected:?}"),
-            format!("{:?}", reasons(&evaluation)),
-        );
+        check(p, "reasons", expected, reasons(&evaluation));
     }
     if let Some(choice) = &case.choice {
         let choice: Choice = choice.parse().unwrap();
@@ -393,29 +341,19 @@ fn run_case(case: &Case) -> Option<String> {
             Ok(effects) => {
                 let actual: Vec<String> = effects.iter().map(effect_text).collect();
                 let expected: Vec<String> = case.effects.iter().flatten().map(s).collect();
-                check(
-                    &mut problems,
-                    "effects",
-                    format!("{expected:?}"),
-                    format!("{actual:?}"),
-                );
+                check(p, "effects", expected, actual);
                 if case.error.is_some() {
-                    problems.push("expected a workflow error".to_owned());
+                    p.push("expected a workflow error".to_owned());
                 }
                 state.apply_effects(&effects);
                 if let Some(then) = &case.then {
                     let again = gate.evaluate(&command, &state);
-                    check(
-                        &mut problems,
-                        "then",
-                        then.clone(),
-                        again.decision.to_string(),
-                    );
+                    check(p, "then", then, again.decision.to_string());
                 }
             }
             Err(e) => {
                 check(
-                    &mut problems,
+                    p,
                     "error",
                     case.error.clone().unwrap_or_default(),
                     e.to_string(),
@@ -428,11 +366,9 @@ fn run_case(case: &Case) -> Option<String> {
 
 /// Runs every case of `tests/corpus/NAME` and fails with each case that does not hold.
 fn run_file(name: &str) {
-    let (file, _): (File, _) = crate::corpus::read(name);
-    crate::corpus::check_all(
+    crate::corpus::check_file(
         name,
-        &file.case,
-        |c| &c.name,
+        |c: &Case| &c.name,
         |case| {
             run_case(case).map(|problem| format!("\n  command: {:?}\n  {problem}", case.command))
         },

@@ -15,8 +15,6 @@ use serde::Deserialize;
 use shellgate_policy::{Access, GrantRule, Policy, VerbPattern, ZonePath};
 use shellgate_rules::{Layer, PolicySource};
 
-type File = crate::corpus::Cases<Case>;
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Case {
@@ -101,11 +99,9 @@ fn run_case(case: &Case) -> Result<(), String> {
 
 #[test]
 fn grant_corpus() {
-    let (file, _): (File, _) = crate::corpus::read("grants.toml");
-    crate::corpus::check_all(
+    crate::corpus::check_file(
         "grants.toml",
-        &file.case,
-        |c| &c.name,
+        |c: &Case| &c.name,
         |case| run_case(case).err(),
     );
 }

@@ -10,12 +10,13 @@
 //! the number of clauses, for limit cases).
 
 use std::fmt::Write as _;
+
+use crate::clause_text::{assignment_text, redirect_text};
+use crate::corpus::check;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use shellgate_parser::{Clause, ParseOptions, RedirectFd, RedirectTarget, parse};
-
-type File = crate::corpus::Cases<Case>;
+use shellgate_parser::{Clause, ParseOptions, parse};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,96 +72,31 @@ fn dir(value: Option<&String>, default: &str) -> Option<PathBuf> {
     }
 }
 
-fn redirect_text(clause: &Clause) -> Vec<String> {
-    clause
-        .redirects
-        .iter()
-        .map(|r| {
-            let fd = match &r.fd {
-                Some(RedirectFd::Number(n)) => n.to_string(),
-                Some(RedirectFd::Variable(v)) => format!("{{{v}}}"),
-                None => String::new(),
-            };
-            let target = match &r.target {
-                RedirectTarget::Word(w) => w.cooked.clone(),
-                RedirectTarget::Heredoc(h) => h.delimiter.clone(),
-            };
-            format!("{fd}{} {target}", r.op.as_str())
-        })
-        .collect()
-}
-
-fn assignment_text(clause: &Clause) -> Vec<String> {
-    clause
-        .assignments
-        .iter()
-        .map(|a| {
-            let op = if a.append { "+=" } else { "=" };
-            let index = a
-                .index
-                .as_ref()
-                .map(|i| format!("[{i}]"))
-                .unwrap_or_default();
-            let value = match (&a.value, &a.array) {
-                (_, Some(items)) => {
-                    let items: Vec<&str> = items.iter().map(|w| w.cooked.as_str()).collect();
-                    format!("({})", items.join(" "))
-                }
-                (Some(v), None) => v.cooked.clone(),
-                (None, None) => String::new(),
-            };
-            format!("{}{index}{op}{value}", a.name)
-        })
-        .collect()
-}
-
 /// Describes what differs between the expected and actual clause (empty when equal).
 fn compare(expected: &Expected, clause: &Clause) -> String {
-    let mut diff = String::new();
+    let mut problems = Vec::new();
+    let d = &mut problems;
     let argv: Vec<&str> = clause.cooked_argv().collect();
-    let mut check = |field: &str, want: String, got: String| {
-        if want != got {
-            let _ = write!(diff, "\n      {field}: expected {want}, got {got}");
-        }
-    };
-    check("argv", format!("{:?}", expected.argv), format!("{argv:?}"));
-    check(
-        "verb",
-        format!("{:?}", expected.verb),
-        format!("{:?}", clause.verb),
-    );
-    check(
-        "context",
-        expected.context.clone(),
-        clause.context.as_str().to_owned(),
-    );
-    check(
-        "operator",
-        format!("{:?}", expected.operator),
-        format!("{:?}", clause.operator.map(|o| o.as_str().to_owned())),
-    );
-    check(
-        "redirects",
-        format!("{:?}", expected.redirects),
-        format!("{:?}", redirect_text(clause)),
-    );
+    check(d, "argv", &expected.argv, argv);
+    check(d, "verb", &expected.verb, &clause.verb);
+    check(d, "context", &expected.context, clause.context.as_str());
+    let operator = clause.operator.map(|o| o.as_str());
+    check(d, "operator", &expected.operator, operator);
+    check(d, "redirects", &expected.redirects, redirect_text(clause));
     let cwd = clause
         .cwd
         .as_ref()
         .map_or_else(|| "?".to_owned(), |p| p.display().to_string());
-    check("cwd", expected.cwd.clone(), cwd);
+    check(d, "cwd", &expected.cwd, cwd);
+    check(d, "parent", expected.parent, clause.parent);
     check(
-        "parent",
-        format!("{:?}", expected.parent),
-        format!("{:?}", clause.parent),
-    );
-    check(
+        d,
         "literal_verb",
-        expected.literal_verb.to_string(),
-        clause.literal_verb.to_string(),
+        expected.literal_verb,
+        clause.literal_verb,
     );
     if let Some(depth) = expected.depth {
-        check("depth", depth.to_string(), clause.depth.to_string());
+        check(d, "depth", depth, clause.depth);
     }
     if let Some(bodies) = &expected.heredoc {
         let got: Vec<&str> = clause
@@ -168,16 +104,12 @@ fn compare(expected: &Expected, clause: &Clause) -> String {
             .iter()
             .filter_map(|r| r.stdin_text())
             .collect();
-        check("heredoc", format!("{bodies:?}"), format!("{got:?}"));
+        check(d, "heredoc", bodies, got);
     }
     if let Some(assignments) = &expected.assignments {
-        check(
-            "assignments",
-            format!("{assignments:?}"),
-            format!("{:?}", assignment_text(clause)),
-        );
+        check(d, "assignments", assignments, assignment_text(clause));
     }
-    diff
+    problems.iter().map(|p| format!("\n      {p}")).collect()
 }
 
 fn run_case(case: &Case) -> Option<String> {
@@ -246,11 +178,9 @@ fn run_case(case: &Case) -> Option<String> {
 
 #[test]
 fn parser_corpus() {
-    let (file, _): (File, _) = crate::corpus::read("parser.toml");
-    crate::corpus::check_all(
+    crate::corpus::check_file(
         "parser.toml",
-        &file.case,
-        |c| &c.name,
+        |c: &Case| &c.name,
         |case| run_case(case).map(|problems| format!("input {:?}:{problems}", case.input)),
     );
 }

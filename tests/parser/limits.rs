@@ -16,6 +16,14 @@ fn parse_small_stack(input: String) -> ParseOutput {
         .unwrap()
 }
 
+/// `parse_small_stack(input)`, asserting it takes less than `limit`.
+fn parse_within(input: String, limit: Duration) -> ParseOutput {
+    let start = Instant::now();
+    let out = parse_small_stack(input);
+    assert!(start.elapsed() < limit, "{:?}", start.elapsed());
+    out
+}
+
 fn assert_limit(out: &ParseOutput) {
     assert!(!out.complete);
     assert_eq!(
@@ -85,13 +93,7 @@ fn nesting_just_under_the_limit_parses_on_a_small_stack() {
 fn one_mebibyte_input_is_refused_quickly() {
     let input = "echo hello world; ".repeat(1024 * 1024 / 18 + 1);
     assert!(input.len() > 1024 * 1024);
-    let start = Instant::now();
-    let out = parse_small_stack(input);
-    assert!(
-        start.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        start.elapsed()
-    );
+    let out = parse_within(input, Duration::from_secs(5));
     assert_limit(&out);
     assert_eq!(
         out.reason()
@@ -116,13 +118,7 @@ fn too_many_clauses() {
 fn exponential_backtracking_is_bounded() {
     // `$((` tries arithmetic first and backtracks into a command substitution at every level.
     let input = format!("echo {}x) ){}", "$((a) ".repeat(20), ")".repeat(19));
-    let start = Instant::now();
-    let out = parse_small_stack(input);
-    assert!(
-        start.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        start.elapsed()
-    );
+    let out = parse_within(input, Duration::from_secs(20));
     assert!(!out.complete || out.graph.len() > 1);
 }
 
@@ -153,13 +149,7 @@ fn a_large_real_script_parses_complete_and_fast() {
         script.push('\n');
     }
     assert!(script.len() > MAX_INPUT_BYTES - 1024);
-    let start = Instant::now();
-    let out = parse_small_stack(script);
-    assert!(
-        start.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        start.elapsed()
-    );
+    let out = parse_within(script, Duration::from_secs(10));
     assert!(out.complete, "{:?}", out.reason());
     assert!(out.graph.len() > 600, "{}", out.graph.len());
 }

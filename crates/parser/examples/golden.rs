@@ -4,7 +4,10 @@
 
 use std::io::BufRead as _;
 
-use shellgate_parser::{ParseOptions, RedirectFd, RedirectTarget, parse};
+use shellgate_parser::{ParseOptions, RedirectTarget, parse};
+
+#[path = "../../../tests/driver/clause_text.rs"]
+mod clause_text;
 
 /// A TOML basic string.
 fn q(s: &str) -> String {
@@ -82,22 +85,7 @@ fn main() {
                 fields.push(format!("operator = {:?}", op.as_str()));
             }
             if !c.redirects.is_empty() {
-                let r: Vec<String> = c
-                    .redirects
-                    .iter()
-                    .map(|r| {
-                        let fd = match &r.fd {
-                            Some(RedirectFd::Number(n)) => n.to_string(),
-                            Some(RedirectFd::Variable(v)) => format!("{{{v}}}"),
-                            None => String::new(),
-                        };
-                        let t = match &r.target {
-                            RedirectTarget::Word(w) => w.cooked.clone(),
-                            RedirectTarget::Heredoc(h) => h.delimiter.clone(),
-                        };
-                        format!("{fd}{} {t}", r.op.as_str())
-                    })
-                    .collect();
+                let r = clause_text::redirect_text(c);
                 fields.push(format!("redirects = {}", list(&r)));
                 let bodies: Vec<String> = c
                     .redirects
@@ -125,31 +113,7 @@ fn main() {
                 fields.push("literal_verb = false".to_owned());
             }
             if !c.assignments.is_empty() {
-                let a: Vec<String> = c
-                    .assignments
-                    .iter()
-                    .map(|a| {
-                        let op = if a.append { "+=" } else { "=" };
-                        let index = a
-                            .index
-                            .as_ref()
-                            .map(|i| format!("[{i}]"))
-                            .unwrap_or_default();
-                        let value = match (&a.value, &a.array) {
-                            (_, Some(items)) => format!(
-                                "({})",
-                                items
-                                    .iter()
-                                    .map(|w| w.cooked.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(" ")
-                            ),
-                            (Some(v), None) => v.cooked.clone(),
-                            (None, None) => String::new(),
-                        };
-                        format!("{}{index}{op}{value}", a.name)
-                    })
-                    .collect();
+                let a = clause_text::assignment_text(c);
                 fields.push(format!("assignments = {}", list(&a)));
             }
             println!("  {{ {} }},", fields.join(", "));

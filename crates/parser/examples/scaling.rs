@@ -35,91 +35,53 @@ fn nest(n: usize, open: &str, inner: &str, close: &str) -> String {
     format!("{}{inner}{}", open.repeat(n), close.repeat(n))
 }
 
+/// A shape whose input grows in length (`SIZES`).
+const fn sized(name: &'static str, make: fn(usize) -> String) -> Shape {
+    Shape {
+        name,
+        make,
+        sizes: SIZES,
+    }
+}
+
+/// A shape whose input grows in nesting depth (`DEPTHS`).
+const fn nested(name: &'static str, make: fn(usize) -> String) -> Shape {
+    Shape {
+        name,
+        make,
+        sizes: DEPTHS,
+    }
+}
+
 const SHAPES: &[Shape] = &[
-    Shape {
-        name: "pipeline",
-        make: |n| repeat_join(n, "grep -v foo", " | "),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "and-chain",
-        make: |n| repeat_join(n, "test -f a", " && "),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "list",
-        make: |n| repeat_join(n, "echo a", "; "),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "lines",
-        make: |n| repeat_join(n, "echo a", "\n"),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "args",
-        make: |n| format!("echo {}", repeat_join(n, "arg", " ")),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "long-word",
-        make: |n| format!("echo {}", "a".repeat(n * 16)),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "long-dq",
-        make: |n| format!("echo \"{}\"", "a b ".repeat(n * 4)),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "long-sq",
-        make: |n| format!("echo '{}'", "a b ".repeat(n * 4)),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "vars-in-dq",
-        make: |n| format!("echo \"{}\"", "$a-${b}/".repeat(n)),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "heredocs",
-        make: |n| repeat_join(n, "cat <<EOF\nline $x\nEOF", "\n"),
-        sizes: SIZES,
-    },
-    Shape {
-        name: "heredocs-one-line",
-        make: |n| {
-            let ops = repeat_join(n.min(4), "cat <<E", " && ");
-            let bodies = "x\nE\n".repeat(n.min(4));
-            repeat_join(n / 4 + 1, &format!("{ops}\n{bodies}"), "")
-        },
-        sizes: SIZES,
-    },
-    Shape {
-        name: "nest-comsub",
-        make: |n| format!("echo {}", nest(n, "$(echo ", "x", ")")),
-        sizes: DEPTHS,
-    },
-    Shape {
-        name: "nest-subshell",
-        make: |n| nest(n, "( ", "echo x", " )"),
-        sizes: DEPTHS,
-    },
-    Shape {
-        name: "nest-group",
-        make: |n| nest(n, "{ ", "echo x", "; }"),
-        sizes: DEPTHS,
-    },
-    Shape {
-        name: "nest-if",
-        make: |n| nest(n, "if true; then ", "echo x", "; fi"),
-        sizes: DEPTHS,
-    },
-    Shape {
-        name: "nest-dq-comsub",
-        make: |n| format!("echo {}", nest(n, "\"$(echo ", "x", ")\"")),
-        sizes: DEPTHS,
-    },
+    sized("pipeline", |n| repeat_join(n, "grep -v foo", " | ")),
+    sized("and-chain", |n| repeat_join(n, "test -f a", " && ")),
+    sized("list", |n| repeat_join(n, "echo a", "; ")),
+    sized("lines", |n| repeat_join(n, "echo a", "\n")),
+    sized("args", |n| format!("echo {}", repeat_join(n, "arg", " "))),
+    sized("long-word", |n| format!("echo {}", "a".repeat(n * 16))),
+    sized("long-dq", |n| format!("echo \"{}\"", "a b ".repeat(n * 4))),
+    sized("long-sq", |n| format!("echo '{}'", "a b ".repeat(n * 4))),
+    sized("vars-in-dq", |n| {
+        format!("echo \"{}\"", "$a-${b}/".repeat(n))
+    }),
+    sized("heredocs", |n| {
+        repeat_join(n, "cat <<EOF\nline $x\nEOF", "\n")
+    }),
+    sized("heredocs-one-line", |n| {
+        let ops = repeat_join(n.min(4), "cat <<E", " && ");
+        let bodies = "x\nE\n".repeat(n.min(4));
+        repeat_join(n / 4 + 1, &format!("{ops}\n{bodies}"), "")
+    }),
+    nested("nest-comsub", |n| {
+        format!("echo {}", nest(n, "$(echo ", "x", ")"))
+    }),
+    nested("nest-subshell", |n| nest(n, "( ", "echo x", " )")),
+    nested("nest-group", |n| nest(n, "{ ", "echo x", "; }")),
+    nested("nest-if", |n| nest(n, "if true; then ", "echo x", "; fi")),
+    nested("nest-dq-comsub", |n| {
+        format!("echo {}", nest(n, "\"$(echo ", "x", ")\""))
+    }),
     Shape {
         name: "nest-backtick",
         make: |n| {
@@ -132,21 +94,13 @@ const SHAPES: &[Shape] = &[
         },
         sizes: &[1, 2, 3, 4, 5, 6],
     },
-    Shape {
-        name: "nest-param",
-        make: |n| format!("echo {}", nest(n, "${a:-", "x", "}")),
-        sizes: DEPTHS,
-    },
-    Shape {
-        name: "unclosed-comsub",
-        make: |n| format!("echo {}", "$(echo ".repeat(n)),
-        sizes: DEPTHS,
-    },
-    Shape {
-        name: "unclosed-dq",
-        make: |n| format!("echo \"{}", "a $(b) ".repeat(n)),
-        sizes: SIZES,
-    },
+    nested("nest-param", |n| {
+        format!("echo {}", nest(n, "${a:-", "x", "}"))
+    }),
+    nested("unclosed-comsub", |n| {
+        format!("echo {}", "$(echo ".repeat(n))
+    }),
+    sized("unclosed-dq", |n| format!("echo \"{}", "a $(b) ".repeat(n))),
 ];
 
 fn time(input: &str, options: &ParseOptions) -> (f64, bool) {

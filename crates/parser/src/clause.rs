@@ -177,6 +177,30 @@ pub struct Assignment {
     pub span: Span,
 }
 
+impl Assignment {
+    /// The assignment as text, each word as `word` shows it: `NAME[INDEX]=VALUE`, `+=` for an
+    /// append, `(A B)` for an array.
+    pub fn text_with(&self, word: impl Fn(&Word) -> String) -> String {
+        let mut text = self.name.clone();
+        if let Some(index) = &self.index {
+            text.push('[');
+            text.push_str(index);
+            text.push(']');
+        }
+        text.push_str(if self.append { "+=" } else { "=" });
+        if let Some(value) = &self.value {
+            text.push_str(&word(value));
+        }
+        if let Some(items) = &self.array {
+            let items: Vec<String> = items.iter().map(word).collect();
+            text.push('(');
+            text.push_str(&items.join(" "));
+            text.push(')');
+        }
+        text
+    }
+}
+
 /// A redirection operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum RedirectOp {
@@ -234,6 +258,16 @@ pub enum RedirectFd {
     Number(u32),
     /// `{var}>` (bash allocates the descriptor and stores it in `var`).
     Variable(String),
+}
+
+impl std::fmt::Display for RedirectFd {
+    /// The descriptor as written: `2`, `{var}`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::Variable(name) => write!(f, "{{{name}}}"),
+        }
+    }
 }
 
 /// A heredoc: its delimiter and captured body.

@@ -142,27 +142,9 @@ pub(crate) fn plain_word(raw: &str, text: &str, span: Span) -> AWord {
 pub(crate) fn assignment_word(assignment: AAssignment) -> AWord {
     let a = &assignment.assignment;
     let mut features = WordFeatures::default();
-    let mut cooked = a.name.clone();
-    if let Some(index) = &a.index {
-        cooked.push('[');
-        cooked.push_str(index);
-        cooked.push(']');
-    }
-    cooked.push_str(if a.append { "+=" } else { "=" });
-    if let Some(value) = &a.value {
-        cooked.push_str(&value.cooked);
-        merge_features(&mut features, value.features);
-    }
-    if let Some(items) = &a.array {
-        cooked.push('(');
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                cooked.push(' ');
-            }
-            cooked.push_str(&item.cooked);
-            merge_features(&mut features, item.features);
-        }
-        cooked.push(')');
+    let cooked = a.text_with(|word| word.cooked.clone());
+    for word in a.value.iter().chain(a.array.iter().flatten()) {
+        merge_features(&mut features, word.features);
     }
     features.tilde = false;
     AWord {

@@ -138,45 +138,27 @@ mod tests {
 
     #[test]
     fn static_targets_resolve() {
-        assert_eq!(
-            run("cd /tmp", Some("/x")),
-            Some(Some(PathBuf::from("/tmp")))
-        );
-        assert_eq!(
-            run("cd sub/../other/.", Some("/x")),
-            Some(Some(PathBuf::from("/x/other")))
-        );
-        assert_eq!(
-            run("cd ../..", Some("/a/b/c")),
-            Some(Some(PathBuf::from("/a")))
-        );
-        assert_eq!(run("cd /..", Some("/a")), Some(Some(PathBuf::from("/"))));
-        assert_eq!(run("cd", Some("/x")), Some(Some(PathBuf::from("/home/me"))));
-        assert_eq!(
-            run("cd ~", Some("/x")),
-            Some(Some(PathBuf::from("/home/me")))
-        );
-        assert_eq!(
-            run("cd ~/src", Some("/x")),
-            Some(Some(PathBuf::from("/home/me/src")))
-        );
-        assert_eq!(
-            run("cd -P /tmp", Some("/x")),
-            Some(Some(PathBuf::from("/tmp")))
-        );
-        assert_eq!(
-            run("pushd /srv", Some("/x")),
-            Some(Some(PathBuf::from("/srv")))
-        );
-        assert_eq!(
-            run("builtin cd /srv", Some("/x")),
-            Some(Some(PathBuf::from("/srv")))
-        );
-        // Regression: `~//tmp` was joined as the absolute `/tmp`.
-        assert_eq!(
-            run("cd ~//tmp", Some("/x")),
-            Some(Some(PathBuf::from("/home/me/tmp")))
-        );
+        let cases = [
+            ("cd /tmp", "/x", "/tmp"),
+            ("cd sub/../other/.", "/x", "/x/other"),
+            ("cd ../..", "/a/b/c", "/a"),
+            ("cd /..", "/a", "/"),
+            ("cd", "/x", "/home/me"),
+            ("cd ~", "/x", "/home/me"),
+            ("cd ~/src", "/x", "/home/me/src"),
+            ("cd -P /tmp", "/x", "/tmp"),
+            ("pushd /srv", "/x", "/srv"),
+            ("builtin cd /srv", "/x", "/srv"),
+            // Regression: `~//tmp` was joined as the absolute `/tmp`.
+            ("cd ~//tmp", "/x", "/home/me/tmp"),
+        ];
+        for (cmd, cwd, target) in cases {
+            assert_eq!(
+                run(cmd, Some(cwd)),
+                Some(Some(PathBuf::from(target))),
+                "{cmd} in {cwd}"
+            );
+        }
     }
 
     #[test]

@@ -212,38 +212,24 @@ mod tests {
         unterminated(input).map(|d| d.message)
     }
 
+    fn assert_message(input: &str, expected: Option<&str>) {
+        assert_eq!(message(input).as_deref(), expected, "{input:?}");
+    }
+
     #[test]
     fn names_what_is_open() {
-        assert_eq!(
-            message("echo 'a").as_deref(),
-            Some("unterminated single quote")
+        assert_message("echo 'a", Some("unterminated single quote"));
+        assert_message("echo \"a", Some("unterminated double quote"));
+        assert_message("echo $(a", Some("unterminated `(` or `$(`"));
+        assert_message("echo `a", Some("unterminated backquote"));
+        assert_message("if a; then b", Some("`if` without `fi`"));
+        assert_message("a &&", Some("the command ends with `&&`"));
+        assert_message(
+            "cat <<EOF\nbody",
+            Some("heredoc `EOF` has no terminator line"),
         );
-        assert_eq!(
-            message("echo \"a").as_deref(),
-            Some("unterminated double quote")
-        );
-        assert_eq!(
-            message("echo $(a").as_deref(),
-            Some("unterminated `(` or `$(`")
-        );
-        assert_eq!(
-            message("echo `a").as_deref(),
-            Some("unterminated backquote")
-        );
-        assert_eq!(
-            message("if a; then b").as_deref(),
-            Some("`if` without `fi`")
-        );
-        assert_eq!(
-            message("a &&").as_deref(),
-            Some("the command ends with `&&`")
-        );
-        assert_eq!(
-            message("cat <<EOF\nbody").as_deref(),
-            Some("heredoc `EOF` has no terminator line")
-        );
-        assert_eq!(message("cat <<'E'\nbody\nE\n"), None);
-        assert_eq!(message("echo a; fi"), None);
-        assert_eq!(message("echo >"), None);
+        assert_message("cat <<'E'\nbody\nE\n", None);
+        assert_message("echo a; fi", None);
+        assert_message("echo >", None);
     }
 }

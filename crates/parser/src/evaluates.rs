@@ -522,21 +522,26 @@ mod tests {
 
     #[test]
     fn parts() {
-        assert!(first_parts("a[i]=1").is_some());
-        assert!(first_parts("a[$i]=1 ls").is_some());
-        assert!(first_parts("a=([i]=1)").is_some());
-        assert!(first_parts("a+=([$i]=1 2)").is_some());
-        assert!(first_parts("x=${a[i]} ls").is_some());
-        assert!(first_parts("ls > ${a[i]}").is_some());
-        assert!(first_parts("cat <<EOF\n$((x))\nEOF").is_some());
-        assert!(first_parts("cat <<< ${x@P}").is_some());
-        assert!(first_parts("true {a[$(id)]}>/dev/null").is_some());
-        assert!(first_parts("true {a[i]}>/dev/null").is_some());
-        assert_eq!(first_parts("exec {fd}>/dev/null"), None);
-        assert_eq!(first_parts("a[0]=1"), None);
-        assert_eq!(first_parts("a=([0]=1 [1]=x)"), None);
-        assert_eq!(first_parts("echo $x '${!x}'"), None);
-        assert_eq!(first_parts("cat <<'EOF'\n$((x))\nEOF"), None);
+        // Each input, and whether it evaluates a value as code.
+        for (input, evaluates) in [
+            ("a[i]=1", true),
+            ("a[$i]=1 ls", true),
+            ("a=([i]=1)", true),
+            ("a+=([$i]=1 2)", true),
+            ("x=${a[i]} ls", true),
+            ("ls > ${a[i]}", true),
+            ("cat <<EOF\n$((x))\nEOF", true),
+            ("cat <<< ${x@P}", true),
+            ("true {a[$(id)]}>/dev/null", true),
+            ("true {a[i]}>/dev/null", true),
+            ("exec {fd}>/dev/null", false),
+            ("a[0]=1", false),
+            ("a=([0]=1 [1]=x)", false),
+            ("echo $x '${!x}'", false),
+            ("cat <<'EOF'\n$((x))\nEOF", false),
+        ] {
+            assert_eq!(first_parts(input).is_some(), evaluates, "{input:?}");
+        }
     }
 
     fn net(command: &str) -> Option<String> {
@@ -546,15 +551,20 @@ mod tests {
 
     #[test]
     fn words_outside_clauses() {
-        assert!(net("for v in ${!x}; do echo; done").is_some());
-        assert!(net("select v in ${a[i]}; do echo; done").is_some());
-        assert!(net("case $((x)) in *) echo;; esac").is_some());
-        assert!(net("case x in ${x@P}) echo;; esac").is_some());
-        assert!(net("case ${!x} in esac > /dev/null").is_some());
-        // Judged with their clauses, not here.
-        assert_eq!(net("echo ${!x}"), None);
-        assert_eq!(net("a[i]=1 ls > ${a[i]}"), None);
-        assert_eq!(net("cat <<EOF\n$((x))\nEOF"), None);
-        assert_eq!(net("for v in a b; do echo $((1)); done"), None);
+        // Each input, and whether it evaluates a value as code.
+        for (input, evaluates) in [
+            ("for v in ${!x}; do echo; done", true),
+            ("select v in ${a[i]}; do echo; done", true),
+            ("case $((x)) in *) echo;; esac", true),
+            ("case x in ${x@P}) echo;; esac", true),
+            ("case ${!x} in esac > /dev/null", true),
+            // Judged with their clauses, not here.
+            ("echo ${!x}", false),
+            ("a[i]=1 ls > ${a[i]}", false),
+            ("cat <<EOF\n$((x))\nEOF", false),
+            ("for v in a b; do echo $((1)); done", false),
+        ] {
+            assert_eq!(net(input).is_some(), evaluates, "{input:?}");
+        }
     }
 }

@@ -97,6 +97,23 @@ struct Lowerer<'a> {
 }
 
 impl Lowerer<'_> {
+    /// Joins `next`, when a clause came of it, after `prev` with `op`: it becomes `prev`, and
+    /// `first` when there was none.
+    fn append(
+        &mut self,
+        first: &mut Option<usize>,
+        prev: &mut Option<usize>,
+        next: Option<usize>,
+        op: Operator,
+        kind: EdgeKind,
+    ) {
+        if next.is_some() {
+            self.join(*prev, next, op, kind);
+            *first = first.or(next);
+            *prev = next;
+        }
+    }
+
     fn push_clause(&mut self, clause: Clause) -> Option<usize> {
         if self.clauses.len() >= self.max_clauses {
             self.truncated = true;
@@ -187,11 +204,7 @@ impl Lowerer<'_> {
                 AndOrOp::And => (Operator::And, EdgeKind::And),
                 AndOrOp::Or => (Operator::Or, EdgeKind::Or),
             };
-            if next.is_some() {
-                self.join(prev, next, o, kind);
-                first = first.or(next);
-                prev = next;
-            }
+            self.append(&mut first, &mut prev, next, o, kind);
         }
         first
     }
@@ -212,11 +225,7 @@ impl Lowerer<'_> {
                 PipeOp::Pipe => (Operator::Pipe, EdgeKind::Pipe),
                 PipeOp::PipeBoth => (Operator::PipeBoth, EdgeKind::Pipe),
             };
-            if next.is_some() {
-                self.join(prev, next, o, kind);
-                first = first.or(next);
-                prev = next;
-            }
+            self.append(&mut first, &mut prev, next, o, kind);
         }
         first
     }

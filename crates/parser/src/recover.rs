@@ -141,41 +141,27 @@ impl Tokenizer<'_> {
                     self.boundary(i, None, 1);
                 }
                 '>' | '<' => {
-                    let mut op = if c == '>' {
-                        RedirectOp::Write
-                    } else {
-                        RedirectOp::Read
+                    // The two-character operators; `<<<` is `<<` and one more `<`.
+                    let pair = match (c, next) {
+                        ('>', Some('>')) => Some(RedirectOp::Append),
+                        ('>', Some('|')) => Some(RedirectOp::Clobber),
+                        ('>', Some('&')) => Some(RedirectOp::DupOut),
+                        ('<', Some('&')) => Some(RedirectOp::DupIn),
+                        ('<', Some('>')) => Some(RedirectOp::ReadWrite),
+                        ('<', Some('<')) => Some(RedirectOp::Heredoc),
+                        _ => None,
                     };
-                    match (c, next) {
-                        ('>', Some('>')) => {
+                    let mut op = match pair {
+                        Some(op) => {
                             chars.next();
-                            op = RedirectOp::Append;
+                            op
                         }
-                        ('>', Some('|')) => {
-                            chars.next();
-                            op = RedirectOp::Clobber;
-                        }
-                        ('>', Some('&')) => {
-                            chars.next();
-                            op = RedirectOp::DupOut;
-                        }
-                        ('<', Some('&')) => {
-                            chars.next();
-                            op = RedirectOp::DupIn;
-                        }
-                        ('<', Some('>')) => {
-                            chars.next();
-                            op = RedirectOp::ReadWrite;
-                        }
-                        ('<', Some('<')) => {
-                            chars.next();
-                            op = RedirectOp::Heredoc;
-                            if chars.peek().map(|&(_, n)| n) == Some('<') {
-                                chars.next();
-                                op = RedirectOp::HereString;
-                            }
-                        }
-                        _ => {}
+                        None if c == '>' => RedirectOp::Write,
+                        None => RedirectOp::Read,
+                    };
+                    if op == RedirectOp::Heredoc && chars.peek().map(|&(_, n)| n) == Some('<') {
+                        chars.next();
+                        op = RedirectOp::HereString;
                     }
                     self.start_redirect(i, op);
                 }

@@ -14,6 +14,7 @@ use shellgate_rules::{Access, Decision, PolicyTest, VerbPattern};
 
 use crate::examples::{EXAMPLE_CWD, EXAMPLE_HOME};
 
+use crate::display::code_list;
 use crate::evaluation::Evaluation;
 use crate::evaluator::GateEvaluator;
 use crate::trust::{GrantSource, TrustState};
@@ -74,11 +75,7 @@ impl GateEvaluator {
             } else {
                 format!(
                     "expected rule `{rule}` to decide, but {} did",
-                    found
-                        .iter()
-                        .map(|r| format!("`{r}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    code_list(&found, ", ")
                 )
             });
         }

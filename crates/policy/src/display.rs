@@ -17,6 +17,18 @@
 
 use std::fmt::Write as _;
 
+/// Each item in backquotes, joined by `separator`: `` `a`, `b` ``.
+pub(crate) fn code_list<T: std::fmt::Display>(
+    items: impl IntoIterator<Item = T>,
+    separator: &str,
+) -> String {
+    items
+        .into_iter()
+        .map(|item| format!("`{item}`"))
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
 /// The most bytes of display text a prompt or a hook reason shows; the rest is counted
 /// (`… (N more bytes)`).
 pub const MAX_SHOWN_BYTES: usize = 4096;

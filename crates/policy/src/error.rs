@@ -1,5 +1,7 @@
 //! The crate's error type.
 
+use crate::display::code_list;
+
 /// Errors of the policy crate outside evaluation (evaluation itself never fails).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum GateError {
@@ -21,14 +23,7 @@ impl GateError {
         let help = match did_you_mean(name, known) {
             Some(best) => format!("did you mean `{best}`?"),
             None if known.is_empty() => "the policy defines no audience".to_owned(),
-            None => format!(
-                "the policy defines {}",
-                known
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            None => format!("the policy defines {}", code_list(known, ", ")),
         };
         Self::UnknownAudience {
             name: name.to_owned(),

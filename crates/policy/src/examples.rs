@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use shellgate_rules::{Policy, PolicyError};
 
 use crate::GateEvaluator;
+use crate::display::code_list;
 use crate::error::GateError;
 use crate::expand::{deny_hits, walk};
 use crate::trust::TrustState;
@@ -67,13 +68,7 @@ pub fn check_examples(policy: &Policy) -> Result<(), PolicyError> {
         let seen = if seen.is_empty() {
             "shellgate sees no command in it".to_owned()
         } else {
-            format!(
-                "shellgate sees {}",
-                seen.iter()
-                    .map(|s| format!("`{s}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            format!("shellgate sees {}", code_list(&seen, ", "))
         };
         errors.push(if example.must_match() {
             example.failed(

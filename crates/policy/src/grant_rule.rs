@@ -45,6 +45,7 @@ use shellgate_rules::{
     resolve_path,
 };
 
+use crate::display::code_list;
 use crate::paths;
 
 /// Package runners: a bare runner downloads and runs whatever package it is named. Refused
@@ -228,8 +229,7 @@ impl GrantRefusal {
                 ),
             },
             Self::NeedsSubcommand { examples, .. } => {
-                let examples: Vec<String> = examples.iter().map(|e| format!("`{e}`")).collect();
-                format!("name the subcommand, such as {}", examples.join(" or "))
+                format!("name the subcommand, such as {}", code_list(examples, " or "))
             }
             Self::Home { .. } => {
                 "trust a project directory inside it instead, such as `~/src/project`".to_owned()
@@ -607,6 +607,14 @@ impl GrantRule {
         Ok(())
     }
 
+    /// The first system directory `test` accepts, as text.
+    fn system_dir(&self, test: impl Fn(&Path) -> bool) -> Option<String> {
+        self.system_dirs
+            .iter()
+            .find(|dir| test(dir))
+            .map(|dir| dir.display().to_string())
+    }
+
     /// Checks a zone for persisting with `access` (see the module docs). `zone` is absolute
     /// and normalised; `home` is the home directory, if known.
     ///
@@ -635,26 +643,13 @@ impl GrantRule {
                 home: home.display().to_string(),
             });
         }
-        if let Some(dir) = self
-            .system_dirs
-            .iter()
-            .find(|dir| paths::is_within(dir, zone))
-        {
-            return Err(GrantRefusal::System {
-                zone: shown,
-                dir: dir.display().to_string(),
-            });
+        if let Some(dir) = self.system_dir(|dir| paths::is_within(dir, zone)) {
+            return Err(GrantRefusal::System { zone: shown, dir });
         }
         if access == Access::Write
-            && let Some(dir) = self
-                .system_dirs
-                .iter()
-                .find(|dir| paths::is_within(zone, dir))
+            && let Some(dir) = self.system_dir(|dir| paths::is_within(zone, dir))
         {
-            return Err(GrantRefusal::InsideSystem {
-                zone: shown,
-                dir: dir.display().to_string(),
-            });
+            return Err(GrantRefusal::InsideSystem { zone: shown, dir });
         }
         let forced = |entry: &Protected| match access {
             Access::Read => entry.read != Decision::Approved,
@@ -793,29 +788,20 @@ mod tests {
             rule.code_head(&tokens)
                 .map(|(verb, kind)| (verb.join(" "), kind))
         };
-        assert_eq!(kind("bash -c"), Some(("bash".to_owned(), CodeHead::Shell)));
-        assert_eq!(
-            kind("docker exec c"),
-            Some(("docker exec".to_owned(), CodeHead::Shell))
-        );
-        assert_eq!(
-            kind("sudo apt"),
-            Some(("sudo".to_owned(), CodeHead::Privileged))
-        );
-        assert_eq!(
-            kind("timeout 5"),
-            Some(("timeout".to_owned(), CodeHead::Wrapper))
-        );
-        assert_eq!(
-            kind("python3 -c"),
-            Some(("python3".to_owned(), CodeHead::Interpreter))
-        );
-        assert_eq!(
-            kind("csh -c"),
-            Some(("csh".to_owned(), CodeHead::Interpreter))
-        );
-        assert_eq!(kind("git status"), None);
-        assert_eq!(kind("find ."), None);
-        assert_eq!(kind("docker ps"), None);
+        let cases = [
+            ("bash -c", Some(("bash", CodeHead::Shell))),
+            ("docker exec c", Some(("docker exec", CodeHead::Shell))),
+            ("sudo apt", Some(("sudo", CodeHead::Privileged))),
+            ("timeout 5", Some(("timeout", CodeHead::Wrapper))),
+            ("python3 -c", Some(("python3", CodeHead::Interpreter))),
+            ("csh -c", Some(("csh", CodeHead::Interpreter))),
+            ("git status", None),
+            ("find .", None),
+            ("docker ps", None),
+        ];
+        for (text, expected) in cases {
+            let expected = expected.map(|(verb, head)| (verb.to_owned(), head));
+            assert_eq!(kind(text), expected, "{text}");
+        }
     }
 }

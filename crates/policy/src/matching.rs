@@ -311,9 +311,16 @@ mod tests {
         matches(&pattern, &words(command), false, &ctx(&bins))
     }
 
+    /// Asserts `check(pattern, command) == expected` for each case.
+    fn check_all(cases: &[(&str, &str, bool)]) {
+        for &(pattern, command, expected) in cases {
+            assert_eq!(check(pattern, command), expected, "{pattern} vs {command}");
+        }
+    }
+
     #[test]
     fn a_stem_covers_one_word_starting_with_it_then_anything() {
-        let cases = [
+        check_all(&[
             ("npm run test* *", "npm run test", true),
             ("npm run test* *", "npm run test:unit --coverage", true),
             ("npm run test* *", "/usr/bin/npm run testall", true),
@@ -322,10 +329,7 @@ mod tests {
             ("npm run test* *", "npm run $TEST", false),
             ("npm run test* *", "npm --prefix x run test", false),
             ("npm run test* *", "./npm run test", false),
-        ];
-        for (pattern, command, expected) in cases {
-            assert_eq!(check(pattern, command), expected, "{pattern} vs {command}");
-        }
+        ]);
         let bins = [PathBuf::from("/usr/bin")];
         let stem: VerbPattern = "python3 scr* *".parse().unwrap();
         assert!(!matches(
@@ -338,7 +342,7 @@ mod tests {
 
     #[test]
     fn prefix_and_star() {
-        let cases = [
+        check_all(&[
             ("git push *", "git push", true),
             ("git push *", "git push origin main --force", true),
             ("git push origin main *", "git push origin main", true),
@@ -360,15 +364,12 @@ mod tests {
             ("/w/proj/run.sh *", "/w/other/run.sh", false),
             ("/w/proj/run.sh *", "run.sh", false),
             ("~/bin/tool *", "/home/u/bin/tool a", true),
-        ];
-        for (pattern, command, expected) in cases {
-            assert_eq!(check(pattern, command), expected, "{pattern} vs {command}");
-        }
+        ]);
     }
 
     #[test]
     fn path_globs_are_boundary_safe() {
-        let cases = [
+        check_all(&[
             ("rm /tmp/*", "rm /tmp/a", true),
             ("rm /tmp/*", "rm -rf /tmp/a/b", true),
             ("rm /tmp/*", "rm -rf /tmp/a /tmp/b", true),
@@ -399,15 +400,12 @@ mod tests {
             ("rm /a/*/x", "rm /a/b/x", true),
             ("rm /a/*/x", "rm /a/b/c/x", false),
             ("rm /tmp/../etc/*", "rm /etc/passwd", true),
-        ];
-        for (pattern, command, expected) in cases {
-            assert_eq!(check(pattern, command), expected, "{pattern} vs {command}");
-        }
+        ]);
     }
 
     #[test]
     fn word_globs_match_every_remaining_word() {
-        let cases = [
+        check_all(&[
             ("git tag v*", "git tag v1.2", true),
             ("git tag v*", "git tag v1 v2", true),
             ("git tag v*", "git tag -d v1", false),
@@ -420,10 +418,7 @@ mod tests {
             ("echo \\*", "echo *", true),
             ("echo \\*", "echo x", false),
             ("ls a[*", "ls a[b", false),
-        ];
-        for (pattern, command, expected) in cases {
-            assert_eq!(check(pattern, command), expected, "{pattern} vs {command}");
-        }
+        ]);
     }
 
     #[test]
@@ -452,10 +447,7 @@ mod tests {
 
     #[test]
     fn symlinked_operands_are_judged_by_their_target() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("scratch")).unwrap();
-        std::fs::create_dir_all(root.join("precious")).unwrap();
+        let (_dir, root) = crate::testing::temp_tree(&["scratch", "precious"]);
         std::os::unix::fs::symlink(root.join("precious"), root.join("scratch/link")).unwrap();
         let bins: [PathBuf; 0] = [];
         let ctx = MatchContext {

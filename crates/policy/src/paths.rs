@@ -521,10 +521,7 @@ mod tests {
 
     #[test]
     fn symlinks_are_followed_to_their_targets() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("zone/sub")).unwrap();
-        std::fs::create_dir_all(root.join("outside")).unwrap();
+        let (_dir, root) = crate::testing::temp_tree(&["zone/sub", "outside"]);
         std::os::unix::fs::symlink(root.join("outside"), root.join("zone/link")).unwrap();
         std::os::unix::fs::symlink("../outside", root.join("zone/rel")).unwrap();
         std::os::unix::fs::symlink("loop2", root.join("zone/loop1")).unwrap();

@@ -310,34 +310,40 @@ mod tests {
         .map(|p| p.as_str().to_owned())
     }
 
-    #[test]
-    fn the_policys_classify_decides_which_tokens_are_values() {
-        // Only hexadecimal ids of seven or more digits are values; a `v`-version is a word.
-        let user = shellgate_rules::PolicySource::new(
-            "user.toml",
-            "version = 1\n[classify.patterns]\nvalue = '^[0-9a-f]{7,}$'\n",
-            shellgate_rules::Layer::User,
-        );
-        let policy = crate::load_policy(&[Policy::default_source(), user]).unwrap();
-        let rule = GrantRule::new(policy);
-        for (command, expected) in [
-            ("git show aa211dc", Some("git show *")),
-            ("git checkout v2", Some("git checkout v2 *")),
-            ("git push origin main", Some("git push origin main *")),
-        ] {
+    /// Asserts the pattern `rule` proposes for each command.
+    fn assert_proposals(rule: &GrantRule, cases: &[(&str, Option<&str>)]) {
+        for &(command, expected) in cases {
             assert_eq!(
-                proposal_with(command, &rule).as_deref(),
+                proposal_with(command, rule).as_deref(),
                 expected,
                 "{command}"
             );
         }
-        // Without `value` in the order nothing is trimmed.
-        let user = shellgate_rules::PolicySource::new(
-            "user.toml",
-            "version = 1\n[classify]\norder = [\"flag\", \"url\", \"env-ref\", \"path\", \"glob\", \"word\"]\n",
-            shellgate_rules::Layer::User,
+    }
+
+    /// The grant rule of the default policy with `toml` as the user's policy file.
+    fn rule_with_user(toml: &str) -> GrantRule {
+        let user =
+            shellgate_rules::PolicySource::new("user.toml", toml, shellgate_rules::Layer::User);
+        GrantRule::new(crate::load_policy(&[Policy::default_source(), user]).unwrap())
+    }
+
+    #[test]
+    fn the_policys_classify_decides_which_tokens_are_values() {
+        // Only hexadecimal ids of seven or more digits are values; a `v`-version is a word.
+        let rule = rule_with_user("version = 1\n[classify.patterns]\nvalue = '^[0-9a-f]{7,}$'\n");
+        assert_proposals(
+            &rule,
+            &[
+                ("git show aa211dc", Some("git show *")),
+                ("git checkout v2", Some("git checkout v2 *")),
+                ("git push origin main", Some("git push origin main *")),
+            ],
         );
-        let rule = GrantRule::new(crate::load_policy(&[Policy::default_source(), user]).unwrap());
+        // Without `value` in the order nothing is trimmed.
+        let rule = rule_with_user(
+            "version = 1\n[classify]\norder = [\"flag\", \"url\", \"env-ref\", \"path\", \"glob\", \"word\"]\n",
+        );
         assert_eq!(
             proposal_with("git tag v0.4.2", &rule).as_deref(),
             Some("git tag v0.4.2 *")
@@ -361,9 +367,7 @@ mod tests {
             ("git checkout v2", Some("git checkout *")),
             ("chmod 755 file", Some("chmod *")),
         ];
-        for (command, expected) in cases {
-            assert_eq!(proposal(command).as_deref(), expected, "{command}");
-        }
+        assert_proposals(&RULE, &cases);
     }
 
     #[test]
@@ -408,9 +412,7 @@ mod tests {
             ("tar tf x.tar", None),
             ("csh -f", None),
         ];
-        for (command, expected) in cases {
-            assert_eq!(proposal(command).as_deref(), expected, "{command}");
-        }
+        assert_proposals(&RULE, &cases);
     }
 
     #[test]
@@ -421,9 +423,7 @@ mod tests {
             ("/w/proj/run.sh --fast", Some("/w/proj/run.sh --fast *")),
             ("tool a\u{202e}b", Some("tool *")),
         ];
-        for (command, expected) in cases {
-            assert_eq!(proposal(command).as_deref(), expected, "{command}");
-        }
+        assert_proposals(&RULE, &cases);
     }
 
     #[test]

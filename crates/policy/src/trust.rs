@@ -475,9 +475,7 @@ mod tests {
 
     #[test]
     fn zones_follow_symlinks_when_resolving() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("real")).unwrap();
+        let (_dir, root) = crate::testing::temp_tree(&["real"]);
         std::os::unix::fs::symlink(root.join("real"), root.join("alias")).unwrap();
         let mut state = TrustState::new("personal", &root);
         state.add_zone(root.join("alias"), Access::Write, GrantSource::Session);

@@ -37,8 +37,9 @@ use crate::pattern::VerbPattern;
 use crate::policy::{DEFAULT_POLICY, Examples, Policy};
 use crate::protected::ProtectedPaths;
 use crate::raw::{
-    RawAudience, RawClassify, RawDeny, RawFile, RawInline, RawInterpreter, RawProtected, RawSafe,
-    RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text, TextList, Words,
+    CatalogVerbs, RawAudience, RawClassify, RawDeny, RawFile, RawInline, RawInterpreter,
+    RawProtected, RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text,
+    TextList, Words,
 };
 use crate::read::Reader;
 use crate::tree::{Embedded, Tree};
@@ -54,7 +55,7 @@ mod scope;
 
 use checks::Check;
 pub(crate) use fields::FileCx;
-use fields::Pending;
+use fields::{ONLY_RESTRICTIONS, Pending};
 
 /// The embedded default policy's tree in postcard form, written by `build.rs` from the same
 /// text as [`DEFAULT_POLICY`] (empty when that text did not parse at build time).
@@ -294,21 +295,10 @@ impl Builder {
                 self.add_verb(cx, verb);
             }
         }
-        if let Some(classify) = &raw.classify {
-            if cx.layer == Layer::Project {
-                cx.error(
-                    PolicyError::LayerNotAllowed,
-                    classify.span(),
-                    "a project layer cannot change `[classify]`".into(),
-                    "not allowed in a project layer",
-                    Some(
-                        "project policies may only add restrictions; put this in your user policy"
-                            .into(),
-                    ),
-                );
-            } else {
-                self.add_classify(cx, classify);
-            }
+        if let Some(classify) = &raw.classify
+            && !cx.refused_in_project(classify.span(), "change `[classify]`", ONLY_RESTRICTIONS)
+        {
+            self.add_classify(cx, classify);
         }
         for (name, audience) in &raw.audience {
             self.add_audience(cx, name, audience);
@@ -383,33 +373,26 @@ impl Builder {
             }
             self.settings.trusted_bin_dirs = out;
         }
-        if let Some(names) = &raw.disposable {
-            if cx.layer == Layer::Project {
-                cx.error(
-                    PolicyError::LayerNotAllowed,
-                    names.span(),
-                    "a project layer cannot add `disposable` directories".into(),
-                    "not allowed in a project layer",
-                    Some(
-                        "a recursive delete of a disposable directory runs silently; list it in \
-                         your user policy"
-                            .into(),
-                    ),
-                );
-            } else {
-                for name in names.get_ref() {
-                    let text = name.get_ref();
-                    if text.is_empty() || text.contains('/') || text == "." || text == ".." {
-                        cx.error(
-                            PolicyError::BadValue,
-                            name.span(),
-                            format!("disposable directory `{text}` is not a directory name"),
-                            "not a name",
-                            Some("give a directory name such as `target` (no `/`)".into()),
-                        );
-                    } else if !self.settings.disposable.contains(text) {
-                        self.settings.disposable.push(text.clone());
-                    }
+        if let Some(names) = &raw.disposable
+            && !cx.refused_in_project(
+                names.span(),
+                "add `disposable` directories",
+                "a recursive delete of a disposable directory runs silently; list it in your user \
+                 policy",
+            )
+        {
+            for name in names.get_ref() {
+                let text = name.get_ref();
+                if text.is_empty() || text.contains('/') || text == "." || text == ".." {
+                    cx.error(
+                        PolicyError::BadValue,
+                        name.span(),
+                        format!("disposable directory `{text}` is not a directory name"),
+                        "not a name",
+                        Some("give a directory name such as `target` (no `/`)".into()),
+                    );
+                } else if !self.settings.disposable.contains(text) {
+                    self.settings.disposable.push(text.clone());
                 }
             }
         }

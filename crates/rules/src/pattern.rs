@@ -6,6 +6,31 @@
 //! is always an absolute, lexically normalised directory at least two segments deep. The trust
 //! store validates every grant through these types before it writes it.
 
+/// `Display` and `Serialize` as the grant's validated `text`, and `FromStr` by its `new`.
+macro_rules! text_grant {
+    ($grant:ty) => {
+        impl std::fmt::Display for $grant {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.text)
+            }
+        }
+
+        impl std::str::FromStr for $grant {
+            type Err = crate::pattern::PatternError;
+
+            fn from_str(text: &str) -> Result<Self, Self::Err> {
+                Self::new(text)
+            }
+        }
+
+        impl serde::Serialize for $grant {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.text)
+            }
+        }
+    };
+}
+
 mod host;
 mod verb;
 mod zone;

@@ -295,6 +295,28 @@ read_table!(RawDeny, |t| RawDeny {
     not_match: t.or_default("not_match"),
 });
 
+/// The `verbs` list of a catalog table.
+pub(crate) type VerbsField = Option<Spanned<Vec<Spanned<Words>>>>;
+
+/// A catalog table that names its commands by `verb` or `verbs` (exactly one of them).
+pub(crate) trait CatalogVerbs {
+    /// The `verb` and `verbs` fields.
+    fn verb_fields(&mut self) -> (&mut Option<Spanned<Words>>, &mut VerbsField);
+}
+
+/// [`CatalogVerbs`] for tables with `verb` and `verbs` fields.
+macro_rules! catalog_verbs {
+    ($($raw:ty),*) => {$(
+        impl CatalogVerbs for $raw {
+            fn verb_fields(&mut self) -> (&mut Option<Spanned<Words>>, &mut VerbsField) {
+                (&mut self.verb, &mut self.verbs)
+            }
+        }
+    )*};
+}
+
+catalog_verbs!(RawSafe, RawWrapper, RawShell, RawInterpreter, RawVerb);
+
 /// A command prefix: a list of words, or one string split on whitespace.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Words(pub(crate) Vec<String>);

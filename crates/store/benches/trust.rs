@@ -34,6 +34,17 @@ fn populated(path: &std::path::Path) -> TrustStore {
     store
 }
 
+/// Adds `pattern` when `add`, else revokes it (a change either way); then flips `add`.
+fn toggle(store: &mut TrustStore, pattern: &VerbPattern, add: &mut bool) {
+    let outcome = if *add {
+        store.add_pattern("personal", pattern).unwrap()
+    } else {
+        store.revoke_pattern("personal", pattern).unwrap()
+    };
+    assert!(outcome.changed);
+    *add = !*add;
+}
+
 fn trust(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("trust.toml");
@@ -44,13 +55,7 @@ fn trust(c: &mut Criterion) {
     let mut add = true;
     c.bench_function("add or revoke one pattern (lock+write+fsync)", |b| {
         b.iter(|| {
-            let outcome = if add {
-                store.add_pattern("personal", &pattern).unwrap()
-            } else {
-                store.revoke_pattern("personal", &pattern).unwrap()
-            };
-            assert!(outcome.changed);
-            add = !add;
+            toggle(&mut store, &pattern, &mut add);
         });
     });
 
@@ -75,13 +80,7 @@ fn trust(c: &mut Criterion) {
         |b| {
             b.iter_batched(
                 || {
-                    let outcome = if add {
-                        writer.add_pattern("personal", &pattern).unwrap()
-                    } else {
-                        writer.revoke_pattern("personal", &pattern).unwrap()
-                    };
-                    assert!(outcome.changed);
-                    add = !add;
+                    toggle(&mut writer, &pattern, &mut add);
                 },
                 |()| assert_eq!(reader.reload_if_changed().unwrap(), Reload::Reloaded),
                 BatchSize::PerIteration,

@@ -28,61 +28,56 @@ fn record(n: usize, writer: usize) -> AuditRecord {
     }
 }
 
-#[test]
-fn a_record_is_one_exact_json_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("logs/audit.jsonl");
-    let log = AuditLog::open(&path).unwrap();
-    let rec = AuditRecord {
+/// A record of `command` at a fixed time in `/home/me/p` for `personal`, decided by `rule`.
+fn fixed(command: &str, decision: &str, rule: &str) -> AuditRecord {
+    AuditRecord {
         timestamp: "2026-01-02T03:04:05.678Z".to_owned(),
-        command: "git push\nrm -rf /".to_owned(),
+        command: command.to_owned(),
         cwd: "/home/me/p".to_owned(),
         audience: "personal".to_owned(),
-        decision: "NeedsPrompt".to_owned(),
-        rule_ids: vec!["git.push".to_owned()],
-        choice: None,
-        error: None,
+        decision: decision.to_owned(),
+        rule_ids: vec![rule.to_owned()],
         ..AuditRecord::default()
-    };
-    log.append(&rec).unwrap();
+    }
+}
+
+/// Appends `rec` to a new log at `name` in a new directory (which `open` creates); checks it
+/// reads back as written and returns the file's text.
+fn append_one(name: &str, rec: &AuditRecord) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    AuditLog::open(&path).unwrap().append(rec).unwrap();
+    let read: Vec<AuditRecord> = AuditLog::read(&path).unwrap().map(Result::unwrap).collect();
+    assert_eq!(read, std::slice::from_ref(rec));
+    std::fs::read_to_string(&path).unwrap()
+}
+
+#[test]
+fn a_record_is_one_exact_json_line() {
+    let rec = fixed("git push\nrm -rf /", "NeedsPrompt", "git.push");
     assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
+        append_one("logs/audit.jsonl", &rec),
         "{\"timestamp\":\"2026-01-02T03:04:05.678Z\",\"command\":\"git push\\nrm -rf /\",\
          \"cwd\":\"/home/me/p\",\"audience\":\"personal\",\"decision\":\"NeedsPrompt\",\
          \"rule_ids\":[\"git.push\"],\"choice\":null}\n"
     );
-    let read: Vec<AuditRecord> = AuditLog::read(&path).unwrap().map(Result::unwrap).collect();
-    assert_eq!(read, vec![rec]);
 }
 
 /// Issue 13: a decision taken on the default policy's floor (a user policy did not load)
 /// carries the error; records without one keep the exact old line.
 #[test]
 fn a_record_with_an_error_carries_it_and_reads_back() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("audit.jsonl");
-    let log = AuditLog::open(&path).unwrap();
     let rec = AuditRecord {
-        timestamp: "2026-01-02T03:04:05.678Z".to_owned(),
-        command: "rm -rf /".to_owned(),
-        cwd: "/home/me/p".to_owned(),
-        audience: "personal".to_owned(),
-        decision: "HardDenied".to_owned(),
-        rule_ids: vec!["rm-recursive-root".to_owned()],
-        choice: None,
         error: Some("broken.toml:3:1: unknown field `dny`".to_owned()),
-        ..AuditRecord::default()
+        ..fixed("rm -rf /", "HardDenied", "rm-recursive-root")
     };
-    log.append(&rec).unwrap();
     assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
+        append_one("audit.jsonl", &rec),
         "{\"timestamp\":\"2026-01-02T03:04:05.678Z\",\"command\":\"rm -rf /\",\
          \"cwd\":\"/home/me/p\",\"audience\":\"personal\",\"decision\":\"HardDenied\",\
          \"rule_ids\":[\"rm-recursive-root\"],\"choice\":null,\
          \"error\":\"broken.toml:3:1: unknown field `dny`\"}\n"
     );
-    let read: Vec<AuditRecord> = AuditLog::read(&path).unwrap().map(Result::unwrap).collect();
-    assert_eq!(read, vec![rec]);
 }
 
 #[test]

@@ -23,6 +23,14 @@ fn pattern(text: &str) -> VerbPattern {
     text.parse().unwrap()
 }
 
+/// A new directory, the path of its `trust.toml` (not written yet) and a store over it.
+fn new_store() -> (tempfile::TempDir, PathBuf, TrustStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    let store = TrustStore::open_with_home(&path, None).unwrap().store;
+    (dir, path, store)
+}
+
 /// Opens a store over `content` and returns (where it went, the reason, the store).
 fn quarantine(dir: &Path, content: &[u8]) -> (PathBuf, String, TrustStore) {
     let path = dir.join("trust.toml");
@@ -159,9 +167,7 @@ fn quarantine_never_overwrites_an_earlier_one() {
 
 #[test]
 fn a_file_that_goes_bad_while_open_is_quarantined_on_reload() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    let mut store = TrustStore::open_with_home(&path, None).unwrap().store;
+    let (_dir, path, mut store) = new_store();
     assert!(changed(store.add_pattern("personal", &pattern("ls *"))));
     std::fs::write(&path, "version = 7\n").unwrap();
     match store.reload_if_changed().unwrap() {
@@ -185,9 +191,7 @@ fn a_file_that_goes_bad_while_open_is_quarantined_on_reload() {
 
 #[test]
 fn a_file_that_goes_bad_before_a_write_is_quarantined_then_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    let mut store = TrustStore::open_with_home(&path, None).unwrap().store;
+    let (_dir, path, mut store) = new_store();
     std::fs::write(&path, "{{{").unwrap();
     let outcome = store.add_pattern("personal", &pattern("ls *")).unwrap();
     assert!(outcome.changed);
@@ -238,9 +242,7 @@ fn helper_one_add() {
 /// disk. The existing file must stay byte-identical and no temporary file may remain.
 #[test]
 fn a_full_disk_is_a_clear_error_and_loses_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    let mut store = TrustStore::open_with_home(&path, None).unwrap().store;
+    let (dir, path, mut store) = new_store();
     assert!(changed(store.add_pattern("personal", &pattern("ls *"))));
     let before = std::fs::read(&path).unwrap();
     let output = Command::new("sh")

@@ -43,6 +43,35 @@ fn host(text: &str) -> HostGrant {
     text.parse().unwrap()
 }
 
+/// A new directory holding `trust.toml` with `text`, and the file's path.
+fn trust_file(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+/// One edit of a trust file, as `shellgate approvals` makes them: audience, then grant.
+enum Edit<'a> {
+    AddZone(&'a str, &'a str, Access),
+    AddPattern(&'a str, &'a str),
+    RevokeZone(&'a str, &'a str),
+    RevokePattern(&'a str, &'a str),
+}
+
+/// Makes each edit in turn, asserting that each changes the file.
+fn edit(store: &mut TrustStore, edits: &[Edit<'_>]) {
+    for e in edits {
+        let outcome = match *e {
+            Edit::AddZone(audience, z, access) => store.add_zone(audience, &zone(z), access),
+            Edit::AddPattern(audience, p) => store.add_pattern(audience, &pattern(p)),
+            Edit::RevokeZone(audience, z) => store.revoke_zone(audience, &zone(z)),
+            Edit::RevokePattern(audience, p) => store.revoke_pattern(audience, &pattern(p)),
+        };
+        assert!(changed(outcome));
+    }
+}
+
 fn open(path: &Path) -> TrustStore {
     let opened = TrustStore::open_with_home(path, home()).unwrap();
     assert_eq!(opened.quarantined, None);
@@ -55,20 +84,15 @@ fn a_new_file_is_written_exactly() {
     let path = dir.path().join("sub/dir/trust.toml");
     let mut store = open(&path);
     assert!(!path.exists(), "opening must not create the file");
-    assert!(changed(store.add_zone(
-        "personal",
-        &zone("/home/u/proj"),
-        Access::Write
-    )));
-    assert!(changed(
-        store.add_pattern("personal", &pattern("git push origin main *"))
-    ));
-    assert!(changed(store.add_zone(
-        "personal",
-        &zone("/tmp/build/"),
-        Access::Read
-    )));
-    assert!(changed(store.add_pattern("ci", &pattern("cargo   test *"))));
+    edit(
+        &mut store,
+        &[
+            Edit::AddZone("personal", "/home/u/proj", Access::Write),
+            Edit::AddPattern("personal", "git push origin main *"),
+            Edit::AddZone("personal", "/tmp/build/", Access::Read),
+            Edit::AddPattern("ci", "cargo   test *"),
+        ],
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), FRESH);
     assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
     assert_eq!(
@@ -89,15 +113,15 @@ fn a_new_file_is_written_exactly() {
         }
     );
     // Revoking everything leaves the tables, with empty lists.
-    for (audience, p) in [
-        ("personal", "git push origin main *"),
-        ("ci", "cargo test *"),
-    ] {
-        assert!(changed(store.revoke_pattern(audience, &pattern(p))));
-    }
-    for z in ["/home/u/proj", "/tmp/build"] {
-        assert!(changed(store.revoke_zone("personal", &zone(z))));
-    }
+    edit(
+        &mut store,
+        &[
+            Edit::RevokePattern("personal", "git push origin main *"),
+            Edit::RevokePattern("ci", "cargo test *"),
+            Edit::RevokeZone("personal", "/home/u/proj"),
+            Edit::RevokeZone("personal", "/tmp/build"),
+        ],
+    );
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         "# shellgate trust file: what this person approved with \"Always\".\n\
@@ -108,9 +132,7 @@ fn a_new_file_is_written_exactly() {
 
 #[test]
 fn hand_written_comments_and_order_survive_edits() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    std::fs::write(&path, COMMENTED).unwrap();
+    let (_dir, path) = trust_file(COMMENTED);
     let mut store = open(&path);
     // `~/src/shellgate` was written by hand; it matches its expanded form.
     assert_eq!(
@@ -120,34 +142,23 @@ fn hand_written_comments_and_order_survive_edits() {
             access: Access::Write
         })
     );
-    assert!(changed(
-        store.add_pattern("personal", &pattern("make test-*"))
-    ));
-    assert!(changed(store.add_zone(
-        "personal",
-        &zone("~/notes"),
-        Access::Read
-    )));
-    assert!(changed(store.add_zone(
-        "personal",
-        &zone("/home/u/src/shellgate"),
-        Access::Read
-    )));
-    assert!(changed(
-        store.revoke_pattern("personal", &pattern("cargo publish *"))
-    ));
-    assert!(changed(store.add_pattern("ci", &pattern("cargo clippy *"))));
-    assert!(changed(
-        store.revoke_zone("personal", &zone("/tmp/scratch"))
-    ));
+    edit(
+        &mut store,
+        &[
+            Edit::AddPattern("personal", "make test-*"),
+            Edit::AddZone("personal", "~/notes", Access::Read),
+            Edit::AddZone("personal", "/home/u/src/shellgate", Access::Read),
+            Edit::RevokePattern("personal", "cargo publish *"),
+            Edit::AddPattern("ci", "cargo clippy *"),
+            Edit::RevokeZone("personal", "/tmp/scratch"),
+        ],
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), COMMENTED_AFTER);
 }
 
 #[test]
 fn a_write_that_changes_nothing_is_skipped() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    std::fs::write(&path, COMMENTED).unwrap();
+    let (dir, path) = trust_file(COMMENTED);
     let before = std::fs::metadata(&path).unwrap();
     let mut store = open(&path);
     let cases = [
@@ -277,14 +288,10 @@ fn hosts_round_trip_through_the_file() {
 
 #[test]
 fn removing_a_host_keeps_the_other_content() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    std::fs::write(
-        &path,
+    let (_dir, path) = trust_file(
         "version = 1\n\n# mine\n[audience.personal]\npatterns = [\"cargo test *\"] # tests\n\
          hosts = [\n    \"api.github.com\", # the API\n    \"pypi.org\",\n]\n",
-    )
-    .unwrap();
+    );
     let mut store = open(&path);
     assert!(changed(store.revoke_host("personal", &host("PYPI.org"))));
     assert!(!changed(store.revoke_host("personal", &host("pypi.org"))));
@@ -303,13 +310,7 @@ fn removing_a_host_keeps_the_other_content() {
 
 #[test]
 fn a_file_without_hosts_still_loads() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    std::fs::write(
-        &path,
-        "version = 1\n[audience.personal]\npatterns = [\"a *\"]\n",
-    )
-    .unwrap();
+    let (_dir, path) = trust_file("version = 1\n[audience.personal]\npatterns = [\"a *\"]\n");
     let store = open(&path);
     assert!(store.snapshot("personal").hosts.is_empty());
     assert_eq!(store.snapshot("personal").patterns.len(), 1);
@@ -317,13 +318,7 @@ fn a_file_without_hosts_still_loads() {
 
 #[test]
 fn a_too_broad_host_quarantines_the_file_with_its_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trust.toml");
-    std::fs::write(
-        &path,
-        "version = 1\n[audience.personal]\nhosts = [\"*.com\"]\n",
-    )
-    .unwrap();
+    let (_dir, path) = trust_file("version = 1\n[audience.personal]\nhosts = [\"*.com\"]\n");
     let opened = TrustStore::open_with_home(&path, None).unwrap();
     let quarantine = opened.quarantined.unwrap();
     assert_eq!(

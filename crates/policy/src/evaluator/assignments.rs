@@ -1,5 +1,7 @@
 //! Variables an invocation sets, and expansions that evaluate data as code.
 
+use shellgate_parser::Word;
+
 use crate::expand::Invocation;
 
 use crate::display;
@@ -24,20 +26,22 @@ pub(super) fn assigned_values(inv: &Invocation) -> Vec<(&str, &str)> {
                 .then_some((a.name.as_str(), value.cooked.as_str()))
         })
         .collect();
-    if inv
-        .words
-        .first()
-        .is_some_and(|w| SETTERS.contains(&w.cooked.as_str()))
-    {
-        out.extend(
-            inv.words
-                .iter()
-                .skip(1)
-                .filter(|w| w.literal)
-                .filter_map(|w| w.cooked.split_once('=')),
-        );
-    }
+    out.extend(
+        setter_operands(inv)
+            .iter()
+            .filter(|w| w.literal)
+            .filter_map(|w| w.cooked.split_once('=')),
+    );
     out
+}
+
+/// The operands of an `export`/`declare`-style builtin (see [`SETTERS`]); none for any other
+/// command.
+fn setter_operands(inv: &Invocation) -> &[Word] {
+    match inv.words.split_first() {
+        Some((first, rest)) if SETTERS.contains(&first.cooked.as_str()) => rest,
+        _ => &[],
+    }
 }
 
 /// Why setting `name` to `value` sends data where it should not go: git traces that log
@@ -83,26 +87,18 @@ impl<'a> Run<'a> {
             &inv.assignments,
             &inv.redirects,
         ) {
-            judged.saveable = false;
-            judged.ask(ReasonKind::Opaque, None, display::escape(&why));
+            judged.ask_unsaveable(ReasonKind::Opaque, None, display::escape(&why));
         }
     }
 
     /// Assignments (prefixes, or `export NAME=…`) that change how programs load or run.
     pub(super) fn judge_assignments(&self, inv: &Invocation, judged: &mut Judged) {
         let mut names: Vec<&str> = inv.assignments.iter().map(|a| a.name.as_str()).collect();
-        if inv
-            .words
-            .first()
-            .is_some_and(|w| SETTERS.contains(&w.cooked.as_str()))
-        {
-            names.extend(
-                inv.words
-                    .iter()
-                    .skip(1)
-                    .filter_map(|w| w.cooked.split_once('=').map(|(name, _)| name)),
-            );
-        }
+        names.extend(
+            setter_operands(inv)
+                .iter()
+                .filter_map(|w| w.cooked.split_once('=').map(|(name, _)| name)),
+        );
         // `read NAME…` assigns a line of input to each NAME (a word that is an option's value,
         // such as `read -p PATH`'s prompt, counts too: it can only ask more).
         if inv.words.first().is_some_and(|w| w.cooked == "read") {
@@ -122,8 +118,7 @@ impl<'a> Run<'a> {
         );
         for (name, value) in assigned_values(inv) {
             if let Some(why) = exposing_assignment(name, value) {
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Assignment,
                     None,
                     format!(
@@ -140,8 +135,7 @@ impl<'a> Run<'a> {
             if self.policy().is_code_loading_variable(name)
                 && !self.sets_a_harmless_program(name, &names, &values)
             {
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Assignment,
                     None,
                     format!(
@@ -224,8 +218,7 @@ impl Run<'_> {
         names.sort_unstable();
         names.dedup();
         if !names.is_empty() {
-            judged.saveable = false;
-            judged.ask(
+            judged.ask_unsaveable(
                 ReasonKind::Exposure,
                 None,
                 format!(

@@ -20,37 +20,15 @@ pub(super) fn clause_text(inv: &Invocation, code: bool) -> String {
             word_text(word)
         }
     };
-    let mut parts: Vec<String> = Vec::new();
-    for assignment in &inv.assignments {
-        let mut text = assignment.name.clone();
-        if let Some(index) = &assignment.index {
-            text.push('[');
-            text.push_str(index);
-            text.push(']');
-        }
-        text.push_str(if assignment.append { "+=" } else { "=" });
-        if let Some(value) = &assignment.value {
-            text.push_str(&word_text(value));
-        }
-        if let Some(array) = &assignment.array {
-            text.push('(');
-            text.push_str(&array.iter().map(&word_text).collect::<Vec<_>>().join(" "));
-            text.push(')');
-        }
-        parts.push(text);
-    }
+    let mut parts: Vec<String> = inv
+        .assignments
+        .iter()
+        .map(|assignment| assignment.text_with(word_text))
+        .collect();
     parts.extend(inv.words.iter().map(&word_text));
     for redirect in &inv.redirects {
-        let mut text = String::new();
-        match &redirect.fd {
-            Some(shellgate_parser::RedirectFd::Number(n)) => text.push_str(&n.to_string()),
-            Some(shellgate_parser::RedirectFd::Variable(name)) => {
-                text.push('{');
-                text.push_str(name);
-                text.push('}');
-            }
-            None => {}
-        }
+        let fd = redirect.fd.as_ref().map(ToString::to_string);
+        let mut text = fd.unwrap_or_default();
         text.push_str(redirect.op.as_str());
         match &redirect.target {
             RedirectTarget::Word(word) => text.push_str(&word_text(word)),

@@ -13,7 +13,7 @@ use crate::proposal::{self, ProposalInput};
 
 use super::clause_text::clause_text;
 use super::run::Run;
-use super::verdict::{Judged, NetFacts};
+use super::verdict::Judged;
 
 impl<'a> Run<'a> {
     /// The verdict on one invocation.
@@ -24,26 +24,16 @@ impl<'a> Run<'a> {
                 .map(|w| w.cooked.as_str())
                 .collect::<Vec<_>>(),
         );
-        let mut judged = Judged {
-            verdict: ClauseVerdict {
-                verb: hint,
-                argv: inv.words.iter().map(|w| w.cooked.clone()).collect(),
-                origin: self.origin(inv),
-                decision: Decision::Approved,
-                reasons: Vec::new(),
-                text: clause_text(inv, self.shows_code(inv)),
-                clause: Some(inv.clause_index),
-                proposal: None,
-            },
-            needs_person: false,
-            saveable: true,
-            untrusted: Vec::new(),
-            hosts: Vec::new(),
-            denied_by: Vec::new(),
-            writes_paths: false,
-            runs_code: None,
-            net: NetFacts::default(),
-        };
+        let mut judged = Judged::new(ClauseVerdict {
+            verb: hint,
+            argv: inv.words.iter().map(|w| w.cooked.clone()).collect(),
+            origin: self.origin(inv),
+            decision: Decision::Approved,
+            reasons: Vec::new(),
+            text: clause_text(inv, self.shows_code(inv)),
+            clause: Some(inv.clause_index),
+            proposal: None,
+        });
         if let InvocationKind::Wrapper { privileged } = inv.kind {
             let through = if privileged {
                 "runs its inner commands with other privileges; judged through them"
@@ -107,8 +97,7 @@ impl<'a> Run<'a> {
             None => Executable::Unknown,
         };
         if !first.literal {
-            judged.saveable = false;
-            judged.ask(
+            judged.ask_unsaveable(
                 ReasonKind::Executable,
                 None,
                 format!(
@@ -138,8 +127,7 @@ impl<'a> Run<'a> {
                 ),
             ),
             Executable::Unknown => {
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Executable,
                     None,
                     format!(
@@ -247,8 +235,7 @@ impl<'a> Run<'a> {
                 && self.policy().interpreter(&inv.words).is_some());
         // Privilege changes never pass silently.
         if let Some(step) = self.privileged_step(inv) {
-            judged.saveable = false;
-            judged.ask(
+            judged.ask_unsaveable(
                 ReasonKind::Privileged,
                 None,
                 format!("runs with other privileges through `{}`", step.join(" ")),

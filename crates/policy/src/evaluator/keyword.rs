@@ -67,8 +67,7 @@ impl<'a> Run<'a> {
                 format!("`{keyword}` is evaluated by the shell itself; nothing else runs"),
             ),
             Some(word) => {
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Opaque,
                     None,
                     format!(

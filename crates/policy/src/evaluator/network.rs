@@ -35,8 +35,7 @@ impl Run<'_> {
             match host {
                 None => {
                     silent = false;
-                    judged.saveable = false;
-                    judged.ask(
+                    judged.ask_unsaveable(
                         ReasonKind::Network,
                         None,
                         format!("connects to `{shown}`, whose host is not known statically"),
@@ -87,8 +86,7 @@ impl Run<'_> {
                             }
                         }
                         Err(_) => {
-                            judged.saveable = false;
-                            judged.ask(
+                            judged.ask_unsaveable(
                                 ReasonKind::Network,
                                 None,
                                 format!(
@@ -102,8 +100,7 @@ impl Run<'_> {
         }
         for file in &net.uploads {
             silent = false;
-            judged.saveable = false;
-            judged.ask(
+            judged.ask_unsaveable(
                 ReasonKind::Network,
                 None,
                 format!("sends the content of `{file}` over the network"),
@@ -118,8 +115,7 @@ impl Run<'_> {
                 .collect();
             if !remote.is_empty() {
                 silent = false;
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Network,
                     None,
                     format!(

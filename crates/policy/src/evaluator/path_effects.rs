@@ -28,6 +28,24 @@ pub(super) enum Certainty {
     Possible,
 }
 
+/// A path operand: its word, the path part of it (see [`Run::judge_path`]), and how it is
+/// accessed.
+#[derive(Clone, Copy)]
+struct Operand<'a> {
+    word: &'a Word,
+    text: &'a str,
+    access: Access,
+    certainty: Certainty,
+}
+
+/// The devices an access of `access` may name without touching a file (`/dev/null`, …).
+fn exempt(access: Access) -> &'static [&'static str] {
+    match access {
+        Access::Write => &paths::WRITE_EXEMPT,
+        Access::Read => &paths::READ_EXEMPT,
+    }
+}
+
 impl<'a> Run<'a> {
     /// Judges every redirection of an invocation: write targets as writes, read targets as
     /// reads.
@@ -123,8 +141,7 @@ impl<'a> Run<'a> {
                         if let Some(device) = literal_path(word, &role.text, ctx).filter(|p| {
                             p.to_str().is_some_and(|p| paths::WRITE_EXEMPT.contains(&p))
                         }) {
-                            judged.saveable = false;
-                            judged.ask(
+                            judged.ask_unsaveable(
                                 ReasonKind::Path,
                                 None,
                                 format!(
@@ -183,8 +200,7 @@ impl<'a> Run<'a> {
                     }
                     Role::Variable => {
                         if self.policy().is_secret_name(&role.text) {
-                            judged.saveable = false;
-                            judged.ask(
+                            judged.ask_unsaveable(
                                 ReasonKind::Exposure,
                                 None,
                                 format!(
@@ -304,8 +320,7 @@ impl<'a> Run<'a> {
         else {
             return;
         };
-        judged.saveable = false;
-        judged.ask(
+        judged.ask_unsaveable(
             ReasonKind::Path,
             Some(entry.id.clone()),
             format!(
@@ -356,8 +371,7 @@ impl<'a> Run<'a> {
             // A person decides every time: no grant covers it (whatever names the program:
             // `/rm -fr x` is not saved as `/rm -fr *` either).
             None => {
-                judged.saveable = false;
-                judged.ask(
+                judged.ask_unsaveable(
                     ReasonKind::Path,
                     None,
                     format!(
@@ -426,11 +440,7 @@ impl<'a> Run<'a> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
-        let exempt: &[&str] = match access {
-            Access::Write => &paths::WRITE_EXEMPT,
-            Access::Read => &paths::READ_EXEMPT,
-        };
-        if word.literal && exempt.contains(&word.cooked.as_str()) {
+        if word.literal && exempt(access).contains(&word.cooked.as_str()) {
             return;
         }
         self.judge_path(word, &word.cooked, access, Certainty::Certain, ctx, judged);
@@ -447,47 +457,54 @@ impl<'a> Run<'a> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
+        let operand = Operand {
+            word,
+            text,
+            access,
+            certainty,
+        };
+        if self.judge_known(operand, ctx, judged).is_none() {
+            self.dynamic_path(&word.raw, access, judged);
+        }
+    }
+
+    /// [`Run::judge_path`] as far as the path is known statically; `None` where it stops
+    /// knowing it (the caller then judges it as a dynamic path).
+    fn judge_known(
+        &self,
+        op: Operand<'_>,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) -> Option<()> {
+        let (word, text, access, certainty) = (op.word, op.text, op.access, op.certainty);
         if word.is_process_substitution() {
             // `<(cmd)` / `>(cmd)`: a pipe to a command that is judged as a clause of its own.
-            return;
+            return Some(());
         }
         let tilde = word.literal
             && text.starts_with('~')
             && (word.features.tilde || is_assignment_value(word, text));
         let expanded = if word.literal {
-            paths::expand(text, tilde, ctx.cwd, ctx.home)
+            paths::expand(text, tilde, ctx.cwd, ctx.home)?
         } else if only_home_variable(word) {
-            paths::expand_home_variable(text, ctx.home).map(PathBuf::from)
+            PathBuf::from(paths::expand_home_variable(text, ctx.home)?)
         } else if only_glob(word) {
-            self.judge_glob(word, text, access, certainty, ctx, judged);
-            return;
+            return self.judge_glob(op, ctx, judged);
         } else {
-            None
+            return None;
         };
-        let Some(expanded) = expanded else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
-        let Some(lexical) = paths::normalize(&expanded) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
-        let exempt: &[&str] = match access {
-            Access::Write => &paths::WRITE_EXEMPT,
-            Access::Read => &paths::READ_EXEMPT,
-        };
-        if lexical.to_str().is_some_and(|p| exempt.contains(&p)) {
+        let lexical = paths::normalize(&expanded)?;
+        if lexical
+            .to_str()
+            .is_some_and(|p| exempt(access).contains(&p))
+        {
             // `tee /dev/null`, `cat /dev/stdin`: the device, not a file.
-            return;
+            return Some(());
         }
         let resolved = if ctx.symlinks {
-            paths::resolve_symlinks(&expanded)
+            paths::resolve_symlinks(&expanded)?
         } else {
-            Some(lexical.clone())
-        };
-        let Some(resolved) = resolved else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
+            lexical.clone()
         };
         if resolved != lexical {
             judged.reason(
@@ -504,7 +521,7 @@ impl<'a> Run<'a> {
         if self.protected(&resolved, access, certainty, judged)
             || (resolved != lexical && self.protected(&lexical, access, certainty, judged))
         {
-            return;
+            return Some(());
         }
         self.judge_zone(
             &resolved,
@@ -513,43 +530,34 @@ impl<'a> Run<'a> {
             certainty,
             judged,
         );
+        Some(())
     }
 
-    /// Judges a glob path by its literal directory and, with symlink resolution, its matches.
-    pub(super) fn judge_glob(
+    /// Judges a glob path by its literal directory and, with symlink resolution, its matches;
+    /// `None` where it stops knowing them.
+    fn judge_glob(
         &self,
-        word: &Word,
-        text: &str,
-        access: Access,
-        certainty: Certainty,
+        op: Operand<'_>,
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
-    ) {
-        let Some(split) = paths::split_glob(text) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
-        let tilde = word.features.tilde && split.prefix.starts_with('~');
+    ) -> Option<()> {
+        let (access, certainty) = (op.access, op.certainty);
+        let split = paths::split_glob(op.text)?;
+        let tilde = op.word.features.tilde && split.prefix.starts_with('~');
         let base_text = if split.prefix.is_empty() {
             "."
         } else {
             split.prefix
         };
-        let Some(base) = paths::expand(base_text, tilde, ctx.cwd, ctx.home) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
-        let Some(lexical) = paths::normalize(&base) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
+        let base = paths::expand(base_text, tilde, ctx.cwd, ctx.home)?;
+        let lexical = paths::normalize(&base)?;
         // A protected path below the glob: check the glob as if it were a path too.
         let mut whole = lexical.clone();
         for component in &split.rest {
             whole.push(component);
         }
         if self.protected(&whole, access, certainty, judged) {
-            return;
+            return Some(());
         }
         if !ctx.symlinks {
             self.judge_resolved(
@@ -559,12 +567,9 @@ impl<'a> Run<'a> {
                 certainty,
                 judged,
             );
-            return;
+            return Some(());
         }
-        let Some(resolved) = paths::resolve_symlinks(&base) else {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
-        };
+        let resolved = paths::resolve_symlinks(&base)?;
         self.judge_resolved(
             &resolved,
             &resolved.to_string_lossy(),
@@ -574,8 +579,7 @@ impl<'a> Run<'a> {
         );
         let mut matches = Vec::new();
         if !expand_glob(&resolved, &split.rest, &mut matches) {
-            self.dynamic_path(&word.raw, access, judged);
-            return;
+            return None;
         }
         for found in matches {
             if let Some(target) = paths::resolve_symlinks(&found) {
@@ -591,6 +595,7 @@ impl<'a> Run<'a> {
                 );
             }
         }
+        Some(())
     }
 
     /// A path that cannot be known statically: untrusted.
@@ -649,40 +654,35 @@ impl<'a> Run<'a> {
             ),
         };
         let shown = display::escape(&path.to_string_lossy());
-        match forced {
+        let verdict = match forced {
             // Not forced: the zones decide.
-            Decision::Approved => false,
+            Decision::Approved => return false,
             // Always asks, and no zone can lift it.
             Decision::NeedsPrompt => {
-                judged.reason(
-                    ReasonKind::Protected,
-                    Some(entry.id.clone()),
-                    format!("{what} of `{shown}` always needs a person: {}", entry.why),
-                );
-                judged.raise(Decision::NeedsPrompt);
                 judged.untrusted.push(Untrusted {
-                    shown,
+                    shown: shown.clone(),
                     access,
                     zone: None,
                 });
-                true
+                "always needs a person"
             }
-            // Never allowed.
+            // Never allowed (only a certain access is forced this far, so `what` is `access`).
             Decision::HardDenied => {
-                judged.reason(
-                    ReasonKind::Protected,
-                    Some(entry.id.clone()),
-                    format!("{access} of `{shown}` is never allowed: {}", entry.why),
-                );
-                judged.raise(Decision::HardDenied);
                 judged.denied_by.push(DenyHit {
                     rule: entry.id.clone(),
                     category: "protected".to_owned(),
                     reason: format!("{access} of `{shown}`: {}", entry.why),
                 });
-                true
+                "is never allowed"
             }
-        }
+        };
+        judged.reason(
+            ReasonKind::Protected,
+            Some(entry.id.clone()),
+            format!("{what} of `{shown}` {verdict}: {}", entry.why),
+        );
+        judged.raise(forced);
+        true
     }
 
     /// Judges a resolved absolute path: protected paths, then zones.

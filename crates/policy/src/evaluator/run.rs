@@ -14,7 +14,7 @@ use crate::evaluation::{ClauseVerdict, DenyHit, Reason, ReasonKind};
 use crate::matching::MatchContext;
 
 use super::GateEvaluator;
-use super::verdict::{Judged, NetFacts};
+use super::verdict::Judged;
 use crate::trust::TrustState;
 
 /// One evaluation in progress.
@@ -149,7 +149,9 @@ impl<'a> Run<'a> {
     /// cannot be saved.
     pub(super) fn text_verdict(&self, kind: ReasonKind, why: &str) -> Judged {
         Judged {
-            verdict: ClauseVerdict {
+            needs_person: true,
+            saveable: false,
+            ..Judged::new(ClauseVerdict {
                 verb: Vec::new(),
                 argv: Vec::new(),
                 origin: "compound".to_owned(),
@@ -158,15 +160,7 @@ impl<'a> Run<'a> {
                 text: display::escape(self.command),
                 clause: None,
                 proposal: None,
-            },
-            needs_person: true,
-            saveable: false,
-            untrusted: Vec::new(),
-            hosts: Vec::new(),
-            denied_by: Vec::new(),
-            writes_paths: false,
-            runs_code: None,
-            net: NetFacts::default(),
+            })
         }
     }
 

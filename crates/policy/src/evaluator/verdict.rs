@@ -52,6 +52,21 @@ pub(super) struct NetFacts {
 }
 
 impl Judged {
+    /// A verdict being built from `verdict`: nothing found yet, so it can be saved.
+    pub(super) fn new(verdict: ClauseVerdict) -> Self {
+        Self {
+            verdict,
+            needs_person: false,
+            saveable: true,
+            untrusted: Vec::new(),
+            hosts: Vec::new(),
+            denied_by: Vec::new(),
+            writes_paths: false,
+            runs_code: None,
+            net: NetFacts::default(),
+        }
+    }
+
     pub(super) fn raise(&mut self, decision: Decision) {
         self.verdict.decision = self.verdict.decision.max(decision);
     }
@@ -75,5 +90,17 @@ impl Judged {
         self.raise(Decision::NeedsPrompt);
         self.needs_person = true;
         self.reason(kind, rule, message);
+    }
+
+    /// As [`Judged::ask`], and the clause cannot be saved (what it runs or touches is not
+    /// known until it runs, or it must always be asked).
+    pub(super) fn ask_unsaveable(
+        &mut self,
+        kind: ReasonKind,
+        rule: Option<String>,
+        message: impl Into<String>,
+    ) {
+        self.saveable = false;
+        self.ask(kind, rule, message);
     }
 }

@@ -56,35 +56,14 @@ pub(super) fn brace_expanded(words: &[Word]) -> Option<Vec<Word>> {
 
 /// The clause's text rebuilt from its raw parts: assignments, words and redirections.
 pub(super) fn clause_text(clause: &Clause) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for a in &clause.assignments {
-        let op = if a.append { "+=" } else { "=" };
-        let index = a
-            .index
-            .as_deref()
-            .map(|i| format!("[{i}]"))
-            .unwrap_or_default();
-        let value = match (&a.value, &a.array) {
-            (Some(v), _) => v.raw.clone(),
-            (None, Some(items)) => format!(
-                "({})",
-                items
-                    .iter()
-                    .map(|w| w.raw.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ),
-            (None, None) => String::new(),
-        };
-        parts.push(format!("{}{index}{op}{value}", a.name));
-    }
+    let mut parts: Vec<String> = clause
+        .assignments
+        .iter()
+        .map(|a| a.text_with(|w| w.raw.clone()))
+        .collect();
     parts.extend(clause.argv.iter().map(|w| w.raw.clone()));
     for r in &clause.redirects {
-        let fd = match &r.fd {
-            Some(shellgate_parser::RedirectFd::Number(n)) => n.to_string(),
-            Some(shellgate_parser::RedirectFd::Variable(v)) => format!("{{{v}}}"),
-            None => String::new(),
-        };
+        let fd = r.fd.as_ref().map(ToString::to_string).unwrap_or_default();
         let target = match &r.target {
             RedirectTarget::Word(w) => w.raw.clone(),
             RedirectTarget::Heredoc(h) => h.delimiter.clone(),

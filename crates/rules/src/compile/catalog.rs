@@ -16,7 +16,7 @@ impl Builder {
         let raw = safe.get_mut();
         let before = cx.errors.len();
         let table = format!("[[{}]]", class.map_or("safe", EffectClass::table));
-        let verbs = cx.verb_list(raw.verb.as_mut(), raw.verbs.as_mut(), span.clone(), &table);
+        let verbs = cx.verb_list(raw, span.clone(), &table);
         if raw.pure && class.is_some() {
             cx.error(
                 PolicyError::Inconsistent,
@@ -155,12 +155,7 @@ impl Builder {
         let span = wrapper.span();
         let raw = wrapper.get_mut();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(
-            raw.verb.as_mut(),
-            raw.verbs.as_mut(),
-            span.clone(),
-            "[[wrapper]]",
-        );
+        let verbs = cx.verb_list(raw, span.clone(), "[[wrapper]]");
         let mode = wrapper_mode(cx, raw, &span);
         if cx.errors.len() > before {
             return;
@@ -181,12 +176,7 @@ impl Builder {
         let span = shell.span();
         let raw = shell.get_mut();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(
-            raw.verb.as_mut(),
-            raw.verbs.as_mut(),
-            span.clone(),
-            "[[shell]]",
-        );
+        let verbs = cx.verb_list(raw, span.clone(), "[[shell]]");
         let code_flags = cx.flags(&mut raw.code_flags, "code_flags");
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
@@ -236,12 +226,7 @@ impl Builder {
         let span = interpreter.span();
         let raw = interpreter.get_mut();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(
-            raw.verb.as_mut(),
-            raw.verbs.as_mut(),
-            span.clone(),
-            "[[interpreter]]",
-        );
+        let verbs = cx.verb_list(raw, span.clone(), "[[interpreter]]");
         let code_flags = cx.flags(&mut raw.code_flags, "code_flags");
         let script_flags = cx.flags(&mut raw.script_flags, "script_flags");
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
@@ -320,12 +305,7 @@ impl Builder {
         let span = verb.span();
         let raw = verb.get_mut();
         let before = cx.errors.len();
-        let verbs = cx.verb_list(
-            raw.verb.as_mut(),
-            raw.verbs.as_mut(),
-            span.clone(),
-            "[[verb]]",
-        );
+        let verbs = cx.verb_list(raw, span.clone(), "[[verb]]");
         let operands = raw.operands.as_ref().and_then(|r| cx.role(r, "operands"));
         let first = raw.first.as_ref().and_then(|r| cx.role(r, "first"));
         let first_unless = cx.flags(&mut raw.first_unless, "first_unless");
@@ -333,15 +313,7 @@ impl Builder {
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
-            if let Some(problem) = spelling_problem(flag.get_ref()) {
-                cx.error(
-                    PolicyError::BadValue,
-                    flag.span(),
-                    format!("`{}` in `options` is not a flag", flag.get_ref()),
-                    "not a flag",
-                    Some(problem.into()),
-                );
-            }
+            cx.is_spelling(flag, "options");
             if let Some(role) = cx.role(role, "options") {
                 options.push((flag.get_ref().clone(), role));
             }
@@ -610,14 +582,11 @@ fn wrapper_mode(
 /// `[interpreter.inline]`: Python only, and never in a project layer (the calls it lists are
 /// code the gate lets run).
 fn inline_reader(cx: &mut FileCx<'_>, inline: &Spanned<RawInline>) -> Option<InlineReader> {
-    if cx.layer == Layer::Project {
-        cx.error(
-            PolicyError::LayerNotAllowed,
-            inline.span(),
-            "a project layer cannot let the gate read inline code".into(),
-            "not allowed in a project layer",
-            Some("project policies may only add restrictions; put this in your user policy".into()),
-        );
+    if cx.refused_in_project(
+        inline.span(),
+        "let the gate read inline code",
+        ONLY_RESTRICTIONS,
+    ) {
         return None;
     }
     let raw = inline.get_ref();

@@ -23,6 +23,10 @@ pub(crate) struct Pending {
     pub(crate) examples: Vec<RuleExample>,
 }
 
+/// The help of a setting a project layer may not change.
+pub(super) const ONLY_RESTRICTIONS: &str =
+    "project policies may only add restrictions; put this in your user policy";
+
 impl FileCx<'_> {
     /// Records a load-time check.
     pub(crate) fn check(&mut self, check: impl FnOnce() -> Check) {
@@ -49,6 +53,27 @@ impl FileCx<'_> {
     ) {
         self.errors
             .push(self.file.error(kind, span, message, label, help));
+    }
+
+    /// In a project layer: reports that the layer cannot `what` (`help` says where it goes
+    /// instead) and returns true.
+    pub(crate) fn refused_in_project(
+        &mut self,
+        span: Range<usize>,
+        what: &str,
+        help: &str,
+    ) -> bool {
+        if self.layer != Layer::Project {
+            return false;
+        }
+        self.error(
+            PolicyError::LayerNotAllowed,
+            span,
+            format!("a project layer cannot {what}"),
+            "not allowed in a project layer",
+            Some(help.to_owned()),
+        );
+        true
     }
 
     /// A non-empty string (moved out of `text`), or an error.
@@ -99,15 +124,15 @@ impl FileCx<'_> {
         Some(std::mem::take(&mut words.get_mut().0))
     }
 
-    /// `verb` or `verbs` (exactly one of them) → the prefixes.
+    /// The entry's `verb` or `verbs` (exactly one of them) → the prefixes.
     pub(crate) fn verb_list(
         &mut self,
-        verb: Option<&mut Spanned<Words>>,
-        verbs: Option<&mut Spanned<Vec<Spanned<Words>>>>,
+        entry: &mut impl CatalogVerbs,
         header: Range<usize>,
         table: &str,
     ) -> Option<Vec<Vec<String>>> {
-        match (verb, verbs) {
+        let (verb, verbs) = entry.verb_fields();
+        match (verb.as_mut(), verbs.as_mut()) {
             (Some(v), None) => self.words(v, "verb").map(|w| vec![w]),
             (None, Some(vs)) => {
                 if vs.get_ref().is_empty() {
@@ -154,20 +179,28 @@ impl FileCx<'_> {
         let mut out = Vec::with_capacity(list.len());
         let mut ok = true;
         for flag in list {
-            if let Some(problem) = spelling_problem(flag.get_ref()) {
-                self.error(
-                    PolicyError::BadValue,
-                    flag.span(),
-                    format!("`{}` in `{key}` is not a flag", flag.get_ref()),
-                    "not a flag",
-                    Some(problem.to_owned()),
-                );
-                ok = false;
-            } else {
+            if self.is_spelling(flag, key) {
                 out.push(flag.take());
+            } else {
+                ok = false;
             }
         }
         ok.then_some(out)
+    }
+
+    /// Whether `flag` (in `key`) is spelled as a flag; reports it when it is not.
+    pub(crate) fn is_spelling(&mut self, flag: &Text, key: &str) -> bool {
+        let Some(problem) = spelling_problem(flag.get_ref()) else {
+            return true;
+        };
+        self.error(
+            PolicyError::BadValue,
+            flag.span(),
+            format!("`{}` in `{key}` is not a flag", flag.get_ref()),
+            "not a flag",
+            Some(problem.to_owned()),
+        );
+        false
     }
 
     /// [`FileCx::spellings`] where a bad spelling has been reported and the entry will be

@@ -1,9 +1,6 @@
 //! A granted network host: [`HostGrant`].
 
-use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
-
-use serde::{Serialize, Serializer};
 
 use super::{PatternError, escape_controls};
 
@@ -176,25 +173,7 @@ impl HostGrant {
     }
 }
 
-impl fmt::Display for HostGrant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
-    }
-}
-
-impl std::str::FromStr for HostGrant {
-    type Err = PatternError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::new(text)
-    }
-}
-
-impl Serialize for HostGrant {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
-    }
-}
+text_grant!(HostGrant);
 
 #[cfg(test)]
 mod tests {

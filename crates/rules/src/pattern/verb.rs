@@ -1,9 +1,6 @@
 //! Verb patterns: a literal command prefix and one argument glob.
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer};
 
 use super::{PatternError, escape_controls};
 use crate::glob::{SegmentGlobs, WordGlob};
@@ -283,25 +280,7 @@ impl VerbPattern {
     }
 }
 
-impl fmt::Display for VerbPattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
-    }
-}
-
-impl FromStr for VerbPattern {
-    type Err = PatternError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::new(text)
-    }
-}
-
-impl Serialize for VerbPattern {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
-    }
-}
+text_grant!(VerbPattern);
 
 impl<'de> Deserialize<'de> for VerbPattern {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
