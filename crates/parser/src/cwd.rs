@@ -95,6 +95,10 @@ pub(crate) fn apply(
     if target.features.tilde {
         return Some(resolve_tilde(text, cwd, home));
     }
+    if path::is_foreign_absolute(text) {
+        // `cd C:/Users/me` under Git Bash: not a directory below this one.
+        return Some(None);
+    }
     let path = Path::new(text);
     if path.is_absolute() {
         return Some(Some(normalize(path)));

@@ -215,6 +215,34 @@ impl PathForms {
     }
 }
 
+/// Whether `text` is an absolute path of another system's shape: a Windows drive path
+/// (`C:/Users`, `d:\x`, `C:`) or a UNC path (`\\server\share`; `//server/share` is a POSIX
+/// path). Agents on Windows run Git Bash or MSYS, where `C:/Users/me/.bashrc` is the home
+/// directory's start-up file; read here it would be a relative path below the working
+/// directory. Such a path is never known statically: whoever judges it treats it as unknown.
+///
+/// ```
+/// use shellgate_parser::path::is_foreign_absolute;
+///
+/// for text in ["C:/Users/me/.bashrc", "d:\\x", "C:", "z:", "\\\\host\\share"] {
+///     assert!(is_foreign_absolute(text), "{text}");
+/// }
+/// for text in ["src/main.rs", "/etc/hosts", "a:b", "ab:/x", "./C:/x", "http://x"] {
+///     assert!(!is_foreign_absolute(text), "{text}");
+/// }
+/// ```
+#[must_use]
+pub fn is_foreign_absolute(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    match bytes {
+        [drive, b':', rest @ ..] if drive.is_ascii_alphabetic() => {
+            matches!(rest.first(), None | Some(b'/' | b'\\'))
+        }
+        [b'\\', b'\\', ..] => true,
+        _ => false,
+    }
+}
+
 /// Resolves `text` lexically into both match forms: a home prefix ([`home_prefix`]) is
 /// expanded from `home`, a relative path is joined to `cwd` (when it is absolute), and the
 /// result is normalised. `~user/…` is kept as written. Quoting is not considered: a policy

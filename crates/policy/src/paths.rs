@@ -138,6 +138,7 @@ pub fn finish(path: &Path, symlinks: bool) -> Option<PathBuf> {
 /// assert_eq!(expand("~/x", false, cwd, home), Some(PathBuf::from("/w/~/x")));
 /// assert_eq!(expand("a/b", false, cwd, home), Some(PathBuf::from("/w/a/b")));
 /// assert_eq!(expand("~root", true, cwd, home), None);
+/// assert_eq!(expand("C:/Users/me/.bashrc", false, cwd, home), None);
 /// ```
 #[must_use]
 pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
@@ -157,7 +158,8 @@ pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) 
             base.join(rest)
         });
     }
-    if text.is_empty() {
+    // A Windows drive or UNC path (Git Bash): never a path below the working directory.
+    if text.is_empty() || shellgate_parser::path::is_foreign_absolute(text) {
         return None;
     }
     let path = Path::new(text);
