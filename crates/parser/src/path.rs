@@ -220,10 +220,12 @@ impl PathForms {
 /// path). Agents on Windows run Git Bash or MSYS, where `C:/Users/me/.bashrc` is the home
 /// directory's start-up file; read here it would be a relative path below the working
 /// directory. Such a path is never known statically: whoever judges it treats it as unknown.
+/// (On Windows, where they are native paths, this is always false.)
 ///
 /// ```
 /// use shellgate_parser::path::is_foreign_absolute;
 ///
+/// # if cfg!(windows) { return; }
 /// for text in ["C:/Users/me/.bashrc", "d:\\x", "C:", "z:", "\\\\host\\share"] {
 ///     assert!(is_foreign_absolute(text), "{text}");
 /// }
@@ -233,6 +235,10 @@ impl PathForms {
 /// ```
 #[must_use]
 pub fn is_foreign_absolute(text: &str) -> bool {
+    // On Windows itself these are the native absolute forms.
+    if cfg!(windows) {
+        return false;
+    }
     let bytes = text.as_bytes();
     match bytes {
         [drive, b':', rest @ ..] if drive.is_ascii_alphabetic() => {

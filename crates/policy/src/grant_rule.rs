@@ -66,6 +66,9 @@ pub const PACKAGE_RUNNERS: &[&[&str]] = &[
     &["uv", "tool", "run"],
 ];
 
+/// Names no protected glob is about, for [`GrantRule::protected_filter`].
+const ORDINARY_NAMES: &[&str] = &["zz", "zz.txt", ".zz"];
+
 /// Directories of the operating system itself (with the policy's trusted bin directories).
 pub const SYSTEM_DIRS: &[&str] = &[
     "/bin",
@@ -306,6 +309,9 @@ pub struct GrantRule {
     narrow_by_word: HashMap<String, Vec<(Vec<String>, bool)>>,
     /// System directories, normalised.
     system_dirs: Vec<PathBuf>,
+    /// For each unanchored one-segment protected glob whose reads are forced (`**/.env`,
+    /// `**/*.ppk`): its entry's position and a name it matches (`.env`, `x.ppk`).
+    protected_names: Vec<(usize, String)>,
     /// The literal bases of the protected globs ([`literal_base`], per entry and glob) for the
     /// first home directory asked about: nearly every call gives the same one.
     bases: Arc<OnceLock<ProtectedBases>>,
@@ -476,16 +482,48 @@ impl GrantRule {
                 }
             }
         }
+        let protected_names = policy
+            .protected_entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, entry)| entry.read != Decision::Approved)
+            .flat_map(|(at, entry)| {
+                entry.paths.iter().filter_map(move |glob| {
+                    let name = glob.strip_prefix("**/")?;
+                    (!name.contains(['/', '[', '{', '\\']))
+                        .then(|| (at, name.replace(['*', '?'], "x")))
+                })
+            })
+            .collect();
         Self {
             policy,
             code_heads,
             code_heads_by_word,
+            protected_names,
             multi_purpose,
             multi_purpose_by_head,
             narrow_by_word,
             system_dirs,
             bases: Arc::new(OnceLock::new()),
         }
+    }
+
+    /// The protected entry a file-name filter selects, if any: `filter` (`*.env` of
+    /// `grep -r --include='*.env'`, `rg -g`, `find -name`) is matched, as a glob, against a name
+    /// each unanchored protected glob matches (`.env` for `**/.env`), so a recursive read
+    /// filtered to secrets is known to read them. The name the filter matched comes with it. A
+    /// filter that also selects ordinary names (`*`, `.*`, `*.*`) selects nothing in particular.
+    #[must_use]
+    pub fn protected_filter(&self, filter: &str) -> Option<(&Protected, &str)> {
+        let glob = shellgate_rules::glob::WordGlob::new(filter);
+        // A filter that selects ordinary names too (`*`, `.*`) shows no aim at secrets.
+        if ORDINARY_NAMES.iter().any(|name| glob.is_match(name)) {
+            return None;
+        }
+        self.protected_names.iter().find_map(|(at, name)| {
+            let entry = self.policy.protected_entries().get(*at)?;
+            glob.is_match(name).then_some((entry, name.as_str()))
+        })
     }
 
     /// Whether a command named `hint` (its verb chain) is proposed narrowly, with its literal

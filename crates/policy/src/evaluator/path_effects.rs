@@ -123,7 +123,7 @@ impl<'a> Run<'a> {
                 let access = match role.role {
                     Role::ReadPath => {
                         if role.recursive {
-                            self.judge_recursive_read(word, &role.text, ctx, judged);
+                            self.judge_recursive_read(word, &role.text, &inv.words, ctx, judged);
                         }
                         Access::Read
                     }
@@ -271,7 +271,9 @@ impl<'a> Run<'a> {
                         ctx,
                         judged,
                     );
-                    self.judge_recursive_read(root, &root.cooked, ctx, judged);
+                    // The finder's own words hold its filters (`find . -name '*.env'`).
+                    let finder = self.finder_words(inv);
+                    self.judge_recursive_read(root, &root.cooked, finder, ctx, judged);
                 }
             } else if inv.appended_args {
                 let access = if reads_only {
@@ -303,20 +305,53 @@ impl<'a> Run<'a> {
     /// `~/.aws/credentials`, `rg -uu secret ~` reaches `~/.ssh`) touches that path: it needs a
     /// person every time, like naming it would (never a hard deny: the command does not name
     /// the secret).
+    ///
+    /// A recursive read filtered by file name to a protected name (`grep -r KEY
+    /// --include='*.env' .`, `rg -g '*.env'`, `find . -name '.env*' -exec cat {} +`) reads those
+    /// files wherever it runs: it needs a person too. A filter is an option's value (the word
+    /// after a word starting with `-`, or the value of `--flag=VALUE`) that selects protected
+    /// names and not ordinary ones ([`GrantRule::protected_filter`](crate::GrantRule::protected_filter)).
     fn judge_recursive_read(
         &self,
         word: &Word,
         text: &str,
+        words: &[Word],
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
         let Some(dir) = literal_path(word, text, ctx) else {
             return;
         };
-        let Some((entry, base)) = self
-            .gate
-            .grant_rule()
-            .protected_below(&dir, ctx.home, |entry| entry.read != Decision::Approved)
+        let rule = self.gate.grant_rule();
+        let option_values = words.windows(2).filter_map(|pair| match pair {
+            [flag, value] if flag.cooked.starts_with('-') => Some(value.cooked.as_str()),
+            _ => None,
+        });
+        let joined_values = words.iter().filter_map(|w| {
+            w.cooked
+                .split_once('=')
+                .filter(|(flag, _)| flag.starts_with('-'))
+                .map(|(_, value)| value)
+        });
+        if let Some((entry, name)) = option_values
+            .chain(joined_values)
+            .find_map(|filter| rule.protected_filter(filter))
+        {
+            judged.ask_unsaveable(
+                ReasonKind::Path,
+                Some(entry.id.clone()),
+                format!(
+                    "a recursive read of `{}` filtered to names such as `{}` reads them ({}: {})",
+                    display::escape(&dir.to_string_lossy()),
+                    display::escape(name),
+                    entry.id,
+                    entry.why
+                ),
+            );
+            return;
+        }
+        let Some((entry, base)) =
+            rule.protected_below(&dir, ctx.home, |entry| entry.read != Decision::Approved)
         else {
             return;
         };

@@ -186,6 +186,17 @@ impl<'a> Run<'a> {
         })
     }
 
+    /// The words of the finder whose `-exec` runs an invocation (`find . -name '*.env' -exec
+    /// cat {} +`), or none.
+    pub(super) fn finder_words(&self, inv: &Invocation) -> &[shellgate_parser::Word] {
+        inv.origin
+            .iter()
+            .rev()
+            .find(|step| step.via == Via::ExecOption)
+            .and_then(|step| self.expansion.invocations.get(step.invocation))
+            .map_or(&[], |finder| finder.words.as_slice())
+    }
+
     /// Where an invocation comes from, for evidence.
     pub(super) fn origin(&self, inv: &Invocation) -> String {
         let root = inv
