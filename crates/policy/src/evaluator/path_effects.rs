@@ -333,35 +333,29 @@ impl<'a> Run<'a> {
                 .filter(|(flag, _)| flag.starts_with('-'))
                 .map(|(_, value)| value)
         });
-        if let Some((entry, name)) = option_values
+        let filtered = option_values
             .chain(joined_values)
-            .find_map(|filter| rule.protected_filter(filter))
-        {
-            judged.ask_unsaveable(
-                ReasonKind::Path,
-                Some(entry.id.clone()),
-                format!(
-                    "a recursive read of `{}` filtered to names such as `{}` reads them ({}: {})",
-                    display::escape(&dir.to_string_lossy()),
-                    display::escape(name),
-                    entry.id,
-                    entry.why
-                ),
-            );
-            return;
-        }
-        let Some((entry, base)) =
+            .find_map(|filter| rule.protected_filter(filter));
+        let (entry, what) = if let Some((entry, name)) = filtered {
+            let name = display::escape(name);
+            (
+                entry,
+                format!("filtered to names such as `{name}` reads them"),
+            )
+        } else if let Some((entry, base)) =
             rule.protected_below(&dir, ctx.home, |entry| entry.read != Decision::Approved)
-        else {
+        {
+            let base = display::escape(&base.to_string_lossy());
+            (entry, format!("reaches `{base}`"))
+        } else {
             return;
         };
         judged.ask_unsaveable(
             ReasonKind::Path,
             Some(entry.id.clone()),
             format!(
-                "a recursive read of `{}` reaches `{}` ({}: {})",
+                "a recursive read of `{}` {what} ({}: {})",
                 display::escape(&dir.to_string_lossy()),
-                display::escape(&base.to_string_lossy()),
                 entry.id,
                 entry.why
             ),
