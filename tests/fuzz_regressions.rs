@@ -256,3 +256,20 @@ fn a_url_host_with_blanks_is_not_known_statically() {
     let prompt = evaluation.prompt.unwrap();
     assert!(!prompt.persistable);
 }
+
+// Crash input (parse target, session 21): b"noa\nusage@( ){\nOF\n}\n\nno" — render printed the
+// definition as `usage@() { OF\n}`, which reads back as the extglob word `usage@()` followed
+// by `{`, and the lone `}` is then a syntax error.
+#[test]
+fn render_keeps_a_function_name_ending_in_an_extglob_character() {
+    for name in ["f@", "f*", "f+", "f?", "f!"] {
+        let input = format!("{name}( ){{\nOF\n}}\nno");
+        assert_eq!(
+            render(&input).unwrap(),
+            format!("{name} () {{ OF\n}}\nno\n")
+        );
+        assert_round_trip(&input);
+        assert_round_trip(&format!("function {name}() {{ a; }}"));
+    }
+    assert_eq!(render("f( ){ a; }").unwrap(), "f() { a\n}\n");
+}

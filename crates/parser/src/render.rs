@@ -165,6 +165,10 @@ impl Printer<'_> {
                 }
                 self.out.push_str(&function.name);
                 if function.parens || !function.keyword {
+                    // `f@()` would read back as the extglob word `f@()`, not a definition.
+                    if function.name.ends_with(['@', '*', '+', '?', '!']) {
+                        self.out.push(' ');
+                    }
                     self.out.push_str("()");
                 }
                 self.out.push(' ');
