@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use crate::condition::{Condition, Row};
 use crate::decision::Decision;
@@ -284,15 +285,15 @@ pub struct SafeEntry {
     pub why: String,
     /// Operating systems it applies to (empty: all). Names as in `std::env::consts::OS`, with
     /// `linux`, `macos`, `freebsd`, `windows`….
-    pub os: Vec<String>,
+    pub os: Arc<[String]>,
     /// A pure side-effect verb (`echo`, `true`): safe unless it writes through a redirect.
     pub pure: bool,
     /// Flags that take a value.
-    pub value_flags: Vec<String>,
+    pub value_flags: Arc<[String]>,
     /// Flags that make it unsafe.
-    pub unless_flags: Vec<UnlessFlag>,
+    pub unless_flags: Arc<[UnlessFlag]>,
     /// Argument globs that make it unsafe.
-    pub unless_args: Vec<UnlessArg>,
+    pub unless_args: Arc<[UnlessArg]>,
     /// The `unless_args` globs as one set; glob `i` is `unless_args[i]`.
     pub(crate) unless_globs: LazyGlobSet,
 }
@@ -399,17 +400,17 @@ pub struct VerbRoles {
     /// `first_unless` is given (`chmod --reference=F FILE…`, `sed -e SCRIPT FILE…`).
     pub first: Option<Role>,
     /// Flags with which there is no such first operand.
-    pub first_unless: Vec<String>,
+    pub first_unless: Arc<[String]>,
     /// The role of the last operand when there are two or more.
     pub last: Option<Role>,
     /// Option → role of its value.
-    pub options: Vec<(String, Role)>,
+    pub options: Arc<[(String, Role)]>,
     /// `key=value` operands (dd): key → role of the value.
-    pub assign: Vec<(String, Role)>,
+    pub assign: Arc<[(String, Role)]>,
     /// Other flags that take a value (role [`Role::Value`]).
-    pub value_flags: Vec<String>,
+    pub value_flags: Arc<[String]>,
     /// Flags that make its `delete` and `read` operands recursive (`rm -r`, `grep -r`).
-    pub recursive_flags: Vec<String>,
+    pub recursive_flags: Arc<[String]>,
     /// Its `delete` and `read` operands are always recursive (`rg`, `find`, `du`).
     pub recursive: bool,
 }

@@ -216,7 +216,7 @@ fn entry_verdict<'p>(
     let takes = |name: &str| entry.value_flags.iter().any(|v| v == name) || role_takes(name);
     let scan = flags::scan(view.words, start, &takes);
     for hit in &scan.flags {
-        for unless in &entry.unless_flags {
+        for unless in entry.unless_flags.iter() {
             if unless.flags.iter().any(|s| flag_is(&hit.name, s)) {
                 return SafeVerdict::Unsafe {
                     token: cooked(view.words, hit.index),

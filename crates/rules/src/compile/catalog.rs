@@ -102,11 +102,11 @@ impl Builder {
             declares: raw.declares,
             unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),
             why,
-            os,
+            os: os.into(),
             pure: raw.pure,
-            value_flags,
-            unless_flags,
-            unless_args,
+            value_flags: value_flags.into(),
+            unless_flags: unless_flags.into(),
+            unless_args: unless_args.into(),
             unless_globs,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.safe);
@@ -122,32 +122,26 @@ impl Builder {
         table: &str,
     ) {
         let added = self.safe.get(first..).unwrap_or_default();
-        let mut order: Vec<usize> = (0..added.len()).collect();
-        order.sort_by(|a, b| {
-            let verb = |i: &usize| added.get(*i).map(|e| &e.verb);
-            verb(a).cmp(&verb(b)).then(a.cmp(b))
-        });
-        for pair in order.windows(2) {
-            let [earlier, later] = *pair else { continue };
-            let (Some(a), Some(b)) = (added.get(earlier), added.get(later)) else {
+        // Each verb's latest entry so far: a later one is reported against it.
+        let mut seen: HashMap<&[String], usize> = HashMap::with_capacity(added.len());
+        for (later, b) in added.iter().enumerate() {
+            let Some(earlier) = seen.insert(&b.verb, later) else {
                 continue;
             };
             let (Some(previous), Some(span)) = (tables.get(earlier), tables.get(later)) else {
                 continue;
             };
-            if a.verb == b.verb {
-                let verb = b.verb.join(" ");
-                let previous = cx.file.location(previous.start);
-                cx.error(
-                    PolicyError::DuplicateId,
-                    span.clone(),
-                    format!("duplicate `{table}` entry for `{verb}`"),
-                    "duplicate entry",
-                    Some(format!(
-                        "`{verb}` is already catalogued at {previous}; merge the two entries"
-                    )),
-                );
-            }
+            let verb = b.verb.join(" ");
+            let previous = cx.file.location(previous.start);
+            cx.error(
+                PolicyError::DuplicateId,
+                span.clone(),
+                format!("duplicate `{table}` entry for `{verb}`"),
+                "duplicate entry",
+                Some(format!(
+                    "`{verb}` is already catalogued at {previous}; merge the two entries"
+                )),
+            );
         }
     }
 
@@ -342,12 +336,12 @@ impl Builder {
             verb: Vec::new(),
             operands,
             first,
-            first_unless,
+            first_unless: first_unless.into(),
             last,
-            options,
-            assign,
-            value_flags,
-            recursive_flags,
+            options: options.into(),
+            assign: assign.into(),
+            value_flags: value_flags.into(),
+            recursive_flags: recursive_flags.into(),
             recursive: raw.recursive,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.verbs);

@@ -227,25 +227,25 @@ fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
                         &entry.verb,
                         entry.class,
                         Some(entry.why.clone()),
-                        &entry.os,
+                        &entry.os[..],
                         entry.pure,
                         entry.hooks,
                         entry.writes_cwd,
                         entry.declares,
                         &entry.unless_bare,
-                        &entry.value_flags,
+                        &entry.value_flags[..],
                     ),
                     (
                         &verb,
                         class,
                         text(&raw, "why"),
-                        &strings(raw.get("os")),
+                        &strings(raw.get("os"))[..],
                         pure,
                         boolean(&raw, "hooks"),
                         boolean(&raw, "writes_cwd"),
                         boolean(&raw, "declares"),
                         &text(&raw, "unless_bare"),
-                        &strings(raw.get("value_flags")),
+                        &strings(raw.get("value_flags"))[..],
                     ),
                     "{at}"
                 );
@@ -351,32 +351,32 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
         let role = |key: &str| text(&raw, key).map(|name| Role::from_name(&name).unwrap());
         for verb in prefixes(&raw) {
             let entry = roles.next().unwrap();
-            let mut options = entry.options.clone();
+            let mut options = entry.options.to_vec();
             options.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut assign = entry.assign.clone();
+            let mut assign = entry.assign.to_vec();
             assign.sort_by(|a, b| a.0.cmp(&b.0));
             assert_eq!(
                 (
                     &entry.verb,
                     entry.operands,
                     entry.first,
-                    &entry.first_unless,
+                    &entry.first_unless[..],
                     entry.last,
                     options,
                     assign,
-                    &entry.value_flags,
-                    &entry.recursive_flags,
+                    &entry.value_flags[..],
+                    &entry.recursive_flags[..],
                 ),
                 (
                     &verb,
                     role("operands"),
                     role("first"),
-                    &strings(raw.get("first_unless")),
+                    &strings(raw.get("first_unless"))[..],
                     role("last"),
                     role_pairs(&raw, "options"),
                     role_pairs(&raw, "assign"),
-                    &strings(raw.get("value_flags")),
-                    &strings(raw.get("recursive_flags")),
+                    &strings(raw.get("value_flags"))[..],
+                    &strings(raw.get("recursive_flags"))[..],
                 ),
             );
         }
