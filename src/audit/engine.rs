@@ -96,7 +96,7 @@ impl Default for AuditOptions {
             chunk_lines: 8 * 1024,
             chunk_bytes: 1 << 20,
             max_line_bytes: 8 << 20,
-            memo_capacity: 32 * 1024,
+            memo_capacity: 16 * 1024,
         }
     }
 }
