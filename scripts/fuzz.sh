@@ -11,6 +11,9 @@
 #   FUZZ_MAX_LEN    -max_len (default 4096; 8192 for policy_load)
 #   FUZZ_TIMEOUT    -timeout in seconds per input (default 10)
 #   FUZZ_RSS_MB     -rss_limit_mb (default 2048)
+#   FUZZ_TRACE_CMP  1 | 0 (default 1; 0 builds with --no-trace-compares: two to three times
+#                   the executions a second, with coarser feedback on comparisons — for volume
+#                   runs resumed from a corpus that a tracing run grew)
 #
 # The working corpus grows in fuzz/corpus/TARGET (git-ignored), seeded from fuzz/seeds/ on the
 # first run; crashes, timeouts and out-of-memory inputs go to fuzz/artifacts/TARGET/. The log
@@ -77,7 +80,9 @@ if [[ "$target" == parse || "$target" == fast_path || "$target" == evaluate ]] &
   done <fuzz/seeds/commands.txt
 fi
 
-(cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build --sanitizer "$sanitizer" "$target")
+build_flags=(--sanitizer "$sanitizer")
+[[ "${FUZZ_TRACE_CMP:-1}" == 0 ]] && build_flags+=(--no-trace-compares)
+(cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build "${build_flags[@]}" "$target")
 host="$(rustc -vV | sed -n 's/^host: //p')"
 binary="fuzz/target/$host/release/$target"
 
@@ -115,7 +120,7 @@ execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
 rate="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)"
 peak_mb="$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)"
 new_artifacts="$(comm -13 <(echo "$before") <(list_artifacts) | sed '/^$/d')"
-echo "== fuzz $target (sanitizer $sanitizer, max_len $max_len)"
+echo "== fuzz $target (sanitizer $sanitizer, max_len $max_len, trace compares ${FUZZ_TRACE_CMP:-1})"
 echo "executions:       ${execs:-unknown}"
 echo "exec/s:           ${rate:-unknown}"
 echo "duration:         ${elapsed}s"
