@@ -172,3 +172,61 @@ impl GrantRule {
         HostGrant::new(host).map_err(|error| GrantRefusal::Host { error })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::zones::literal_base;
+    use super::*;
+
+    fn rule() -> GrantRule {
+        GrantRule::new(Policy::embedded_default().unwrap())
+    }
+
+    #[test]
+    fn literal_bases_of_protected_globs() {
+        let home = Some(Path::new("/home/u"));
+        let cases = [
+            ("~/.ssh/**", Some("/home/u/.ssh")),
+            ("~/.ssh", Some("/home/u/.ssh")),
+            ("/proc/*/environ", Some("/proc")),
+            ("/etc/ssh/ssh_host_*_key", Some("/etc/ssh")),
+            ("**/.env", None),
+            ("/**", None),
+        ];
+        for (glob, expected) in cases {
+            assert_eq!(
+                literal_base(glob, home),
+                expected.map(PathBuf::from),
+                "{glob}"
+            );
+        }
+        assert_eq!(literal_base("~/.ssh/**", None), None);
+    }
+
+    #[test]
+    fn heads_come_from_the_policy() {
+        let rule = rule();
+        let kind = |text: &str| {
+            let tokens: Vec<&str> = text.split(' ').collect();
+            rule.code_head(&tokens)
+                .map(|(verb, kind)| (verb.join(" "), kind))
+        };
+        let cases = [
+            ("bash -c", Some(("bash", CodeHead::Shell))),
+            ("docker exec c", Some(("docker exec", CodeHead::Shell))),
+            ("sudo apt", Some(("sudo", CodeHead::Privileged))),
+            ("timeout 5", Some(("timeout", CodeHead::Wrapper))),
+            ("python3 -c", Some(("python3", CodeHead::Interpreter))),
+            ("csh -c", Some(("csh", CodeHead::Interpreter))),
+            ("git status", None),
+            ("find .", None),
+            ("docker ps", None),
+        ];
+        for (text, expected) in cases {
+            let expected = expected.map(|(verb, head)| (verb.to_owned(), head));
+            assert_eq!(kind(text), expected, "{text}");
+        }
+    }
+}

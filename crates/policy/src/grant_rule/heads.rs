@@ -223,35 +223,3 @@ impl GrantRule {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use shellgate_rules::Policy;
-
-    use super::*;
-
-    #[test]
-    fn heads_come_from_the_policy() {
-        let rule = GrantRule::new(Policy::embedded_default().unwrap());
-        let kind = |text: &str| {
-            let tokens: Vec<&str> = text.split(' ').collect();
-            rule.code_head(&tokens)
-                .map(|(verb, kind)| (verb.join(" "), kind))
-        };
-        let cases = [
-            ("bash -c", Some(("bash", CodeHead::Shell))),
-            ("docker exec c", Some(("docker exec", CodeHead::Shell))),
-            ("sudo apt", Some(("sudo", CodeHead::Privileged))),
-            ("timeout 5", Some(("timeout", CodeHead::Wrapper))),
-            ("python3 -c", Some(("python3", CodeHead::Interpreter))),
-            ("csh -c", Some(("csh", CodeHead::Interpreter))),
-            ("git status", None),
-            ("find .", None),
-            ("docker ps", None),
-        ];
-        for (text, expected) in cases {
-            let expected = expected.map(|(verb, head)| (verb.to_owned(), head));
-            assert_eq!(kind(text), expected, "{text}");
-        }
-    }
-}
