@@ -6,10 +6,11 @@
 //! original (spans aside), which the property tests check.
 
 use crate::ast::{
-    AAssignment, ARedirect, ATarget, AWord, AndOr, AndOrOp, Command, Compound, DoGroup,
-    HeredocSlot, List, PipeOp, Pipeline, Sep, SimpleCommand, Sub,
+    AAssignment, ARedirect, ATarget, AWord, AndOr, Command, Compound, DoGroup, HeredocSlot, List,
+    Pipeline, Sep, SimpleCommand, Sub,
 };
 use crate::build;
+use crate::clause::Operator;
 use crate::limits;
 
 /// Renders `input` in canonical form, or `None` when it does not parse completely (or is over
@@ -122,10 +123,7 @@ impl Printer<'_> {
     fn and_or(&mut self, and_or: &AndOr) {
         self.pipeline(&and_or.first);
         for (op, pipeline) in &and_or.rest {
-            self.out.push_str(match op {
-                AndOrOp::And => " && ",
-                AndOrOp::Or => " || ",
-            });
+            self.operator((*op).into());
             self.pipeline(pipeline);
         }
     }
@@ -142,12 +140,16 @@ impl Printer<'_> {
         }
         self.command(&pipeline.first);
         for (op, command) in &pipeline.rest {
-            self.out.push_str(match op {
-                PipeOp::Pipe => " | ",
-                PipeOp::PipeBoth => " |& ",
-            });
+            self.operator((*op).into());
             self.command(command);
         }
+    }
+
+    /// An operator between two commands, with a space on either side.
+    fn operator(&mut self, op: Operator) {
+        self.out.push(' ');
+        self.out.push_str(op.as_str());
+        self.out.push(' ');
     }
 
     fn command(&mut self, command: &Command) {
