@@ -202,21 +202,15 @@ pub(super) fn sent_file(text: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
+    /// The rows of `table` in `tests/cases/network.toml`.
+    fn cases(table: &str) -> Vec<(String, Option<String>)> {
+        shellgate_testkit::pairs(include_str!("../../tests/cases/network.toml"), table).unwrap()
+    }
+
     #[test]
     fn hosts_of_urls() {
-        let cases = [
-            ("https://user@example.com:8443/x?y", Some("example.com")),
-            ("http://localhost:8000/health", Some("localhost")),
-            ("localhost:8000/health", Some("localhost")),
-            ("http://[::1]:80/", Some("::1")),
-            ("EXAMPLE.com", Some("example.com")),
-            ("http:///x", None),
-            ("  nction ", None),
-            ("https://exa mple.com/", None),
-            ("", None),
-        ];
-        for (url, host) in cases {
-            assert_eq!(host_of(url).as_deref(), host, "{url}");
+        for (url, host) in cases("host_of") {
+            assert_eq!(host_of(&url), host, "{url}");
         }
     }
 
@@ -245,16 +239,8 @@ mod tests {
 
     #[test]
     fn files_sent() {
-        let cases = [
-            ("@body.json", Some("body.json")),
-            ("<data.txt", Some("data.txt")),
-            ("file=@./a.png;type=image/png", Some("./a.png")),
-            ("name=value", None),
-            ("{\"a\":1}", None),
-            ("@-", None),
-        ];
-        for (text, file) in cases {
-            assert_eq!(sent_file(text), file, "{text}");
+        for (text, file) in cases("sent_file") {
+            assert_eq!(sent_file(&text), file.as_deref(), "{text}");
         }
     }
 }
