@@ -274,21 +274,19 @@ pub fn render(source: &str, mut replacements: Vec<Replacement>) -> String {
 mod tests {
     use super::*;
 
-    /// The rows of `table` in `tests/cases/display.toml`: a text and how it is shown.
-    fn cases(table: &str) -> Vec<(String, Option<String>)> {
-        shellgate_testkit::pairs(include_str!("../tests/cases/display.toml"), table).unwrap()
-    }
+    /// The cases of these tests (see the file).
+    const CASES: &str = include_str!("../tests/cases/display.toml");
 
     #[test]
     fn summaries_count_lines_and_chars() {
-        for (text, shown) in cases("summarize") {
+        for (text, shown) in shellgate_testkit::pairs(CASES, "summarize").unwrap() {
             assert_eq!(Some(summarize(&text)), shown, "{text:?}");
         }
     }
 
     #[test]
     fn hidden_characters_are_escaped() {
-        for (text, shown) in cases("escape") {
+        for (text, shown) in shellgate_testkit::pairs(CASES, "escape").unwrap() {
             assert_eq!(Some(escape(&text)), shown, "{text:?}");
         }
     }

@@ -202,14 +202,12 @@ pub(super) fn sent_file(text: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
-    /// The rows of `table` in `tests/cases/network.toml`.
-    fn cases(table: &str) -> Vec<(String, Option<String>)> {
-        shellgate_testkit::pairs(include_str!("../../tests/cases/network.toml"), table).unwrap()
-    }
+    /// The cases of these tests (see the file).
+    const CASES: &str = include_str!("../../tests/cases/network.toml");
 
     #[test]
     fn hosts_of_urls() {
-        for (url, host) in cases("host_of") {
+        for (url, host) in shellgate_testkit::pairs(CASES, "host_of").unwrap() {
             assert_eq!(host_of(&url), host, "{url}");
         }
     }
@@ -239,7 +237,7 @@ mod tests {
 
     #[test]
     fn files_sent() {
-        for (text, file) in cases("sent_file") {
+        for (text, file) in shellgate_testkit::pairs(CASES, "sent_file").unwrap() {
             assert_eq!(sent_file(&text), file.as_deref(), "{text}");
         }
     }
