@@ -148,9 +148,7 @@ mod tests {
     fn binds_each_form() {
         let args = words(&["_", "/", "a b"]);
         let corpus = include_str!("../tests/cases/positional.toml");
-        for (code, bound) in shellgate_testkit::pairs(corpus, "bind").unwrap() {
-            assert_eq!(bind(&code, &args), bound, "{code}");
-        }
+        shellgate_testkit::check_pairs(corpus, "bind", |code| bind(code, &args));
     }
 
     #[test]

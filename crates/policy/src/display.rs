@@ -279,16 +279,12 @@ mod tests {
 
     #[test]
     fn summaries_count_lines_and_chars() {
-        for (text, shown) in shellgate_testkit::pairs(CASES, "summarize").unwrap() {
-            assert_eq!(Some(summarize(&text)), shown, "{text:?}");
-        }
+        shellgate_testkit::check_pairs(CASES, "summarize", |text| Some(summarize(text)));
     }
 
     #[test]
     fn hidden_characters_are_escaped() {
-        for (text, shown) in shellgate_testkit::pairs(CASES, "escape").unwrap() {
-            assert_eq!(Some(escape(&text)), shown, "{text:?}");
-        }
+        shellgate_testkit::check_pairs(CASES, "escape", |text| Some(escape(text)));
     }
 
     /// Regression (issue 13): a 1 MiB command gave a 1 MiB prompt display.

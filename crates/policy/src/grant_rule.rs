@@ -188,13 +188,9 @@ mod tests {
     fn literal_bases_of_protected_globs() {
         let home = Some(Path::new("/home/u"));
         let corpus = include_str!("../tests/cases/grant_rule.toml");
-        for (glob, expected) in shellgate_testkit::pairs(corpus, "literal_base").unwrap() {
-            assert_eq!(
-                literal_base(&glob, home),
-                expected.map(PathBuf::from),
-                "{glob}"
-            );
-        }
+        shellgate_testkit::check_pairs(corpus, "literal_base", |glob| {
+            literal_base(glob, home).map(|base| base.display().to_string())
+        });
         assert_eq!(literal_base("~/.ssh/**", None), None);
     }
 

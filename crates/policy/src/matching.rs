@@ -315,13 +315,7 @@ mod tests {
     /// `tests/cases/matching.toml`, and none of `[topic] rejects`.
     fn check_topic(topic: &str) {
         let corpus = include_str!("../tests/cases/matching.toml");
-        for (pattern, command, expected) in shellgate_testkit::verdicts(corpus, topic).unwrap() {
-            assert_eq!(
-                check(&pattern, &command),
-                expected,
-                "{pattern} vs {command}"
-            );
-        }
+        shellgate_testkit::check_verdicts(corpus, topic, check);
     }
 
     #[test]

@@ -325,9 +325,7 @@ mod tests {
     /// `tests/cases/proposal.toml`.
     fn assert_proposal_cases(table: &str) {
         let corpus = include_str!("../tests/cases/proposal.toml");
-        for (command, expected) in shellgate_testkit::pairs(corpus, table).unwrap() {
-            assert_eq!(proposal(&command), expected, "{command}");
-        }
+        shellgate_testkit::check_pairs(corpus, table, proposal);
     }
 
     /// The grant rule of the default policy with `toml` as the user's policy file.

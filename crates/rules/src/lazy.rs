@@ -600,9 +600,7 @@ mod tests {
     #[test]
     fn glob_guards() {
         let corpus = include_str!("../tests/cases/lazy.toml");
-        for (glob, guard) in shellgate_testkit::pairs(corpus, "glob_guard").unwrap() {
-            assert_eq!(glob_guard(&glob), guard, "{glob}");
-        }
+        shellgate_testkit::check_pairs(corpus, "glob_guard", glob_guard);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! A corpus file (`crates/*/tests/cases/*.toml`) holds one array of rows per table (a dotted
 //! name reaches into a TOML table); each row is an array of strings. [`pairs`] reads inputs
-//! and outputs, [`verdicts`] what a matcher matches and rejects:
+//! and outputs, [`verdicts`] what a matcher matches and rejects; [`check_pairs`] and
+//! [`check_verdicts`] assert them, naming every row that fails:
 //!
 //! ```toml
 //! host_of = [
@@ -83,6 +84,54 @@ pub fn verdicts(corpus: &str, topic: &str) -> Result<Vec<(String, String, bool)>
     Ok(cases)
 }
 
+/// Asserts that `f` gives each row's output for its input (see [`pairs`]: a row of one, `None`),
+/// failing with every row it does not hold for.
+///
+/// # Panics
+///
+/// When a row does not hold, or the table cannot be read.
+pub fn check_pairs(corpus: &str, table: &str, f: impl Fn(&str) -> Option<String>) {
+    let failures: Vec<String> = read(pairs(corpus, table), table)
+        .into_iter()
+        .filter_map(|(input, expected)| {
+            let got = f(&input);
+            (got != expected).then(|| format!("{input:?}: got {got:?}, expected {expected:?}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "`{table}`:\n{}", failures.join("\n"));
+}
+
+/// Asserts that `f(pattern, text)` matches every row of `TOPIC.matches` and none of
+/// `TOPIC.rejects` (see [`verdicts`]), failing with every row it does not hold for.
+///
+/// # Panics
+///
+/// When a row does not hold, or the tables cannot be read.
+pub fn check_verdicts(corpus: &str, topic: &str, f: impl Fn(&str, &str) -> bool) {
+    let failures: Vec<String> = read(verdicts(corpus, topic), topic)
+        .into_iter()
+        .filter(|(pattern, text, expected)| f(pattern, text) != *expected)
+        .map(|(pattern, text, expected)| {
+            let verb = if expected {
+                "should match"
+            } else {
+                "should not match"
+            };
+            format!("{pattern:?} {verb} {text:?}")
+        })
+        .collect();
+    assert!(failures.is_empty(), "`{topic}`:\n{}", failures.join("\n"));
+}
+
+/// The rows read, or a failed test.
+#[expect(
+    clippy::panic,
+    reason = "a table that cannot be read fails the test that reads it"
+)]
+fn read<T>(rows: Result<Vec<T>, String>, table: &str) -> Vec<T> {
+    rows.unwrap_or_else(|error| panic!("`{table}`: {error}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +156,25 @@ mod tests {
         assert_eq!(rows(corpus, "empty"), Err("no rows in `empty`".into()));
         assert_eq!(rows(corpus, "g"), Err("no rows in `g`".into()));
         assert_eq!(rows(corpus, "t.h"), Err("no rows in `t.h`".into()));
+    }
+
+    #[test]
+    fn checks_name_every_failing_row() {
+        let corpus = "f = [[\"a\", \"A\"], [\"b\"], [\"c\", \"C\"]]\n\
+                      [g]\nmatches = [[\"x\", \"x\"]]\nrejects = [[\"x\", \"y\"]]\n";
+        check_pairs(corpus, "f", |input| {
+            (input != "b").then(|| input.to_uppercase())
+        });
+        check_verdicts(corpus, "g", |pattern, text| pattern == text);
+        let failed = std::panic::catch_unwind(|| check_pairs(corpus, "f", |_| None));
+        let message = failed.unwrap_err().downcast::<String>().unwrap();
+        assert_eq!(
+            *message,
+            "`f`:\n\"a\": got None, expected Some(\"A\")\n\"c\": got None, expected Some(\"C\")"
+        );
+        let failed = std::panic::catch_unwind(|| check_verdicts(corpus, "g", |_, _| true));
+        let message = failed.unwrap_err().downcast::<String>().unwrap();
+        assert_eq!(*message, "`g`:\n\"x\" should not match \"y\"");
     }
 
     #[test]
