@@ -23,8 +23,36 @@
 /// assert_eq!(Colour::from_name("Red"), None);
 /// assert_eq!(Colour::Red.to_string(), "red");
 /// ```
+///
+/// Inside this crate, a final `from_str = "what";` also implements `FromStr` with a
+/// [`PolicyError::UnknownName`](crate::PolicyError::UnknownName) for any other name: "did you
+/// mean" the closest name, else "a WHAT is `A`, `B` or `C`".
 #[macro_export]
 macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$variant_meta:meta])* $variant:ident = $text:literal ),+ $(,)?
+        }
+        from_str = $what:literal;
+    ) => {
+        $crate::named_enum! {
+            $(#[$meta])*
+            $vis enum $name {
+                $( $(#[$variant_meta])* $variant = $text ),+
+            }
+        }
+
+        impl ::core::str::FromStr for $name {
+            type Err = $crate::PolicyError;
+
+            fn from_str(text: &str) -> Result<Self, Self::Err> {
+                Self::from_name(text).ok_or_else(|| {
+                    $crate::PolicyError::unknown_named($what, text, &Self::ALL.map(Self::as_str))
+                })
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
