@@ -79,6 +79,16 @@ fn report_of(dir: &Path, args: &[&str]) -> Value {
     json_of(&shellgate(dir, args, None))
 }
 
+/// Writes `text` to `name` in `dir`, then the JSON report of `shellgate audit --json ARGS NAME`
+/// run there.
+fn audit_file(dir: &Path, name: &str, text: &str, args: &[&str]) -> Value {
+    write(dir, name, text);
+    let mut all = vec!["audit", "--json"];
+    all.extend_from_slice(args);
+    all.push(name);
+    report_of(dir, &all)
+}
+
 /// One `--decisions` line, byte for byte (keys in contract order).
 fn decision(line: u64, command: &str, decision: &str, rules: &[&str]) -> String {
     format!(
@@ -102,10 +112,11 @@ fn jsonl_records_with_cwd_and_audience() {
         text.push_str(&json!({"timestamp": "2026-05-12T09:00:00Z", "command": command, "cwd": "/home/dev/p", "audience": "personal"}).to_string());
         text.push('\n');
     }
-    write(dir.path(), "log.jsonl", &text);
-    let report = report_of(
+    let report = audit_file(
         dir.path(),
-        &["audit", "--decisions", "out.jsonl", "--json", "log.jsonl"],
+        "log.jsonl",
+        &text,
+        &["--decisions", "out.jsonl"],
     );
     assert_eq!(
         report["files"],
@@ -217,10 +228,11 @@ fn as_recorded_summarises_the_recorded_decisions() {
 fn forced_format_and_standard_input() {
     let dir = tempfile::tempdir().unwrap();
     // A `.jsonl` name read as plain lines because `--format lines` says so.
-    write(dir.path(), "odd.jsonl", "{\"command\":\"ls\"}\n");
-    let report = report_of(
+    let report = audit_file(
         dir.path(),
-        &["audit", "--json", "--format", "lines", "odd.jsonl"],
+        "odd.jsonl",
+        "{\"command\":\"ls\"}\n",
+        &["--format", "lines"],
     );
     assert_eq!(report["files"][0]["format"], "lines");
     assert_eq!(
@@ -318,11 +330,7 @@ fn malformed_lines_are_reported_with_line_numbers_and_never_stop_the_run() {
         r#"{"command":"git st"#,
     ]
     .join("\n");
-    write(dir.path(), "log.jsonl", &text);
-    let report = report_of(
-        dir.path(),
-        &["audit", "--json", "--decisions", "d.jsonl", "log.jsonl"],
-    );
+    let report = audit_file(dir.path(), "log.jsonl", &text, &["--decisions", "d.jsonl"]);
     assert_eq!(report["records"], 2);
     assert_eq!(
         report["malformed"],
@@ -447,11 +455,7 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
         text.push_str(&format!("python3 -c 'x.f({i})'\n"));
     }
     text.push_str("rm -rf /\n");
-    write(dir.path(), "cmds.txt", &text);
-    let report = report_of(
-        dir.path(),
-        &["audit", "--json", "--cwd", "/home/dev/p", "cmds.txt"],
-    );
+    let report = audit_file(dir.path(), "cmds.txt", &text, &["--cwd", "/home/dev/p"]);
     assert_eq!(
         report["suggested_grants"],
         json!([{"kind": "pattern", "pattern": "shopctl sync *", "prompts_removed": 5}])
