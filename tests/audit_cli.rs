@@ -74,17 +74,18 @@ fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-/// The JSON report of `shellgate ARGS` run in `dir`, checking it exits 0.
+/// The JSON report of `shellgate audit --json ARGS` run in `dir`, checking it exits 0.
 fn report_of(dir: &Path, args: &[&str]) -> Value {
-    json_of(&shellgate(dir, args, None))
+    let mut all = vec!["audit", "--json"];
+    all.extend_from_slice(args);
+    json_of(&shellgate(dir, &all, None))
 }
 
 /// Writes `text` to `name` in `dir`, then the JSON report of `shellgate audit --json ARGS NAME`
 /// run there.
 fn audit_file(dir: &Path, name: &str, text: &str, args: &[&str]) -> Value {
     write(dir, name, text);
-    let mut all = vec!["audit", "--json"];
-    all.extend_from_slice(args);
+    let mut all = args.to_vec();
     all.push(name);
     report_of(dir, &all)
 }
@@ -399,10 +400,7 @@ fn policy_diff_against_a_baseline() {
         "git push origin main\ngit status\ngit push origin main\ngit push --tags\nrm -rf /\n",
     );
     let baseline = repo("tests/data/audit/deny-git-push.toml");
-    let report = report_of(
-        dir.path(),
-        &["audit", "--json", "--baseline", &baseline, "cmds.txt"],
-    );
+    let report = report_of(dir.path(), &["--baseline", &baseline, "cmds.txt"]);
     assert_eq!(
         report["baseline"],
         json!({
@@ -424,8 +422,6 @@ fn policy_diff_against_a_baseline() {
     let report = report_of(
         dir.path(),
         &[
-            "audit",
-            "--json",
             "--policy",
             &baseline,
             "--baseline",
@@ -437,7 +433,7 @@ fn policy_diff_against_a_baseline() {
     assert_eq!(report["baseline"]["changes"][0]["to"], "HardDenied");
     assert_eq!(report["baseline"]["changed"], 3);
     // Without a baseline there is no diff.
-    let report = report_of(dir.path(), &["audit", "--json", "cmds.txt"]);
+    let report = report_of(dir.path(), &["cmds.txt"]);
     assert_eq!(report["baseline"], Value::Null);
 }
 
@@ -484,8 +480,6 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
     let report = report_of(
         dir.path(),
         &[
-            "audit",
-            "--json",
             "--cwd",
             "/home/dev/p",
             "--allow",
@@ -506,8 +500,6 @@ fn the_example_session_audits_cleanly() {
     let report = report_of(
         dir.path(),
         &[
-            "audit",
-            "--json",
             "--decisions",
             "d.jsonl",
             &repo("examples/agent-session.jsonl"),
