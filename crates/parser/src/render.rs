@@ -145,6 +145,13 @@ impl Printer<'_> {
         }
     }
 
+    /// A list between `open` and `close` (a subshell, a group).
+    fn enclosed(&mut self, open: &str, list: &List, close: char) {
+        self.out.push_str(open);
+        self.list(list);
+        self.out.push(close);
+    }
+
     /// An operator between two commands, with a space on either side.
     fn operator(&mut self, op: Operator) {
         self.out.push(' ');
@@ -280,16 +287,8 @@ impl Printer<'_> {
 
     fn compound(&mut self, compound: &Compound) {
         match compound {
-            Compound::Subshell(list) => {
-                self.out.push_str("( ");
-                self.list(list);
-                self.out.push(')');
-            }
-            Compound::Group(list) => {
-                self.out.push_str("{ ");
-                self.list(list);
-                self.out.push('}');
-            }
+            Compound::Subshell(list) => self.enclosed("( ", list, ')'),
+            Compound::Group(list) => self.enclosed("{ ", list, '}'),
             Compound::If {
                 branches,
                 otherwise,
