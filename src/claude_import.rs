@@ -24,38 +24,21 @@
 //! Rules for other tools (`Read(…)`, `WebFetch(…)`) are listed too: shellgate judges shell
 //! commands only.
 
-use std::fmt;
 use std::fmt::Write as _;
 
 use serde_json::Value;
 use shellgate_policy::{GrantRule, VerbPattern};
 
-/// The three lists of `permissions`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum List {
-    /// `permissions.allow`.
-    Allow,
-    /// `permissions.ask`.
-    Ask,
-    /// `permissions.deny`.
-    Deny,
-}
-
-impl List {
-    /// `allow`, `ask` or `deny`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Allow => "allow",
-            Self::Ask => "ask",
-            Self::Deny => "deny",
-        }
-    }
-}
-
-impl fmt::Display for List {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
+shellgate_rules::named_enum! {
+    /// The three lists of `permissions`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum List {
+        /// `permissions.allow`.
+        Allow = "allow",
+        /// `permissions.ask`.
+        Ask = "ask",
+        /// `permissions.deny`.
+        Deny = "deny",
     }
 }
 

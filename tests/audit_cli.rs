@@ -74,9 +74,20 @@ fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-/// The JSON report of `shellgate ARGS` run in `dir`, checking it exits 0.
+/// The JSON report of `shellgate audit --json ARGS` run in `dir`, checking it exits 0.
 fn report_of(dir: &Path, args: &[&str]) -> Value {
-    json_of(&shellgate(dir, args, None))
+    let mut all = vec!["audit", "--json"];
+    all.extend_from_slice(args);
+    json_of(&shellgate(dir, &all, None))
+}
+
+/// Writes `text` to `name` in `dir`, then the JSON report of `shellgate audit --json ARGS NAME`
+/// run there.
+fn audit_file(dir: &Path, name: &str, text: &str, args: &[&str]) -> Value {
+    write(dir, name, text);
+    let mut all = args.to_vec();
+    all.push(name);
+    report_of(dir, &all)
 }
 
 /// One `--decisions` line, byte for byte (keys in contract order).
@@ -102,10 +113,11 @@ fn jsonl_records_with_cwd_and_audience() {
         text.push_str(&json!({"timestamp": "2026-05-12T09:00:00Z", "command": command, "cwd": "/home/dev/p", "audience": "personal"}).to_string());
         text.push('\n');
     }
-    write(dir.path(), "log.jsonl", &text);
-    let report = report_of(
+    let report = audit_file(
         dir.path(),
-        &["audit", "--decisions", "out.jsonl", "--json", "log.jsonl"],
+        "log.jsonl",
+        &text,
+        &["--decisions", "out.jsonl"],
     );
     assert_eq!(
         report["files"],
@@ -217,10 +229,11 @@ fn as_recorded_summarises_the_recorded_decisions() {
 fn forced_format_and_standard_input() {
     let dir = tempfile::tempdir().unwrap();
     // A `.jsonl` name read as plain lines because `--format lines` says so.
-    write(dir.path(), "odd.jsonl", "{\"command\":\"ls\"}\n");
-    let report = report_of(
+    let report = audit_file(
         dir.path(),
-        &["audit", "--json", "--format", "lines", "odd.jsonl"],
+        "odd.jsonl",
+        "{\"command\":\"ls\"}\n",
+        &["--format", "lines"],
     );
     assert_eq!(report["files"][0]["format"], "lines");
     assert_eq!(
@@ -318,11 +331,7 @@ fn malformed_lines_are_reported_with_line_numbers_and_never_stop_the_run() {
         r#"{"command":"git st"#,
     ]
     .join("\n");
-    write(dir.path(), "log.jsonl", &text);
-    let report = report_of(
-        dir.path(),
-        &["audit", "--json", "--decisions", "d.jsonl", "log.jsonl"],
-    );
+    let report = audit_file(dir.path(), "log.jsonl", &text, &["--decisions", "d.jsonl"]);
     assert_eq!(report["records"], 2);
     assert_eq!(
         report["malformed"],
@@ -391,10 +400,7 @@ fn policy_diff_against_a_baseline() {
         "git push origin main\ngit status\ngit push origin main\ngit push --tags\nrm -rf /\n",
     );
     let baseline = repo("tests/data/audit/deny-git-push.toml");
-    let report = report_of(
-        dir.path(),
-        &["audit", "--json", "--baseline", &baseline, "cmds.txt"],
-    );
+    let report = report_of(dir.path(), &["--baseline", &baseline, "cmds.txt"]);
     assert_eq!(
         report["baseline"],
         json!({
@@ -416,8 +422,6 @@ fn policy_diff_against_a_baseline() {
     let report = report_of(
         dir.path(),
         &[
-            "audit",
-            "--json",
             "--policy",
             &baseline,
             "--baseline",
@@ -429,7 +433,7 @@ fn policy_diff_against_a_baseline() {
     assert_eq!(report["baseline"]["changes"][0]["to"], "HardDenied");
     assert_eq!(report["baseline"]["changed"], 3);
     // Without a baseline there is no diff.
-    let report = report_of(dir.path(), &["audit", "--json", "cmds.txt"]);
+    let report = report_of(dir.path(), &["cmds.txt"]);
     assert_eq!(report["baseline"], Value::Null);
 }
 
@@ -447,11 +451,7 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
         text.push_str(&format!("python3 -c 'x.f({i})'\n"));
     }
     text.push_str("rm -rf /\n");
-    write(dir.path(), "cmds.txt", &text);
-    let report = report_of(
-        dir.path(),
-        &["audit", "--json", "--cwd", "/home/dev/p", "cmds.txt"],
-    );
+    let report = audit_file(dir.path(), "cmds.txt", &text, &["--cwd", "/home/dev/p"]);
     assert_eq!(
         report["suggested_grants"],
         json!([{"kind": "pattern", "pattern": "shopctl sync *", "prompts_removed": 5}])
@@ -480,8 +480,6 @@ fn suggested_grants_are_proven_and_never_banned_widenings() {
     let report = report_of(
         dir.path(),
         &[
-            "audit",
-            "--json",
             "--cwd",
             "/home/dev/p",
             "--allow",
@@ -502,8 +500,6 @@ fn the_example_session_audits_cleanly() {
     let report = report_of(
         dir.path(),
         &[
-            "audit",
-            "--json",
             "--decisions",
             "d.jsonl",
             &repo("examples/agent-session.jsonl"),

@@ -11,10 +11,11 @@
     reason = "test code: a failed step should fail the test loudly"
 )]
 
+mod common;
+
+use common::EXE;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-const EXE: &str = env!("CARGO_BIN_EXE_shellgate");
 
 /// `shellgate doctor` with `home` as `$HOME`, `project` as the project, and no shellgate on
 /// `PATH`.

@@ -13,11 +13,9 @@
 
 mod common;
 
-use common::stdout;
+use common::{EXE, stdout};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-const EXE: &str = env!("CARGO_BIN_EXE_shellgate");
 
 /// `shellgate install ARGS` with `home` as `$HOME` and a `PATH` without shellgate on it (so the
 /// hook runs this binary by its full path).

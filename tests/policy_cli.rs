@@ -35,11 +35,28 @@ fn eval(extra: &[&str], command: &str, trust: &Path) -> (i32, Value) {
     (code, value)
 }
 
+/// `eval --json COMMAND` with no grants, checking that it exits with `decision`'s exit code
+/// (0 `Approved`, 2 `NeedsPrompt`, 3 `HardDenied`) and that the JSON says `decision`.
+fn eval_decided(command: &str, decision: &str) -> Value {
+    let (_dir, trust) = trust_file();
+    let (code, value) = eval(&[], command, &trust);
+    let expected = match decision {
+        "Approved" => 0,
+        "NeedsPrompt" => 2,
+        "HardDenied" => 3,
+        other => panic!("not a decision: {other}"),
+    };
+    assert_eq!(
+        (code, value["decision"].as_str()),
+        (expected, Some(decision)),
+        "{value}"
+    );
+    value
+}
+
 #[test]
 fn approved_json_is_exact() {
-    let (_dir, trust) = trust_file();
-    let (code, value) = eval(&[], "echo hi", &trust);
-    assert_eq!(code, 0);
+    let value = eval_decided("echo hi", "Approved");
     assert_eq!(
         value,
         json!({
@@ -59,12 +76,9 @@ fn approved_json_is_exact() {
 
 #[test]
 fn needs_prompt_json_has_one_prompt() {
-    let (_dir, trust) = trust_file();
     // The copy's only unmet need is a write outside every zone: the prompt offers the path,
     // not a pattern; the push needs a pattern.
-    let (code, value) = eval(&[], "cp /etc/hosts /srv/backup/hosts && git push", &trust);
-    assert_eq!(code, 2);
-    assert_eq!(value["decision"], "NeedsPrompt");
+    let value = eval_decided("cp /etc/hosts /srv/backup/hosts && git push", "NeedsPrompt");
     assert_eq!(value["hard_deny"], json!([]));
     assert_eq!(
         value["prompt"],
@@ -97,10 +111,7 @@ fn needs_prompt_json_has_one_prompt() {
 
 #[test]
 fn hard_denied_json_lists_the_rule_and_exits_3() {
-    let (_dir, trust) = trust_file();
-    let (code, value) = eval(&[], "ls; rm -rf /", &trust);
-    assert_eq!(code, 3);
-    assert_eq!(value["decision"], "HardDenied");
+    let value = eval_decided("ls; rm -rf /", "HardDenied");
     assert_eq!(value["prompt"], Value::Null);
     let hits = value["hard_deny"].as_array().unwrap();
     assert_eq!(hits.len(), 1);
@@ -195,26 +206,27 @@ fn the_command_can_come_from_standard_input() {
 #[test]
 fn usage_errors_exit_1_with_help() {
     let (_dir, trust) = trust_file();
-    let (code, stdout, stderr) = run(&["eval", "--audience", "personl", "--", "ls"], &trust, None);
-    assert_eq!((code, stdout.as_str()), (1, ""));
-    assert!(stderr.contains("unknown audience `personl`"), "{stderr}");
-    assert!(stderr.contains("did you mean `personal`?"), "{stderr}");
-    let (code, _, stderr) = run(&["eval", "--allow", "git push", "--", "ls"], &trust, None);
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains("`git push` has no trailing argument glob"),
-        "{stderr}"
-    );
-    let (code, _, stderr) = run(
-        &["eval", "--policy", "/nonexistent/p.toml", "--", "ls"],
-        &trust,
-        None,
-    );
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains("cannot read `/nonexistent/p.toml`"),
-        "{stderr}"
-    );
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &["eval", "--audience", "personl", "--", "ls"],
+            &["unknown audience `personl`", "did you mean `personal`?"],
+        ),
+        (
+            &["eval", "--allow", "git push", "--", "ls"],
+            &["`git push` has no trailing argument glob"],
+        ),
+        (
+            &["eval", "--policy", "/nonexistent/p.toml", "--", "ls"],
+            &["cannot read `/nonexistent/p.toml`"],
+        ),
+    ];
+    for (args, messages) in cases {
+        let (code, stdout, stderr) = run(args, &trust, None);
+        assert_eq!((code, stdout.as_str()), (1, ""), "{args:?}");
+        for message in messages {
+            assert!(stderr.contains(message), "{stderr}");
+        }
+    }
 }
 
 #[test]

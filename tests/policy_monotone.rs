@@ -337,7 +337,8 @@ fn consistent(evaluation: &Evaluation) -> Result<(), TestCaseError> {
 }
 
 /// Removing the grant at `pick` from the list `list` names never lowers the decision on
-/// `command`; with `check_consistent`, both evaluations are also consistent.
+/// `command`; with `check_consistent`, both evaluations are also consistent. An empty list
+/// holds nothing to remove.
 fn removing_never_lowers<T>(
     command: &str,
     grants: &Grants,
@@ -347,7 +348,9 @@ fn removing_never_lowers<T>(
 ) -> Result<(), TestCaseError> {
     let mut fewer = grants.clone();
     let items = list(&mut fewer);
-    prop_assume!(!items.is_empty());
+    if items.is_empty() {
+        return Ok(());
+    }
     items.remove(pick.index(items.len()));
     let gate = default_gate();
     let full = gate.evaluate(command, &state(gate, grants));
@@ -359,15 +362,21 @@ fn removing_never_lowers<T>(
     monotone(command, &full, &reduced)
 }
 
+/// The evaluations of `command` with `grants` under the default policy, then under `other`.
+fn default_then(other: &GateEvaluator, command: &str, grants: &Grants) -> (Evaluation, Evaluation) {
+    let base = default_gate();
+    (
+        base.evaluate(command, &state(base, grants)),
+        other.evaluate(command, &state(other, grants)),
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     #[test]
     fn adding_a_deny_rule_never_lowers_the_decision(command in command(), grants in grants(), rule in 0..EXTRA_DENY.len()) {
-        let base = default_gate();
-        let stricter = &stricter_gates()[rule];
-        let before = base.evaluate(&command, &state(base, &grants));
-        let after = stricter.evaluate(&command, &state(stricter, &grants));
+        let (before, after) = default_then(&stricter_gates()[rule], &command, &grants);
         consistent(&before)?;
         consistent(&after)?;
         prop_assert!(after.decision >= before.decision, "{command:?}: {} then {}", before.decision, after.decision);
@@ -375,10 +384,7 @@ proptest! {
 
     #[test]
     fn adding_an_ask_rule_never_lowers_the_decision(command in command(), grants in grants(), rule in 0..EXTRA_DENY.len()) {
-        let base = default_gate();
-        let asking = &asking_gates()[rule];
-        let before = base.evaluate(&command, &state(base, &grants));
-        let after = asking.evaluate(&command, &state(asking, &grants));
+        let (before, after) = default_then(&asking_gates()[rule], &command, &grants);
         consistent(&after)?;
         prop_assert!(after.decision >= before.decision, "{command:?}: {} then {}", before.decision, after.decision);
         // An ask rule never denies by itself: only what denied before denies now.
@@ -396,23 +402,12 @@ proptest! {
         prop_assert!(!hit || after.decision >= Decision::NeedsPrompt, "{:?}: an ask rule hit but {}", command, after.decision);
     }
 
+    /// Each kind of grant in turn: a zone, a run zone, a pattern, a host grant.
     #[test]
-    fn removing_a_zone_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
+    fn removing_a_grant_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
         removing_never_lowers(&command, &grants, |g| &mut g.zones, pick, true)?;
-    }
-
-    #[test]
-    fn removing_a_run_zone_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
         removing_never_lowers(&command, &grants, |g| &mut g.run_zones, pick, true)?;
-    }
-
-    #[test]
-    fn removing_a_pattern_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
         removing_never_lowers(&command, &grants, |g| &mut g.patterns, pick, false)?;
-    }
-
-    #[test]
-    fn removing_a_host_grant_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
         removing_never_lowers(&command, &grants, |g| &mut g.hosts, pick, true)?;
     }
 

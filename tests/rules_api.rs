@@ -8,64 +8,7 @@ use shellgate_rules::{
     TokenClass, ZoneVars,
 };
 
-const BASE: &str = r#"
-version = 1
-
-[settings]
-max_shell_depth = 4
-trusted_bin_dirs = ["/usr/bin", "/bin"]
-
-[[deny]]
-id = "rm-rf-root"
-category = "destructive"
-reason = "recursive forced delete of /; delete the build directory instead"
-verb = ["rm"]
-flags_all = [["-r", "--recursive"], ["-f", "--force"]]
-args_any = ["/"]
-
-[[deny]]
-id = "curl-sh"
-category = "exfiltration"
-reason = "runs a downloaded script unseen; download and read it first"
-pipeline = { from = [["curl"]], to = [["sh"]] }
-
-[[deny]]
-id = "fork-bomb"
-category = "destructive"
-reason = "exhausts the machine; there is no safe variant"
-raw = ':\(\)\s*\{'
-
-[[safe]]
-verb = ["cat"]
-why = "reads files"
-
-[audience.personal]
-read = "all"
-write = ["{project}", "{tmp}/shellgate"]
-
-[audience.team]
-read = ["{project}"]
-write = ["{session}"]
-
-[[protected]]
-id = "ssh"
-paths = ["~/.ssh", "~/.ssh/**"]
-read = "NeedsPrompt"
-write = "HardDenied"
-why = "ssh keys"
-
-[[protected]]
-id = "dotenv"
-paths = ["**/.env"]
-read = "NeedsPrompt"
-write = "NeedsPrompt"
-why = "secrets"
-
-[[test]]
-name = "cat is silent"
-command = "cat README.md"
-expect = "Approved"
-"#;
+const BASE: &str = include_str!("data/policies/api-base.toml");
 
 fn base() -> PolicySource {
     PolicySource::new("base.toml", BASE, Layer::Default)

@@ -5,21 +5,7 @@ use miette::Diagnostic as _;
 use shellgate_rules::{Layer, PolicyError, PolicySource};
 
 /// A small default layer the fixtures build on.
-const BASE: &str = r#"
-version = 1
-
-[settings]
-max_shell_depth = 8
-
-[[deny]]
-id = "rm-rf-root"
-category = "destructive"
-reason = "recursive delete of /; delete the build directory instead"
-verb = ["rm"]
-flags_all = [["-r", "--recursive"], ["-f", "--force"]]
-args_any = ["/"]
-match = ["rm -rf /"]
-"#;
+const BASE: &str = include_str!("data/policies/errors-base.toml");
 
 #[expect(
     clippy::panic,

@@ -10,6 +10,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -36,12 +37,24 @@ fn run(args: &[&str], trust: &Path) -> (i32, String, String) {
     common::outcome(out)
 }
 
-/// Each of `cases` (arguments, standard error) exits 1 with exactly that error and no output.
-fn assert_refused(trust: &Path, cases: &[(&[&str], &str)]) {
-    for (args, stderr) in cases {
+/// Each case of `table` in `tests/data/approvals_refused.toml` (arguments, standard error)
+/// exits 1 with exactly that error and no output.
+fn assert_refused(trust: &Path, table: &str) {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Case {
+        args: Vec<String>,
+        stderr: String,
+    }
+    let mut tables: BTreeMap<String, Vec<Case>> =
+        toml::from_str(include_str!("data/approvals_refused.toml")).unwrap();
+    let cases = tables.remove(table).unwrap();
+    assert!(!cases.is_empty(), "{table}");
+    for case in cases {
+        let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
         assert_eq!(
-            run(args, trust),
-            (1, String::new(), (*stderr).to_owned()),
+            run(&args, trust),
+            (1, String::new(), case.stderr),
             "{args:?}"
         );
     }
@@ -170,29 +183,7 @@ fn an_empty_store_lists_no_approvals() {
 #[test]
 fn validation_errors_exit_1_with_help() {
     let (_dir, path) = trust_file();
-    let cases: [(&[&str], &str); 5] = [
-        (
-            &["approvals", "trust-verb", "git push"],
-            "error: `git push` has no trailing argument glob\n  help: a pattern needs a trailing argument glob such as `git push *`; add ` *` to allow any arguments\n",
-        ),
-        (
-            &["approvals", "trust-zone", "/etc"],
-            "error: zone `/etc` is too broad\n  help: a zone must be at least two directories deep, such as `/home/me` or `/tmp/build`; `/`, `/etc` or `/home` trust too much\n",
-        ),
-        (
-            &["approvals", "trust-zone", "relative/dir"],
-            "error: zone `relative/dir` is not an absolute path\n  help: give an absolute directory such as `/home/me/project`, or start it with `~/`\n",
-        ),
-        (
-            &["approvals", "revoke", "--pattern", "ls *"],
-            "error: pattern `ls *` is not trusted for audience `personal`\n  help: run `shellgate approvals list` to see what is trusted\n",
-        ),
-        (
-            &["approvals", "--audience", "bad name", "list"],
-            "error: audience `bad name` is not a valid name\n  help: use 1 to 64 letters, digits, `-` or `_`, such as `personal`\n",
-        ),
-    ];
-    assert_refused(&path, &cases);
+    assert_refused(&path, "validation");
     assert!(!path.exists(), "failed commands must not create the file");
 }
 
@@ -390,33 +381,7 @@ fn the_location_comes_from_flag_then_env_then_xdg_then_home() {
 #[test]
 fn regression_dangerous_grants_are_refused_with_the_narrower_alternative() {
     let (_dir, path) = trust_file();
-    let cases: [(&[&str], &str); 6] = [
-        (
-            &["approvals", "trust-verb", "git *"],
-            "error: `git *` would approve every `git` subcommand\n  help: name the subcommand, such as `git status *` or `git log *`\n",
-        ),
-        (
-            &["approvals", "trust-verb", "bash *"],
-            "error: `bash *` would approve too much: `bash` is a shell, which runs whatever code it is given\n  help: approve the commands the code runs, one pattern each (such as `cargo test *`); a script file can only be allowed once, when asked\n",
-        ),
-        (
-            &["approvals", "trust-verb", "python3 *"],
-            "error: `python3 *` would approve too much: `python3` is an interpreter, which runs whatever code it is given\n  help: save the exact command when a prompt offers it: such a pattern matches only that command\n",
-        ),
-        (
-            &["approvals", "trust-verb", "sudo *"],
-            "error: `sudo *` would approve too much: `sudo` is a privilege wrapper, which runs whatever command follows it as another user\n  help: commands run through `sudo` always need a person; they cannot be approved for good\n",
-        ),
-        (
-            &["approvals", "trust-zone", "~"],
-            "error: `/home/u` would trust the whole home directory `/home/u`\n  help: trust a project directory inside it instead, such as `~/src/project`\n",
-        ),
-        (
-            &["approvals", "trust-zone", "/usr/local", "--read-only"],
-            "error: `/usr/local` covers the system directory `/usr/local/bin`\n  help: trust a directory of your own instead: a project, build or data directory\n",
-        ),
-    ];
-    assert_refused(&path, &cases);
+    assert_refused(&path, "dangerous");
     assert!(!path.exists(), "nothing was written");
     // The narrower grants are accepted.
     for args in [

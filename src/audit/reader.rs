@@ -442,23 +442,25 @@ impl<R: BufRead> LineReader<R> {
 mod tests {
     use super::*;
 
-    fn lines_of(input: &str, limits: ChunkLimits) -> Vec<Vec<(u64, String, bool)>> {
+    /// The chunks `input` is read in: each line as `NO="TEXT"` (`!` after it when too long),
+    /// chunks separated by ` | `.
+    fn chunks_of(input: &str, limits: ChunkLimits) -> String {
         let mut reader = LineReader::new(input.as_bytes());
         let mut chunk = Chunk::default();
         let mut out = Vec::new();
         while reader.fill(&mut chunk, limits).unwrap() {
-            out.push(
-                chunk
-                    .lines
-                    .iter()
-                    .map(|line| {
-                        let text = String::from_utf8(chunk.text(line).to_vec()).unwrap();
-                        (line.no, text, line.too_long)
-                    })
-                    .collect(),
-            );
+            let lines: Vec<String> = chunk
+                .lines
+                .iter()
+                .map(|line| {
+                    let text = String::from_utf8(chunk.text(line).to_vec()).unwrap();
+                    let long = if line.too_long { "!" } else { "" };
+                    format!("{}={text:?}{long}", line.no)
+                })
+                .collect();
+            out.push(lines.join(" "));
         }
-        out
+        out.join(" | ")
     }
 
     const SMALL: ChunkLimits = ChunkLimits {
@@ -467,28 +469,24 @@ mod tests {
         line_bytes: 8,
     };
 
+    /// Chunks of at most two lines, each line at most 8 bytes (a longer one is kept empty and
+    /// marked).
     #[test]
     fn chunks_split_lines_and_strip_terminators() {
-        let got = lines_of("ls\r\ngit status\n\nlast", SMALL);
-        assert_eq!(
-            got,
-            vec![
-                vec![(1, "ls".to_owned(), false), (2, String::new(), true)],
-                vec![(3, String::new(), false), (4, "last".to_owned(), false)],
-            ]
-        );
-    }
-
-    #[test]
-    fn a_line_of_exactly_the_limit_is_kept() {
-        let got = lines_of("12345678\n123456789\nok\n", SMALL);
-        assert_eq!(
-            got,
-            vec![
-                vec![(1, "12345678".to_owned(), false), (2, String::new(), true)],
-                vec![(3, "ok".to_owned(), false)],
-            ]
-        );
+        let cases = [
+            (
+                "ls\r\ngit status\n\nlast",
+                r#"1="ls" 2=""! | 3="" 4="last""#,
+            ),
+            // A line of exactly the limit is kept.
+            (
+                "12345678\n123456789\nok\n",
+                r#"1="12345678" 2=""! | 3="ok""#,
+            ),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(chunks_of(input, SMALL), expected, "{input:?}");
+        }
     }
 
     #[test]

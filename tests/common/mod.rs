@@ -16,6 +16,9 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+/// The `shellgate` binary under test.
+pub const EXE: &str = env!("CARGO_BIN_EXE_shellgate");
+
 /// A private temporary directory standing in for a user's home and state.
 pub struct Sandbox {
     dir: tempfile::TempDir,
@@ -52,7 +55,7 @@ impl Sandbox {
     /// `XDG_CONFIG_HOME` and `XDG_STATE_HOME`, no `SHELLGATE_TRUST`, `SHELLGATE_AUDIT_LOG` or
     /// agent project directory from the caller, and every standard stream piped.
     pub fn shellgate(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_shellgate"));
+        let mut command = Command::new(EXE);
         command
             .args(args)
             .env("HOME", self.path("home"))

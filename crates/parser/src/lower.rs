@@ -96,6 +96,35 @@ struct Lowerer<'a> {
     truncated: bool,
 }
 
+impl From<AndOrOp> for Operator {
+    fn from(op: AndOrOp) -> Self {
+        match op {
+            AndOrOp::And => Self::And,
+            AndOrOp::Or => Self::Or,
+        }
+    }
+}
+
+impl From<PipeOp> for Operator {
+    fn from(op: PipeOp) -> Self {
+        match op {
+            PipeOp::Pipe => Self::Pipe,
+            PipeOp::PipeBoth => Self::PipeBoth,
+        }
+    }
+}
+
+/// The kind of the edge an operator draws between two clauses.
+const fn edge_kind(op: Operator) -> EdgeKind {
+    match op {
+        Operator::Sequence => EdgeKind::Sequence,
+        Operator::Background => EdgeKind::Background,
+        Operator::And => EdgeKind::And,
+        Operator::Or => EdgeKind::Or,
+        Operator::Pipe | Operator::PipeBoth => EdgeKind::Pipe,
+    }
+}
+
 impl Lowerer<'_> {
     /// Joins `next`, when a clause came of it, after `prev` with `op`: it becomes `prev`, and
     /// `first` when there was none.
@@ -105,10 +134,9 @@ impl Lowerer<'_> {
         prev: &mut Option<usize>,
         next: Option<usize>,
         op: Operator,
-        kind: EdgeKind,
     ) {
         if next.is_some() {
-            self.join(*prev, next, op, kind);
+            self.join(*prev, next, op);
             *first = first.or(next);
             *prev = next;
         }
@@ -127,7 +155,7 @@ impl Lowerer<'_> {
         Some(index)
     }
 
-    fn join(&mut self, prev: Option<usize>, next: Option<usize>, op: Operator, kind: EdgeKind) {
+    fn join(&mut self, prev: Option<usize>, next: Option<usize>, op: Operator) {
         if let Some(next) = next {
             if let Some(clause) = self.clauses.get_mut(next)
                 && clause.operator.is_none()
@@ -135,7 +163,7 @@ impl Lowerer<'_> {
                 clause.operator = Some(op);
             }
             if let Some(prev) = prev {
-                self.edges.push((prev, next, kind));
+                self.edges.push((prev, next, edge_kind(op)));
             }
         }
     }
@@ -159,12 +187,12 @@ impl Lowerer<'_> {
             };
             if head.is_some() {
                 if prev.is_some() {
-                    let (op, kind) = if prev_sep == Sep::Background {
-                        (Operator::Background, EdgeKind::Background)
+                    let op = if prev_sep == Sep::Background {
+                        Operator::Background
                     } else {
-                        (Operator::Sequence, EdgeKind::Sequence)
+                        Operator::Sequence
                     };
-                    self.join(prev, head, op, kind);
+                    self.join(prev, head, op);
                 }
                 first = first.or(head);
                 prev = head;
@@ -200,11 +228,7 @@ impl Lowerer<'_> {
                 before.clone_from(cwd);
                 self.lower_pipeline(pipeline, frame, cwd)
             };
-            let (o, kind) = match op {
-                AndOrOp::And => (Operator::And, EdgeKind::And),
-                AndOrOp::Or => (Operator::Or, EdgeKind::Or),
-            };
-            self.append(&mut first, &mut prev, next, o, kind);
+            self.append(&mut first, &mut prev, next, op.into());
         }
         first
     }
@@ -221,11 +245,7 @@ impl Lowerer<'_> {
         for (op, command) in pipeline.rest {
             let mut stage_cwd = cwd.clone();
             let next = self.lower_command(command, stage, &mut stage_cwd);
-            let (o, kind) = match op {
-                PipeOp::Pipe => (Operator::Pipe, EdgeKind::Pipe),
-                PipeOp::PipeBoth => (Operator::PipeBoth, EdgeKind::Pipe),
-            };
-            self.append(&mut first, &mut prev, next, o, kind);
+            self.append(&mut first, &mut prev, next, op.into());
         }
         first
     }

@@ -6,10 +6,11 @@
 //! original (spans aside), which the property tests check.
 
 use crate::ast::{
-    AAssignment, ARedirect, ATarget, AWord, AndOr, AndOrOp, Command, Compound, DoGroup,
-    HeredocSlot, List, PipeOp, Pipeline, Sep, SimpleCommand, Sub,
+    AAssignment, ARedirect, ATarget, AWord, AndOr, Command, Compound, DoGroup, HeredocSlot, List,
+    Pipeline, Sep, SimpleCommand, Sub,
 };
 use crate::build;
+use crate::clause::Operator;
 use crate::limits;
 
 /// Renders `input` in canonical form, or `None` when it does not parse completely (or is over
@@ -122,10 +123,7 @@ impl Printer<'_> {
     fn and_or(&mut self, and_or: &AndOr) {
         self.pipeline(&and_or.first);
         for (op, pipeline) in &and_or.rest {
-            self.out.push_str(match op {
-                AndOrOp::And => " && ",
-                AndOrOp::Or => " || ",
-            });
+            self.operator((*op).into());
             self.pipeline(pipeline);
         }
     }
@@ -142,12 +140,23 @@ impl Printer<'_> {
         }
         self.command(&pipeline.first);
         for (op, command) in &pipeline.rest {
-            self.out.push_str(match op {
-                PipeOp::Pipe => " | ",
-                PipeOp::PipeBoth => " |& ",
-            });
+            self.operator((*op).into());
             self.command(command);
         }
+    }
+
+    /// A list between `open` and `close` (a subshell, a group).
+    fn enclosed(&mut self, open: &str, list: &List, close: char) {
+        self.out.push_str(open);
+        self.list(list);
+        self.out.push(close);
+    }
+
+    /// An operator between two commands, with a space on either side.
+    fn operator(&mut self, op: Operator) {
+        self.out.push(' ');
+        self.out.push_str(op.as_str());
+        self.out.push(' ');
     }
 
     fn command(&mut self, command: &Command) {
@@ -282,16 +291,8 @@ impl Printer<'_> {
 
     fn compound(&mut self, compound: &Compound) {
         match compound {
-            Compound::Subshell(list) => {
-                self.out.push_str("( ");
-                self.list(list);
-                self.out.push(')');
-            }
-            Compound::Group(list) => {
-                self.out.push_str("{ ");
-                self.list(list);
-                self.out.push('}');
-            }
+            Compound::Subshell(list) => self.enclosed("( ", list, ')'),
+            Compound::Group(list) => self.enclosed("{ ", list, '}'),
             Compound::If {
                 branches,
                 otherwise,

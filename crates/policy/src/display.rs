@@ -274,50 +274,17 @@ pub fn render(source: &str, mut replacements: Vec<Replacement>) -> String {
 mod tests {
     use super::*;
 
+    /// The cases of these tests (see the file).
+    const CASES: &str = include_str!("../tests/cases/display.toml");
+
     #[test]
     fn summaries_count_lines_and_chars() {
-        let cases = [
-            ("a\nb", "(2 lines, 3 chars)"),
-            ("a\n", "(1 lines, 2 chars)"),
-            ("a\r\nb", "(2 lines, 4 chars)"),
-            ("a\rb", "(2 lines, 3 chars)"),
-            ("\n\n", "(2 lines, 2 chars)"),
-            ("é\nü", "(2 lines, 3 chars)"),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(summarize(text), expected, "{text:?}");
-        }
+        shellgate_testkit::check_pairs(CASES, "summarize", |text| Some(summarize(text)));
     }
 
     #[test]
     fn hidden_characters_are_escaped() {
-        let cases = [
-            ("plain text", "plain text"),
-            ("a\u{0}b", "a\\x00b"),
-            ("del\u{7f}", "del\\x7f"),
-            ("c1\u{85}", "c1\\u{85}"),
-            (
-                "\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}",
-                "\\u{202a}\\u{202b}\\u{202c}\\u{202d}\\u{202e}",
-            ),
-            (
-                "\u{2066}\u{2067}\u{2068}\u{2069}",
-                "\\u{2066}\\u{2067}\\u{2068}\\u{2069}",
-            ),
-            ("\u{200e}\u{200f}\u{61c}", "\\u{200e}\\u{200f}\\u{61c}"),
-            (
-                "\u{200b}\u{200c}\u{200d}\u{2060}\u{feff}",
-                "\\u{200b}\\u{200c}\\u{200d}\\u{2060}\\u{feff}",
-            ),
-            ("line\u{2028}sep", "line\\u{2028}sep"),
-            ("tag\u{e0041}", "tag\\u{e0041}"),
-            ("soft\u{ad}hyphen", "soft\\u{ad}hyphen"),
-            ("ünïcödé ok → ✓", "ünïcödé ok → ✓"),
-            ("back\\slash", "back\\slash"),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(escape(text), expected, "{text:?}");
-        }
+        shellgate_testkit::check_pairs(CASES, "escape", |text| Some(escape(text)));
     }
 
     /// Regression (issue 13): a 1 MiB command gave a 1 MiB prompt display.

@@ -444,9 +444,13 @@ mod tests {
     fn patterns_are_deduplicated_and_removable() {
         let mut state = TrustState::new("personal", "/w");
         let pattern: VerbPattern = "git push *".parse().unwrap();
-        state.add_pattern(pattern.clone(), GrantSource::Session);
-        state.add_pattern(pattern.clone(), GrantSource::Session);
-        state.add_pattern(pattern.clone(), GrantSource::Store);
+        for source in [
+            GrantSource::Session,
+            GrantSource::Session,
+            GrantSource::Store,
+        ] {
+            state.add_pattern(pattern.clone(), source);
+        }
         assert_eq!(state.patterns().len(), 2);
         assert_eq!(state.remove_pattern(&pattern), 2);
         assert!(state.patterns().is_empty());

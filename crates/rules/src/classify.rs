@@ -90,31 +90,9 @@ mod tests {
     #[test]
     fn seed_002_value_rule() {
         let c = Classifier::builtin().unwrap();
-        let cases = [
-            ("v0.4.2", TokenClass::Value),
-            ("0.4.2", TokenClass::Value),
-            ("1.0.0-beta.3", TokenClass::Value),
-            ("aa211dc", TokenClass::Value),
-            ("v0.4.1..dev", TokenClass::Value),
-            ("test123", TokenClass::Value),
-            ("8080", TokenClass::Value),
-            ("v2", TokenClass::Value),
-            ("main", TokenClass::Word),
-            ("origin", TokenClass::Word),
-            ("-3", TokenClass::Flag),
-            ("--max-count=10", TokenClass::Flag),
-            ("/tmp/build1", TokenClass::Path),
-            ("src/lib2.rs", TokenClass::Path),
-            ("~", TokenClass::Path),
-            ("..", TokenClass::Path),
-            ("https://x.io/1", TokenClass::Url),
-            ("$HOME", TokenClass::EnvRef),
-            ("*.rs", TokenClass::Glob),
-            ("file[12]", TokenClass::Glob),
-            ("", TokenClass::Word),
-        ];
-        for (token, class) in cases {
-            assert_eq!(c.classify(token), class, "{token}");
-        }
+        let corpus = include_str!("../tests/cases/classify.toml");
+        shellgate_testkit::check_pairs(corpus, "builtin", |token| {
+            Some(c.classify(token).as_str().to_owned())
+        });
     }
 }

@@ -34,7 +34,7 @@ use crate::model::{
     WrapperOptions, ZoneTemplate,
 };
 use crate::pattern::VerbPattern;
-use crate::policy::{DEFAULT_POLICY, Examples, Policy};
+use crate::policy::{DEFAULT_POLICY, Declared, Examples, Policy};
 use crate::protected::ProtectedPaths;
 use crate::raw::{
     CatalogVerbs, RawAudience, RawClassify, RawDeny, RawFile, RawInline, RawInterpreter,
@@ -43,6 +43,7 @@ use crate::raw::{
 };
 use crate::read::Reader;
 use crate::tree::{Embedded, Tree};
+use crate::verb_table::VerbTable;
 use shellgate_parser::path as paths;
 
 mod catalog;
@@ -507,22 +508,22 @@ impl Builder {
             })
             .collect();
         let classifier = LazyClassifier::new(pairs);
-        let policy = Policy::assemble(crate::policy::Parts {
+        let declared = Declared {
             settings: self.settings,
-            deny: self.deny,
-            guards: &self.guards,
-            safe: self.safe,
-            wrappers: self.wrappers,
-            shells: self.shells,
-            interpreters: self.interpreters,
-            verbs: self.verbs,
+            deny: VerbTable::new(self.deny),
+            safe: VerbTable::new(self.safe),
+            wrappers: VerbTable::new(self.wrappers),
+            shells: VerbTable::new(self.shells),
+            interpreters: VerbTable::new(self.interpreters),
+            verbs: VerbTable::new(self.verbs),
             classifier,
             audiences: self.audiences,
             protected: ProtectedPaths::new(self.protected),
             tests: self.tests.into_iter().map(|t| t.test).collect(),
             disabled: self.disabled,
             examples: self.examples,
-        });
+        };
+        let policy = Policy::assemble(declared, &self.guards);
         Ok(policy)
     }
 }

@@ -1,9 +1,5 @@
 //! The gate's decision, ordered so that the strictest one wins.
 
-use std::str::FromStr;
-
-use crate::error::PolicyError;
-
 crate::named_enum! {
     /// What the gate decides about a command. Ordered `Approved < NeedsPrompt < HardDenied`, so
     /// combining the decisions of several clauses is `max` (`ALL` is least strict first).
@@ -18,21 +14,7 @@ crate::named_enum! {
         /// Refused, whatever anyone approved.
         HardDenied = "HardDenied",
     }
-}
-
-impl FromStr for Decision {
-    type Err = PolicyError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::from_name(text).ok_or_else(|| {
-            PolicyError::unknown_name(
-                "decision",
-                text,
-                Self::ALL.map(Self::as_str),
-                "a decision is `Approved`, `NeedsPrompt` or `HardDenied`",
-            )
-        })
-    }
+    from_str = "decision";
 }
 
 #[cfg(test)]
@@ -65,5 +47,16 @@ mod tests {
         let err = "Aproved".parse::<Decision>().unwrap_err();
         assert_eq!(err.to_string(), "unknown decision `Aproved`");
         assert_eq!(err.help_text(), Some("did you mean `Approved`?"));
+        let err = "maybe".parse::<Decision>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown decision `maybe`");
+        assert_eq!(
+            err.help_text(),
+            Some("a decision is `Approved`, `NeedsPrompt` or `HardDenied`")
+        );
+        let err = "global".parse::<crate::Layer>().unwrap_err();
+        assert_eq!(
+            err.help_text(),
+            Some("a layer is `default`, `user` or `project`")
+        );
     }
 }

@@ -48,7 +48,13 @@ impl Policy {
             .and_then(|w| self.command_name(w))
             .map(|(name, _)| name);
         let mut candidates: Vec<usize> = keyed
-            .map(|name| self.deny.candidates(name).map(|(i, _)| i).collect())
+            .map(|name| {
+                self.declared
+                    .deny
+                    .candidates(name)
+                    .map(|(i, _)| i)
+                    .collect()
+            })
             .unwrap_or_default();
         candidates.extend(self.deny_any_verb.iter().copied());
         if candidates.is_empty() {

@@ -415,6 +415,26 @@ impl PolicyError {
     }
 }
 
+impl PolicyError {
+    /// `name` is not one of `names`, every name of a `what` (`decision`): the help is the
+    /// closest name, or else all of them (`a decision is `Approved`, `NeedsPrompt` or
+    /// `HardDenied``).
+    pub(crate) fn unknown_named(what: &'static str, name: &str, names: &[&str]) -> Self {
+        let quoted: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+        let listed = match quoted.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        Self::unknown_name(
+            what,
+            name,
+            names.iter().copied(),
+            &format!("a {what} is {listed}"),
+        )
+    }
+}
+
 pub(crate) fn did_you_mean<'c, I>(input: &str, candidates: I) -> Option<String>
 where
     I: IntoIterator<Item = &'c str>,

@@ -1,12 +1,11 @@
 //! The compiled, immutable pieces of a [`crate::Policy`].
 
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::condition::{Condition, Row};
 use crate::decision::Decision;
-use crate::error::{Location, PolicyError};
+use crate::error::Location;
 use crate::lazy::LazyGlobSet;
 use crate::verb_table::Keyed;
 use shellgate_parser::path as paths;
@@ -30,21 +29,7 @@ crate::named_enum! {
         /// Files shipped with a project. May only add restrictions.
         Project = "project",
     }
-}
-
-impl FromStr for Layer {
-    type Err = PolicyError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::from_name(text).ok_or_else(|| {
-            PolicyError::unknown_name(
-                "layer",
-                text,
-                Self::ALL.map(Self::as_str),
-                "a layer is `default`, `user` or `project`",
-            )
-        })
-    }
+    from_str = "layer";
 }
 
 /// One policy file to load.

@@ -2,7 +2,8 @@
 
 /// Declares a fieldless enum whose every variant is written `Variant = "name"`, with the one
 /// table of names that serves it all: `ALL` (every value, in declaration order), `as_str` (the
-/// name), `from_name` (the value of a name) and `Display` (the name). Attributes and doc
+/// name), `from_name` (the value of a name) and `Display` (the name, padded to any width the
+/// format asks for). Attributes and doc
 /// comments on the enum and its variants stay as written; the enum must be `Copy`.
 ///
 /// ```
@@ -22,9 +23,38 @@
 /// assert_eq!(Colour::from_name("red"), Some(Colour::Red));
 /// assert_eq!(Colour::from_name("Red"), None);
 /// assert_eq!(Colour::Red.to_string(), "red");
+/// assert_eq!(format!("[{:<5}]", Colour::Red), "[red  ]");
 /// ```
+///
+/// Inside this crate, a final `from_str = "what";` also implements `FromStr` with a
+/// [`PolicyError::UnknownName`](crate::PolicyError::UnknownName) for any other name: "did you
+/// mean" the closest name, else "a WHAT is `A`, `B` or `C`".
 #[macro_export]
 macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$variant_meta:meta])* $variant:ident = $text:literal ),+ $(,)?
+        }
+        from_str = $what:literal;
+    ) => {
+        $crate::named_enum! {
+            $(#[$meta])*
+            $vis enum $name {
+                $( $(#[$variant_meta])* $variant = $text ),+
+            }
+        }
+
+        impl ::core::str::FromStr for $name {
+            type Err = $crate::PolicyError;
+
+            fn from_str(text: &str) -> Result<Self, Self::Err> {
+                Self::from_name(text).ok_or_else(|| {
+                    $crate::PolicyError::unknown_named($what, text, &Self::ALL.map(Self::as_str))
+                })
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
@@ -57,7 +87,7 @@ macro_rules! named_enum {
 
         impl ::core::fmt::Display for $name {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(self.as_str())
+                f.pad(self.as_str())
             }
         }
     };

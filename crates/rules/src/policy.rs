@@ -63,11 +63,10 @@ pub struct CommandView<'a> {
 /// never again. `Send + Sync`, cheap to share behind an `Arc`.
 #[derive(Clone, Debug)]
 pub struct Policy {
-    pub(crate) settings: Settings,
+    /// What the policy files declare.
+    pub(crate) declared: Declared,
     /// The trusted bin dirs as text.
     pub(crate) trusted: Vec<String>,
-    /// Every active deny rule, in declaration order.
-    pub(crate) deny: VerbTable<DenyRule>,
     /// The `command` rules without a `verb`: candidates for every command.
     pub(crate) deny_any_verb: Vec<usize>,
     /// The `raw` regexes; regex `i` belongs to rule `raw_rules[i]`.
@@ -75,18 +74,6 @@ pub struct Policy {
     pub(crate) raw_rules: Vec<usize>,
     /// The `pipeline` rules.
     pub(crate) pipeline_rules: Vec<usize>,
-    pub(crate) safe: VerbTable<SafeEntry>,
-    pub(crate) wrappers: VerbTable<Wrapper>,
-    pub(crate) shells: VerbTable<Shell>,
-    pub(crate) interpreters: VerbTable<Interpreter>,
-    pub(crate) verbs: VerbTable<VerbRoles>,
-    pub(crate) classifier: LazyClassifier,
-    pub(crate) audiences: BTreeMap<String, Audience>,
-    pub(crate) protected: ProtectedPaths,
-    pub(crate) tests: Vec<PolicyTest>,
-    pub(crate) disabled: Vec<DisabledRule>,
-    /// The `match`/`not_match` examples recorded at compile time (see [`Policy::examples`]).
-    pub(crate) examples: Vec<RuleExample>,
     /// `settings.release_names` as one set.
     pub(crate) release_set: LazyGlobSet,
     /// `settings.secret_names` as one set.
@@ -100,22 +87,23 @@ const _: () = {
     assert_send_sync::<Policy>();
 };
 
-/// Everything [`Policy::assemble`] needs.
-pub(crate) struct Parts<'g> {
+/// What the policy files declare, layered and compiled: what [`Policy::assemble`] indexes.
+#[derive(Clone, Debug)]
+pub(crate) struct Declared {
     pub(crate) settings: Settings,
-    pub(crate) deny: Vec<DenyRule>,
-    /// Required literals of `raw` regexes, by regex (see `guard.rs`).
-    pub(crate) guards: &'g BTreeMap<String, Vec<String>>,
-    pub(crate) safe: Vec<SafeEntry>,
-    pub(crate) wrappers: Vec<Wrapper>,
-    pub(crate) shells: Vec<Shell>,
-    pub(crate) interpreters: Vec<Interpreter>,
-    pub(crate) verbs: Vec<VerbRoles>,
+    /// Every active deny rule, in declaration order.
+    pub(crate) deny: VerbTable<DenyRule>,
+    pub(crate) safe: VerbTable<SafeEntry>,
+    pub(crate) wrappers: VerbTable<Wrapper>,
+    pub(crate) shells: VerbTable<Shell>,
+    pub(crate) interpreters: VerbTable<Interpreter>,
+    pub(crate) verbs: VerbTable<VerbRoles>,
     pub(crate) classifier: LazyClassifier,
     pub(crate) audiences: BTreeMap<String, Audience>,
     pub(crate) protected: ProtectedPaths,
     pub(crate) tests: Vec<PolicyTest>,
     pub(crate) disabled: Vec<DisabledRule>,
+    /// The `match`/`not_match` examples recorded at compile time (see [`Policy::examples`]).
     pub(crate) examples: Vec<RuleExample>,
 }
 
@@ -175,22 +163,22 @@ impl Policy {
     /// rules a later layer disabled included: the runner skips them).
     #[must_use]
     pub fn examples(&self) -> &[RuleExample] {
-        &self.examples
+        &self.declared.examples
     }
 
     /// Builds the lookup tables.
-    pub(crate) fn assemble(parts: Parts<'_>) -> Self {
+    pub(crate) fn assemble(declared: Declared, guards: &BTreeMap<String, Vec<String>>) -> Self {
         let mut deny_any_verb = Vec::new();
         let mut raw = Vec::new();
         let mut raw_rules = Vec::new();
         let mut pipeline_rules = Vec::new();
-        for (i, rule) in parts.deny.iter().enumerate() {
+        for (i, rule) in declared.deny.entries().iter().enumerate() {
             match rule.kind {
                 DenyKind::Command if rule.verb().is_empty() => deny_any_verb.push(i),
                 DenyKind::Command => {}
                 DenyKind::Raw => {
                     if let Some(regex) = rule.raw_regex() {
-                        let guard = parts.guards.get(regex).cloned();
+                        let guard = guards.get(regex).cloned();
                         raw.push(RawRegex::new(regex.to_owned(), guard));
                         raw_rules.push(i);
                     }
@@ -198,38 +186,26 @@ impl Policy {
                 DenyKind::Pipeline => pipeline_rules.push(i),
             }
         }
-        let trusted = parts
-            .settings
+        let settings = &declared.settings;
+        let trusted = settings
             .trusted_bin_dirs
             .iter()
             .filter_map(|d| d.to_str())
             .map(str::to_owned)
             .collect();
-        let release_set = LazyGlobSet::new(parts.settings.release_names.clone());
-        let secret_set = LazyGlobSet::new(parts.settings.secret_names.clone());
-        let code_loading_set = WordGlobSet::new(parts.settings.code_loading_variables.clone());
+        let release_set = LazyGlobSet::new(settings.release_names.clone());
+        let secret_set = LazyGlobSet::new(settings.secret_names.clone());
+        let code_loading_set = WordGlobSet::new(settings.code_loading_variables.clone());
         Self {
             release_set,
             secret_set,
             code_loading_set,
             trusted,
-            deny: VerbTable::new(parts.deny),
             deny_any_verb,
             raw: RawMatcher::new(raw),
             raw_rules,
             pipeline_rules,
-            safe: VerbTable::new(parts.safe),
-            wrappers: VerbTable::new(parts.wrappers),
-            shells: VerbTable::new(parts.shells),
-            interpreters: VerbTable::new(parts.interpreters),
-            verbs: VerbTable::new(parts.verbs),
-            settings: parts.settings,
-            classifier: parts.classifier,
-            audiences: parts.audiences,
-            protected: parts.protected,
-            tests: parts.tests,
-            disabled: parts.disabled,
-            examples: parts.examples,
+            declared,
         }
     }
 
@@ -315,7 +291,7 @@ impl Policy {
     /// The commands of `settings.narrow` (verb chains), proposed narrowly.
     #[must_use]
     pub fn narrow_commands(&self) -> &[Vec<String>] {
-        &self.settings.narrow
+        &self.declared.settings.narrow
     }
 
     /// The `settings.release_names` glob a program or script file name matches, if any.
@@ -325,7 +301,7 @@ impl Policy {
         self.release_set.matches_into(file_name, &mut found);
         found
             .first()
-            .and_then(|i| self.settings.release_names.get(*i))
+            .and_then(|i| self.declared.settings.release_names.get(*i))
             .map(String::as_str)
     }
 
@@ -346,25 +322,25 @@ impl Policy {
     /// Names of directories holding disposable outputs (`settings.disposable`).
     #[must_use]
     pub fn disposable(&self) -> &[String] {
-        &self.settings.disposable
+        &self.declared.settings.disposable
     }
 
     /// The class of an argument token (ordered classes from `[classify]`, first match wins).
     #[must_use]
     pub fn classify(&self, token: &str) -> TokenClass {
-        self.classifier.classify(token)
+        self.declared.classifier.classify(token)
     }
 
     /// The audience profile named `name`.
     #[must_use]
     pub fn audience(&self, name: &str) -> Option<&Audience> {
-        self.audiences.get(name)
+        self.declared.audiences.get(name)
     }
 
     /// Every audience profile, by name.
     #[must_use]
     pub const fn audiences(&self) -> &BTreeMap<String, Audience> {
-        &self.audiences
+        &self.declared.audiences
     }
 
     /// The strictest protected entry covering `path` (after `~`/`$HOME` expansion and lexical
@@ -379,37 +355,25 @@ impl Policy {
     /// Every protected entry covering `path`, in declaration order.
     #[must_use]
     pub fn protected_all(&self, path: &Path, home: Option<&Path>) -> Vec<&Protected> {
-        self.protected.covering(path, home)
-    }
-
-    /// Every protected entry.
-    #[must_use]
-    pub fn protected_entries(&self) -> &[Protected] {
-        self.protected.entries()
+        self.declared.protected.covering(path, home)
     }
 
     /// Directories whose binaries count as their bare command names.
     #[must_use]
     pub fn trusted_bin_dirs(&self) -> &[PathBuf] {
-        &self.settings.trusted_bin_dirs
+        &self.declared.settings.trusted_bin_dirs
     }
 
     /// The settings in force.
     #[must_use]
     pub const fn settings(&self) -> &Settings {
-        &self.settings
+        &self.declared.settings
     }
 
     /// The `[[test]]` cases of every layer, in load order.
     #[must_use]
     pub fn tests(&self) -> &[PolicyTest] {
-        &self.tests
-    }
-
-    /// Every active deny rule, in declaration order.
-    #[must_use]
-    pub fn deny_rules(&self) -> &[DenyRule] {
-        self.deny.entries()
+        &self.declared.tests
     }
 
     /// The active deny rule with id `id`.
@@ -421,57 +385,60 @@ impl Policy {
     /// Deny rules removed by a user layer, with the reason given.
     #[must_use]
     pub fn disabled(&self) -> &[DisabledRule] {
-        &self.disabled
-    }
-
-    /// The safe catalog.
-    #[must_use]
-    pub fn safe_entries(&self) -> &[SafeEntry] {
-        self.safe.entries()
-    }
-
-    /// The wrappers.
-    #[must_use]
-    pub fn wrappers(&self) -> &[Wrapper] {
-        self.wrappers.entries()
-    }
-
-    /// The shells.
-    #[must_use]
-    pub fn shells(&self) -> &[Shell] {
-        self.shells.entries()
-    }
-
-    /// The interpreters.
-    #[must_use]
-    pub fn interpreters(&self) -> &[Interpreter] {
-        self.interpreters.entries()
-    }
-
-    /// The argument-role entries.
-    #[must_use]
-    pub fn verb_roles(&self) -> &[VerbRoles] {
-        self.verbs.entries()
+        &self.declared.disabled
     }
 
     /// The interpreter entry for `words`, if the command is one (by command name, any
     /// directory).
     #[must_use]
     pub fn interpreter(&self, words: &[Word]) -> Option<&Interpreter> {
-        self.lookup(&self.interpreters, words, true, &|_| true)
+        self.lookup(&self.declared.interpreters, words, true, &|_| true)
     }
 
     /// The shell entry for `words`, if the command is one (by command name, any directory).
     #[must_use]
     pub fn shell(&self, words: &[Word]) -> Option<&Shell> {
-        self.lookup(&self.shells, words, true, &|_| true)
+        self.lookup(&self.declared.shells, words, true, &|_| true)
     }
 
     /// The wrapper entry for `words`, if the command is one (by command name, any directory).
     #[must_use]
     pub fn wrapper(&self, words: &[Word]) -> Option<&Wrapper> {
-        self.lookup(&self.wrappers, words, true, &|_| true)
+        self.lookup(&self.declared.wrappers, words, true, &|_| true)
     }
+}
+
+/// `impl Policy` accessors of declared tables: each `NAME: FIELD => ENTRY` is
+/// `pub fn NAME(&self) -> &[ENTRY]`, the entries of `declared.FIELD` in declaration order.
+macro_rules! declared_entries {
+    ($($(#[$doc:meta])* $name:ident: $field:ident => $entry:ty,)+) => {
+        impl Policy {
+            $(
+                $(#[$doc])*
+                #[must_use]
+                pub fn $name(&self) -> &[$entry] {
+                    self.declared.$field.entries()
+                }
+            )+
+        }
+    };
+}
+
+declared_entries! {
+    /// Every protected entry.
+    protected_entries: protected => Protected,
+    /// Every active deny rule, in declaration order.
+    deny_rules: deny => DenyRule,
+    /// The safe catalog.
+    safe_entries: safe => SafeEntry,
+    /// The wrappers.
+    wrappers: wrappers => Wrapper,
+    /// The shells.
+    shells: shells => Shell,
+    /// The interpreters.
+    interpreters: interpreters => Interpreter,
+    /// The argument-role entries.
+    verb_roles: verbs => VerbRoles,
 }
 
 impl Interpreter {

@@ -54,7 +54,7 @@ impl Policy {
     pub fn safe(&self, view: &CommandView<'_>) -> SafeVerdict<'_> {
         let os = std::env::consts::OS;
         // Flags that take a value: the entry's own, and those its argument roles know of.
-        let roles = self.lookup(&self.verbs, view.words, true, &|_| true);
+        let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
         let role_takes = |name: &str| {
             roles.is_some_and(|r| {
                 r.value_flags.iter().any(|v| v == name)
@@ -63,7 +63,7 @@ impl Policy {
         };
         let mut best: Option<SafeVerdict<'_>> = None;
         let mut refusal: Option<SafeVerdict<'_>> = None;
-        let entries = self.lookup_all(&self.safe, view.words, false, &|e: &SafeEntry| {
+        let entries = self.lookup_all(&self.declared.safe, view.words, false, &|e: &SafeEntry| {
             e.os.is_empty() || e.os.iter().any(|o| o == os)
         });
         for (i, entry) in entries.iter().enumerate() {
@@ -102,7 +102,7 @@ impl Policy {
     /// guesses: path-shaped operands are possible writes).
     #[must_use]
     pub fn knows_roles(&self, view: &CommandView<'_>) -> bool {
-        self.lookup(&self.verbs, view.words, true, &|_| true)
+        self.lookup(&self.declared.verbs, view.words, true, &|_| true)
             .is_some()
     }
 
@@ -112,7 +112,7 @@ impl Policy {
     #[must_use]
     pub fn roles(&self, view: &CommandView<'_>) -> Vec<ArgRole> {
         let words = view.words;
-        let entry = self.lookup(&self.verbs, words, true, &|_| true);
+        let entry = self.lookup(&self.declared.verbs, words, true, &|_| true);
         let Some(entry) = entry else {
             let scan = flags::scan(words, 1, &|_| false);
             return scan

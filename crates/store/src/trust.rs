@@ -8,7 +8,7 @@ use shellgate_rules::{Access, HostGrant, VerbPattern, ZonePath};
 use toml_edit::DocumentMut;
 
 use crate::disk::{self, Fingerprint, OnDisk};
-use crate::document::{self, Audiences};
+use crate::document::{self, Audiences, Listed};
 use crate::grants::{Grants, validate_audience};
 use crate::{StoreError, location};
 
@@ -288,8 +288,7 @@ impl TrustStore {
         audience: &str,
         pattern: &VerbPattern,
     ) -> Result<Outcome, StoreError> {
-        validate_audience(audience)?;
-        self.mutate(|doc| document::add(doc, audience, pattern))
+        self.add_listed(audience, pattern)
     }
 
     /// Grants plain reads of `host` for `audience`.
@@ -298,8 +297,7 @@ impl TrustStore {
     ///
     /// As [`add_zone`](Self::add_zone).
     pub fn add_host(&mut self, audience: &str, host: &HostGrant) -> Result<Outcome, StoreError> {
-        validate_audience(audience)?;
-        self.mutate(|doc| document::add(doc, audience, host))
+        self.add_listed(audience, host)
     }
 
     /// Revokes `host` for `audience`.
@@ -308,8 +306,7 @@ impl TrustStore {
     ///
     /// As [`add_zone`](Self::add_zone).
     pub fn revoke_host(&mut self, audience: &str, host: &HostGrant) -> Result<Outcome, StoreError> {
-        validate_audience(audience)?;
-        self.mutate(|doc| document::remove(doc, audience, host))
+        self.revoke_listed(audience, host)
     }
 
     /// Revokes every grant of `zone` for `audience`.
@@ -333,8 +330,7 @@ impl TrustStore {
         audience: &str,
         pattern: &VerbPattern,
     ) -> Result<Outcome, StoreError> {
-        validate_audience(audience)?;
-        self.mutate(|doc| document::remove(doc, audience, pattern))
+        self.revoke_listed(audience, pattern)
     }
 
     /// Reads and classifies what is on disk now.
@@ -438,6 +434,22 @@ impl TrustStore {
                 source,
             }),
         }
+    }
+
+    /// Adds a grant kept as a list (a pattern, a host) for `audience`.
+    fn add_listed<T: Listed>(&mut self, audience: &str, grant: &T) -> Result<Outcome, StoreError> {
+        validate_audience(audience)?;
+        self.mutate(|doc| document::add(doc, audience, grant))
+    }
+
+    /// Revokes a grant kept as a list (a pattern, a host) for `audience`.
+    fn revoke_listed<T: Listed>(
+        &mut self,
+        audience: &str,
+        grant: &T,
+    ) -> Result<Outcome, StoreError> {
+        validate_audience(audience)?;
+        self.mutate(|doc| document::remove(doc, audience, grant))
     }
 
     /// The locked read-modify-write behind every add and revoke.

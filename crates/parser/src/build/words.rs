@@ -32,22 +32,8 @@ impl Builder<'_, '_, '_> {
             Rule::escape => acc.unquoted_escape(part.as_str()),
             Rule::dq_escape => acc.dq_escape(part.as_str()),
             Rule::hc_escape => acc.heredoc_escape(part.as_str()),
-            Rule::sq => {
-                let text = part.as_str();
-                let inner = text
-                    .strip_prefix('\'')
-                    .and_then(|t| t.strip_suffix('\''))
-                    .unwrap_or_default();
-                acc.single_quoted(inner);
-            }
-            Rule::dollar_sq => {
-                let text = part.as_str();
-                let inner = text
-                    .strip_prefix("$'")
-                    .and_then(|t| t.strip_suffix('\''))
-                    .unwrap_or_default();
-                acc.ansi_c(inner);
-            }
+            Rule::sq => acc.single_quoted(quoted(part.as_str(), "'")),
+            Rule::dollar_sq => acc.ansi_c(quoted(part.as_str(), "$'")),
             Rule::dq | Rule::dollar_dq => {
                 for inner in part.into_inner() {
                     self.build_part(inner, Quoting::Double, false, acc)?;
@@ -72,7 +58,9 @@ impl Builder<'_, '_, '_> {
         subs: &mut Vec<Sub>,
         features: &mut WordFeatures,
     ) -> Res<()> {
-        match pair.as_rule() {
+        // Whether the pair's children are one nesting level deeper; the arms that build their
+        // children themselves, or have none, return.
+        let nested = match pair.as_rule() {
             Rule::comsub | Rule::funsub | Rule::procsub => {
                 let kind = if pair.as_rule() == Rule::procsub {
                     features.process_substitution = true;
@@ -90,6 +78,7 @@ impl Builder<'_, '_, '_> {
                         subs.push(Sub { kind, list: list? });
                     }
                 }
+                return Ok(());
             }
             Rule::backtick => {
                 features.command_substitution = true;
@@ -102,8 +91,12 @@ impl Builder<'_, '_, '_> {
                         });
                     }
                 }
+                return Ok(());
             }
-            Rule::param_simple => features.parameter = true,
+            Rule::param_simple => {
+                features.parameter = true;
+                return Ok(());
+            }
             Rule::lone_dollar
             | Rule::text
             | Rule::escape
@@ -116,18 +109,18 @@ impl Builder<'_, '_, '_> {
             | Rule::param_text
             | Rule::arith_chars
             | Rule::subscript_text
-            | Rule::EOI => {}
+            | Rule::EOI => return Ok(()),
             Rule::param_braced => {
                 features.parameter = true;
-                self.collect_children(pair, subs, features)?;
+                false
             }
             Rule::arith_sub | Rule::arith_bracket => {
                 features.arithmetic = true;
-                self.collect_children(pair, subs, features)?;
+                false
             }
             Rule::extglob => {
                 features.glob = true;
-                self.collect_children(pair, subs, features)?;
+                false
             }
             Rule::dq
             | Rule::dollar_dq
@@ -141,28 +134,20 @@ impl Builder<'_, '_, '_> {
             | Rule::heredoc_content
             | Rule::word
             | Rule::cond_regex
-            | Rule::cond_regex_group => {
-                let offset = self.offset(&pair);
-                self.enter(offset)?;
-                let result = self.collect_children(pair, subs, features);
-                self.leave();
-                result?;
-            }
+            | Rule::cond_regex_group => true,
             _ => return Err(self.unexpected(&pair, "expansion")),
+        };
+        if nested {
+            let offset = self.offset(&pair);
+            self.enter(offset)?;
         }
-        Ok(())
-    }
-
-    pub(super) fn collect_children(
-        &mut self,
-        pair: Pair<'_, Rule>,
-        subs: &mut Vec<Sub>,
-        features: &mut WordFeatures,
-    ) -> Res<()> {
-        for p in pair.into_inner() {
-            self.collect_subs(p, subs, features)?;
+        let result = pair
+            .into_inner()
+            .try_for_each(|p| self.collect_subs(p, subs, features));
+        if nested {
+            self.leave();
         }
-        Ok(())
+        result
     }
 
     pub(super) fn build_sub_list(&mut self, pair: Pair<'_, Rule>) -> Res<List> {
@@ -206,4 +191,12 @@ impl Builder<'_, '_, '_> {
 pub(super) enum Quoting {
     Unquoted,
     Double,
+}
+
+/// The text between the opening quote `open` (`'`, `$'`) and the closing `'` of a
+/// single-quoted token.
+fn quoted<'t>(text: &'t str, open: &str) -> &'t str {
+    text.strip_prefix(open)
+        .and_then(|t| t.strip_suffix('\''))
+        .unwrap_or_default()
 }

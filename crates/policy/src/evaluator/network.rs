@@ -202,22 +202,12 @@ pub(super) fn sent_file(text: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
+    /// The cases of these tests (see the file).
+    const CASES: &str = include_str!("../../tests/cases/network.toml");
+
     #[test]
     fn hosts_of_urls() {
-        let cases = [
-            ("https://user@example.com:8443/x?y", Some("example.com")),
-            ("http://localhost:8000/health", Some("localhost")),
-            ("localhost:8000/health", Some("localhost")),
-            ("http://[::1]:80/", Some("::1")),
-            ("EXAMPLE.com", Some("example.com")),
-            ("http:///x", None),
-            ("  nction ", None),
-            ("https://exa mple.com/", None),
-            ("", None),
-        ];
-        for (url, host) in cases {
-            assert_eq!(host_of(url).as_deref(), host, "{url}");
-        }
+        shellgate_testkit::check_pairs(CASES, "host_of", host_of);
     }
 
     #[test]
@@ -245,16 +235,8 @@ mod tests {
 
     #[test]
     fn files_sent() {
-        let cases = [
-            ("@body.json", Some("body.json")),
-            ("<data.txt", Some("data.txt")),
-            ("file=@./a.png;type=image/png", Some("./a.png")),
-            ("name=value", None),
-            ("{\"a\":1}", None),
-            ("@-", None),
-        ];
-        for (text, file) in cases {
-            assert_eq!(sent_file(text), file, "{text}");
-        }
+        shellgate_testkit::check_pairs(CASES, "sent_file", |text| {
+            sent_file(text).map(str::to_owned)
+        });
     }
 }

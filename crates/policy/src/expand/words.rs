@@ -79,10 +79,11 @@ mod tests {
 
     #[test]
     fn names() {
-        assert!(is_name("LD_PRELOAD"));
-        assert!(is_name("_x1"));
-        assert!(!is_name("1x"));
-        assert!(!is_name(""));
-        assert!(!is_name("a-b"));
+        for name in ["LD_PRELOAD", "_x1"] {
+            assert!(is_name(name), "{name}");
+        }
+        for text in ["1x", "", "a-b"] {
+            assert!(!is_name(text), "{text}");
+        }
     }
 }

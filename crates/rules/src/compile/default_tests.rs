@@ -26,21 +26,21 @@ fn full() -> Policy {
 /// Every table, printed (hash-map indexes left out: their order is random).
 fn tables(p: &Policy) -> Vec<String> {
     vec![
-        format!("{:?}", p.settings),
+        format!("{:?}", p.declared.settings),
         format!("{:?}", p.trusted),
-        format!("{:?}", p.deny),
+        format!("{:?}", p.declared.deny),
         format!("{:?} {:?}", p.deny_any_verb, p.pipeline_rules),
         format!("{:?} {:?}", p.raw, p.raw_rules),
-        format!("{:?}", p.safe),
-        format!("{:?}", p.wrappers),
-        format!("{:?}", p.shells),
-        format!("{:?}", p.interpreters),
-        format!("{:?}", p.verbs),
-        format!("{:?}", p.classifier),
-        format!("{:?}", p.audiences),
-        format!("{:?}", p.protected),
-        format!("{:?}", p.tests),
-        format!("{:?}", p.disabled),
+        format!("{:?}", p.declared.safe),
+        format!("{:?}", p.declared.wrappers),
+        format!("{:?}", p.declared.shells),
+        format!("{:?}", p.declared.interpreters),
+        format!("{:?}", p.declared.verbs),
+        format!("{:?}", p.declared.classifier),
+        format!("{:?}", p.declared.audiences),
+        format!("{:?}", p.declared.protected),
+        format!("{:?}", p.declared.tests),
+        format!("{:?}", p.declared.disabled),
     ]
 }
 
@@ -196,8 +196,8 @@ fn the_loaded_policy_holds_every_value_of_the_file() {
         verbs_hold_every_value(&p, &file);
         settings_and_audiences_hold_every_value(&p, &file);
         let tests = table("test");
-        assert_eq!(tests.len(), p.tests.len());
-        for (raw, test) in tests.iter().zip(&p.tests) {
+        assert_eq!(tests.len(), p.declared.tests.len());
+        for (raw, test) in tests.iter().zip(&p.declared.tests) {
             assert_eq!(raw["name"].as_str(), Some(test.name.as_str()));
             assert_eq!(raw["command"].as_str(), Some(test.command.as_str()));
         }
@@ -390,6 +390,7 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
     let list = |key: &str| strings(settings.get(key));
     assert_eq!(p.trusted, list("trusted_bin_dirs"));
     let dirs: Vec<String> = p
+        .declared
         .settings
         .trusted_bin_dirs
         .iter()
@@ -397,16 +398,16 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
         .collect();
     assert_eq!(dirs, list("trusted_bin_dirs"));
     assert_eq!(
-        i64::try_from(p.settings.max_shell_depth).ok(),
+        i64::try_from(p.declared.settings.max_shell_depth).ok(),
         settings["max_shell_depth"].as_integer()
     );
-    assert_eq!(p.settings.disposable, list("disposable"));
-    assert_eq!(p.settings.release_names, list("release_names"));
+    assert_eq!(p.declared.settings.disposable, list("disposable"));
+    assert_eq!(p.declared.settings.release_names, list("release_names"));
     assert_eq!(p.release_set.patterns(), list("release_names"));
-    assert_eq!(p.settings.secret_names, list("secret_names"));
+    assert_eq!(p.declared.settings.secret_names, list("secret_names"));
     assert_eq!(p.secret_set.patterns(), list("secret_names"));
     assert_eq!(
-        p.settings.code_loading_variables,
+        p.declared.settings.code_loading_variables,
         list("code_loading_variables")
     );
     assert_eq!(
@@ -416,12 +417,12 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
 
     let audiences = file["audience"].as_table().unwrap();
     let names: Vec<&String> = audiences.keys().collect();
-    assert_eq!(p.audiences.keys().collect::<Vec<_>>(), names);
+    assert_eq!(p.declared.audiences.keys().collect::<Vec<_>>(), names);
     let zones = |list: &[ZoneTemplate]| -> Vec<String> {
         list.iter().map(|zone| zone.text.clone()).collect()
     };
     for (name, raw) in audiences {
-        let audience = &p.audiences[name];
+        let audience = &p.declared.audiences[name];
         let read = match &raw["read"] {
             toml::Value::String(all) if all == "all" => ReadZones::All,
             other => ReadZones::Templates(
@@ -453,8 +454,8 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
 #[test]
 fn loading_compiles_no_matcher() {
     let p = fast();
-    assert!(!p.protected.set.is_built());
-    assert!(!p.classifier.is_built());
+    assert!(!p.declared.protected.set.is_built());
+    assert!(!p.declared.classifier.is_built());
     assert!(!p.raw.is_built());
 }
 
@@ -462,8 +463,8 @@ fn loading_compiles_no_matcher() {
 fn every_matcher_of_the_embedded_default_compiles() {
     let p = fast();
     p.raw.force().unwrap();
-    p.classifier.force().unwrap();
-    p.protected.set.force().unwrap();
+    p.declared.classifier.force().unwrap();
+    p.declared.protected.set.force().unwrap();
     for rule in p.deny_rules() {
         for (_, condition) in &rule.conditions {
             if let Some(globs) = condition.globs() {
@@ -523,7 +524,7 @@ fn guards_never_hide_a_match() {
         texts.extend(rule.examples.iter().cloned());
         texts.extend(rule.counter_examples.iter().cloned());
     }
-    texts.extend(p.tests.iter().map(|t| t.command.clone()));
+    texts.extend(p.declared.tests.iter().map(|t| t.command.clone()));
     let variants: Vec<String> = texts
         .iter()
         .flat_map(|t| {
@@ -608,7 +609,7 @@ fn instances(glob: &str) -> Vec<String> {
 #[test]
 fn guarded_glob_sets_find_what_compiled_sets_find() {
     let p = fast();
-    let mut sets: Vec<&LazyGlobSet> = vec![&p.protected.set];
+    let mut sets: Vec<&LazyGlobSet> = vec![&p.declared.protected.set];
     for rule in p.deny_rules() {
         sets.extend(rule.conditions.iter().filter_map(|(_, c)| c.globs()));
     }

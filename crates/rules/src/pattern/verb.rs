@@ -39,9 +39,11 @@ fn is_glob(token: &str) -> bool {
 /// let stem: VerbPattern = "npm run test* *".parse().unwrap();
 /// assert_eq!(stem.prefix(), ["npm", "run"]);
 /// assert_eq!(stem.stem(), Some("test"));
-/// assert!(stem.prefix_matches(&["npm", "run", "test:unit", "--coverage"]));
-/// assert!(!stem.prefix_matches(&["npm", "run", "lint"]));
+/// assert_eq!(stem.arg_glob(), "*");
 /// ```
+///
+/// How a pattern meets a command (the prefix, the stem and the argument glob) is
+/// `shellgate_policy::matching`.
 ///
 /// Equality, order and hashing look at the canonical text only (everything else is read from
 /// it).
@@ -258,26 +260,6 @@ impl VerbPattern {
     pub fn as_str(&self) -> &str {
         &self.text
     }
-
-    /// Whether `words` starts with this pattern's prefix: the first N cooked words equal the N
-    /// prefix tokens exactly, and the next one starts with the [`stem`](Self::stem), if any.
-    ///
-    /// This is only the prefix half of matching; how the remaining words are matched against
-    /// [`arg_glob`](Self::arg_glob) is decided by the policy engine.
-    #[must_use]
-    pub fn prefix_matches(&self, words: &[&str]) -> bool {
-        words.len() >= self.prefix.len()
-            && self
-                .prefix
-                .iter()
-                .zip(words)
-                .all(|(token, word)| token == word)
-            && self.stem.as_deref().is_none_or(|stem| {
-                words
-                    .get(self.prefix.len())
-                    .is_some_and(|word| word.starts_with(stem))
-            })
-    }
 }
 
 text_grant!(VerbPattern);
@@ -391,11 +373,6 @@ mod tests {
         assert_eq!(p.stem(), Some("test"));
         assert_eq!(p.arg_glob(), "*");
         assert_eq!(p.as_str(), "npm run test* *");
-        assert!(p.prefix_matches(&["npm", "run", "test"]));
-        assert!(p.prefix_matches(&["npm", "run", "test:unit", "--coverage"]));
-        assert!(!p.prefix_matches(&["npm", "run", "lint"]));
-        assert!(!p.prefix_matches(&["npm", "run"]));
-        assert!(!p.prefix_matches(&["npm", "run", "Test"]));
         assert_eq!(pattern("npm run test *").stem(), None);
         assert_eq!(pattern("make test-*").stem(), None);
     }
@@ -418,17 +395,6 @@ mod tests {
                 "{text}"
             );
         }
-    }
-
-    #[test]
-    fn prefix_matching_compares_the_first_tokens_exactly() {
-        let p = pattern("git push origin *");
-        assert!(p.prefix_matches(&["git", "push", "origin"]));
-        assert!(p.prefix_matches(&["git", "push", "origin", "main", "--force"]));
-        assert!(!p.prefix_matches(&["git", "push"]));
-        assert!(!p.prefix_matches(&["git", "pull", "origin"]));
-        assert!(!p.prefix_matches(&["git", "push", "Origin"]));
-        assert!(!p.prefix_matches(&[]));
     }
 
     #[test]

@@ -1,0 +1,225 @@
+//! Heads that run other code ([`CodeHead`]) and tools that need a subcommand: what a pattern
+//! grant may not start with.
+
+use std::collections::{HashMap, HashSet};
+
+use shellgate_rules::{Policy, VerbPattern, WrapperMode};
+
+use super::{CodeHead, GrantRefusal, GrantRule};
+
+/// Package runners: a bare runner downloads and runs whatever package it is named. Refused
+/// without a package until the policy declares them as wrappers.
+pub const PACKAGE_RUNNERS: &[&[&str]] = &[
+    &["npx"],
+    &["pnpx"],
+    &["bunx"],
+    &["uvx"],
+    &["pipx", "run"],
+    &["npm", "exec"],
+    &["pnpm", "exec"],
+    &["pnpm", "dlx"],
+    &["yarn", "dlx"],
+    &["yarn", "exec"],
+    &["bun", "x"],
+    &["uv", "run"],
+    &["uv", "tool", "run"],
+];
+
+/// A head that needs a subcommand, with (at most two) of its subcommands from the policy.
+#[derive(Clone, Debug)]
+pub(super) struct MultiPurpose {
+    pub(super) head: String,
+    examples: Vec<String>,
+}
+
+/// The verb prefixes of `policy` that run other code, longest first.
+pub(super) fn code_heads(policy: &Policy) -> Vec<(Vec<String>, CodeHead)> {
+    let runner = |verb: &[String]| {
+        PACKAGE_RUNNERS
+            .iter()
+            .any(|known| known.iter().copied().eq(verb.iter().map(String::as_str)))
+    };
+    let mut code_heads: Vec<(Vec<String>, CodeHead)> = Vec::new();
+    let mut known: HashSet<&[String]> = HashSet::new();
+    let mut add = |verb: &[String], kind: CodeHead| {
+        if !verb.is_empty() {
+            code_heads.push((verb.to_vec(), kind));
+        }
+    };
+    // Wrappers first: `env` and `flock` are wrappers that also take shell code.
+    for wrapper in policy.wrappers() {
+        if matches!(wrapper.mode, WrapperMode::Prefix(_)) && known.insert(&wrapper.verb) {
+            let kind = if wrapper.privileged {
+                CodeHead::Privileged
+            } else if runner(&wrapper.verb) {
+                CodeHead::RunnerWrapper
+            } else {
+                CodeHead::Wrapper
+            };
+            add(&wrapper.verb, kind);
+        }
+    }
+    for shell in policy.shells() {
+        if known.insert(&shell.verb) {
+            add(&shell.verb, CodeHead::Shell);
+        }
+    }
+    for interpreter in policy.interpreters() {
+        if known.insert(&interpreter.verb) {
+            add(&interpreter.verb, CodeHead::Interpreter);
+        }
+    }
+    for runner in PACKAGE_RUNNERS {
+        let verb: Vec<String> = runner.iter().map(|w| (*w).to_owned()).collect();
+        if !known.contains(verb.as_slice()) {
+            add(&verb, CodeHead::PackageRunner);
+        }
+    }
+    // A longer prefix (`docker exec`) is more specific than a shorter one.
+    code_heads.sort_by_key(|(verb, _)| std::cmp::Reverse(verb.len()));
+    code_heads
+}
+
+/// The tools of `policy` that need a subcommand, each with (at most two of) its subcommands,
+/// in the policy's order.
+pub(super) fn multi_purpose(policy: &Policy) -> Vec<MultiPurpose> {
+    let verbs = policy
+        .safe_entries()
+        .iter()
+        .map(|entry| entry.verb.as_slice())
+        .chain(policy.deny_rules().iter().map(|rule| rule.verb()))
+        .chain(
+            policy
+                .verb_roles()
+                .iter()
+                .map(|roles| roles.verb.as_slice()),
+        )
+        .chain(policy.wrappers().iter().map(|w| w.verb.as_slice()))
+        .chain(policy.shells().iter().map(|s| s.verb.as_slice()))
+        .chain(policy.interpreters().iter().map(|i| i.verb.as_slice()));
+    // Each head with (at most two of) its subcommands, in the policy's order.
+    let mut heads: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for verb in verbs {
+        let [head, sub, ..] = verb else { continue };
+        if sub.starts_with('-') {
+            continue;
+        }
+        match index.get(head.as_str()) {
+            Some(&at) => {
+                if let Some((_, subs)) = heads.get_mut(at)
+                    && subs.len() < 2
+                    && !subs.contains(&sub.as_str())
+                {
+                    subs.push(sub);
+                }
+            }
+            None => {
+                index.insert(head, heads.len());
+                heads.push((head, vec![sub]));
+            }
+        }
+    }
+    heads
+        .into_iter()
+        .map(|(head, subs)| MultiPurpose {
+            head: head.to_owned(),
+            examples: subs.into_iter().map(str::to_owned).collect(),
+        })
+        .collect()
+}
+
+impl GrantRule {
+    /// The kind of code-running head `tokens` start with, and its length, if any.
+    #[must_use]
+    pub fn code_head(&self, tokens: &[&str]) -> Option<(&[String], CodeHead)> {
+        self.code_heads_by_word
+            .get(*tokens.first()?)?
+            .iter()
+            .filter_map(|&at| self.code_heads.get(at))
+            .find(|(verb, _)| {
+                verb.len() <= tokens.len() && verb.iter().zip(tokens).all(|(a, b)| a == b)
+            })
+            .map(|(verb, kind)| (verb.as_slice(), *kind))
+    }
+
+    /// Checks a pattern for persisting (see the [module docs](crate::grant_rule)).
+    ///
+    /// # Errors
+    ///
+    /// [`GrantRefusal::RunsCode`] or [`GrantRefusal::NeedsSubcommand`].
+    pub fn check_pattern(&self, pattern: &VerbPattern) -> Result<(), GrantRefusal> {
+        let prefix: Vec<&str> = pattern.prefix().iter().map(String::as_str).collect();
+        // A stem (`npm run test* *`) is judged as the wider pattern without it (`npm run *`),
+        // and an interpreter's grant must be its exact command, which a stem never is.
+        if pattern.stem().is_some()
+            && let Some((verb, kind @ CodeHead::Interpreter)) = self.code_head(&prefix)
+        {
+            return Err(GrantRefusal::RunsCode {
+                pattern: pattern.as_str().to_owned(),
+                head: verb.join(" "),
+                kind,
+            });
+        }
+        let hint = shellgate_parser::verb_hint(&prefix);
+        self.check_tokens(pattern.as_str(), &prefix, hint.len())
+    }
+
+    /// Checks a pattern's literal `prefix` (without its glob), of which the first `hint_len`
+    /// words are the verb hint (the command and its subcommands). `text` is the pattern as
+    /// shown in a refusal.
+    ///
+    /// # Errors
+    ///
+    /// As [`check_pattern`](Self::check_pattern).
+    pub fn check_tokens(
+        &self,
+        text: &str,
+        prefix: &[&str],
+        hint_len: usize,
+    ) -> Result<(), GrantRefusal> {
+        if let Some((verb, kind)) = self.code_head(prefix) {
+            let refused = match kind {
+                // They run whatever follows them, whatever the pattern names.
+                CodeHead::Shell
+                | CodeHead::Wrapper
+                | CodeHead::Privileged
+                | CodeHead::RunnerWrapper => true,
+                // Admitted once the pattern names more than the interpreter: a prompt's exact
+                // command, which matching holds to that command exactly.
+                CodeHead::Interpreter => prefix.len() <= verb.len(),
+                // Admitted once the verb hint names the package (`npx prettier`, not
+                // `npx -y cowsay`).
+                CodeHead::PackageRunner => hint_len <= verb.len(),
+            };
+            if refused {
+                return Err(GrantRefusal::RunsCode {
+                    pattern: text.to_owned(),
+                    head: verb.join(" "),
+                    kind,
+                });
+            }
+            return Ok(());
+        }
+        let Some(head) = prefix.first() else {
+            return Ok(());
+        };
+        if let Some(tool) = self
+            .multi_purpose_by_head
+            .get(*head)
+            .and_then(|&at| self.multi_purpose.get(at))
+            && hint_len <= 1
+        {
+            return Err(GrantRefusal::NeedsSubcommand {
+                pattern: text.to_owned(),
+                head: tool.head.clone(),
+                examples: tool
+                    .examples
+                    .iter()
+                    .map(|sub| format!("{} {sub} *", tool.head))
+                    .collect(),
+            });
+        }
+        Ok(())
+    }
+}
