@@ -402,15 +402,6 @@ proptest! {
         prop_assert!(!hit || after.decision >= Decision::NeedsPrompt, "{:?}: an ask rule hit but {}", command, after.decision);
     }
 
-    /// Each kind of grant in turn: a zone, a run zone, a pattern, a host grant.
-    #[test]
-    fn removing_a_grant_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
-        removing_never_lowers(&command, &grants, |g| &mut g.zones, pick, true)?;
-        removing_never_lowers(&command, &grants, |g| &mut g.run_zones, pick, true)?;
-        removing_never_lowers(&command, &grants, |g| &mut g.patterns, pick, false)?;
-        removing_never_lowers(&command, &grants, |g| &mut g.hosts, pick, true)?;
-    }
-
     #[test]
     fn a_session_answer_approves_the_same_command(command in command(), grants in grants()) {
         let gate = default_gate();
@@ -427,5 +418,20 @@ proptest! {
             }
             Err(_) => prop_assert!(!prompt.persistable),
         }
+    }
+}
+
+proptest! {
+    // A drawn kind of grant is empty in about a quarter of the cases (then that kind is
+    // skipped): 600 cases try each kind about as often as 400 cases of one test per kind did.
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    /// Each kind of grant in turn: a zone, a run zone, a pattern, a host grant.
+    #[test]
+    fn removing_a_grant_never_lowers_the_decision(command in command(), grants in grants(), pick in any::<prop::sample::Index>()) {
+        removing_never_lowers(&command, &grants, |g| &mut g.zones, pick, true)?;
+        removing_never_lowers(&command, &grants, |g| &mut g.run_zones, pick, true)?;
+        removing_never_lowers(&command, &grants, |g| &mut g.patterns, pick, false)?;
+        removing_never_lowers(&command, &grants, |g| &mut g.hosts, pick, true)?;
     }
 }
