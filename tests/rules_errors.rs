@@ -819,3 +819,33 @@ fn a_misspelt_token_class_is_refused_with_a_suggestion_and_the_list() {
         },
     );
 }
+
+/// `settings.system_dirs` takes absolute directories and `settings.package_runners` commands.
+#[test]
+fn settings_lists_of_directories_and_commands_are_checked() {
+    let cases = [
+        (
+            "version = 1\n[settings]\nsystem_dirs = [\"opt/corp\"]\n",
+            Expected {
+                kind: "BadValue",
+                message: "system directory `opt/corp` is not absolute",
+                help: "give an absolute directory such as `/etc`",
+                label: "relative directory",
+                at: "p.toml:3:16",
+                spans: "\"opt/corp\"",
+            },
+        ),
+        (
+            "version = 1\n[settings]\npackage_runners = [\"npx\", \" \"]\n",
+            Expected {
+                kind: "BadValue",
+                message: "an empty command in `package_runners`",
+                help: "give a command name such as `docker run`",
+                label: "empty",
+                at: "p.toml:3:27",
+                spans: "\" \"",
+            },
+        ),
+    ];
+    check_inline(&cases);
+}

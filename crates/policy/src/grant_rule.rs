@@ -19,11 +19,11 @@
 //! The heads come from the policy: its `[[shell]]` and `[[interpreter]]` verbs, its `[[wrapper]]`
 //! verbs that run the rest of the command line (mode `prefix`), and — for "multi-purpose" — the
 //! first word of every multi-word entry of its tables whose second word is not an option (`git
-//! status`, `docker ps`, `npm audit`). Package runners are [`PACKAGE_RUNNERS`] until the policy
+//! status`, `docker ps`, `npm audit`). Package runners are the policy's `settings.package_runners` until the policy
 //! declares them as wrappers (then the wrapper row refuses them, with or without a package).
 //!
 //! **Zones** (`shellgate approvals trust-zone`): refused when the zone is or contains `/`, the
-//! home directory, a system directory ([`SYSTEM_DIRS`] and the policy's
+//! home directory, a system directory (the policy's `settings.system_dirs` and
 //! `settings.trusted_bin_dirs`) or a protected path (an anchored `[[protected]]` glob whose
 //! decision for that access is forced); a zone inside a protected path is refused too (it
 //! would change nothing), and so is a *write* zone inside a system directory (it would let a
@@ -47,10 +47,8 @@ mod refusal;
 mod zones;
 
 use heads::MultiPurpose;
-pub use heads::PACKAGE_RUNNERS;
 pub use refusal::{CodeHead, GrantRefusal};
 use zones::ProtectedBases;
-pub use zones::SYSTEM_DIRS;
 
 /// The rule over one policy (see the module docs). Cheap to clone; built once per evaluator.
 #[derive(Clone, Debug)]

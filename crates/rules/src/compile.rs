@@ -397,22 +397,27 @@ impl Builder {
                 }
             }
         }
-        for command in raw.narrow.iter().flat_map(|l| l.get_ref()) {
-            let words: Vec<String> = command
-                .get_ref()
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect();
-            if words.is_empty() {
+        verb_chains(cx, "narrow", &raw.narrow, &mut self.settings.narrow);
+        verb_chains(
+            cx,
+            "package_runners",
+            &raw.package_runners,
+            &mut self.settings.package_runners,
+        );
+        for dir in raw.system_dirs.iter().flat_map(|l| l.get_ref()) {
+            if dir.get_ref().starts_with('/') {
+                let normal = PathBuf::from(paths::normalize(dir.get_ref(), true));
+                if !self.settings.system_dirs.contains(&normal) {
+                    self.settings.system_dirs.push(normal);
+                }
+            } else {
                 cx.error(
                     PolicyError::BadValue,
-                    command.span(),
-                    "an empty command in `narrow`".to_owned(),
-                    "empty",
-                    Some("give a command name such as `docker run`".into()),
+                    dir.span(),
+                    format!("system directory `{}` is not absolute", dir.get_ref()),
+                    "relative directory",
+                    Some("give an absolute directory such as `/etc`".into()),
                 );
-            } else if !self.settings.narrow.contains(&words) {
-                self.settings.narrow.push(words);
             }
         }
         let settings = &mut self.settings;
@@ -525,6 +530,34 @@ impl Builder {
         };
         let policy = Policy::assemble(declared, &self.guards);
         Ok(policy)
+    }
+}
+
+/// Appends the verb chains of a `[settings]` list (`"docker run"`, `"pipx run"`) to `out`,
+/// each once; an empty one is an error.
+fn verb_chains(
+    cx: &mut FileCx<'_>,
+    key: &str,
+    list: &Option<TextList>,
+    out: &mut Vec<Vec<String>>,
+) {
+    for command in list.iter().flat_map(|l| l.get_ref()) {
+        let words: Vec<String> = command
+            .get_ref()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        if words.is_empty() {
+            cx.error(
+                PolicyError::BadValue,
+                command.span(),
+                format!("an empty command in `{key}`"),
+                "empty",
+                Some("give a command name such as `docker run`".into()),
+            );
+        } else if !out.contains(&words) {
+            out.push(words);
+        }
     }
 }
 

@@ -556,6 +556,13 @@ pub struct Settings {
     /// are proposed narrowly, with their literal arguments, like the commands a deny rule
     /// names. Every layer may add commands.
     pub narrow: Vec<Vec<String>>,
+    /// Directories of the operating system (`/etc`, `/usr`): a zone grant may not cover one,
+    /// and a write zone may not lie inside one. Every layer may add directories.
+    pub system_dirs: Vec<PathBuf>,
+    /// Package runners (verb chains such as `npx`, `pipx run`): a runner alone downloads and
+    /// runs whatever package it is named, so a grant must name the package. Every layer may
+    /// add runners.
+    pub package_runners: Vec<Vec<String>>,
 }
 
 impl Default for Settings {
@@ -571,6 +578,8 @@ impl Default for Settings {
             secret_names: Vec::new(),
             code_loading_variables: Vec::new(),
             narrow: Vec::new(),
+            system_dirs: Vec::new(),
+            package_runners: Vec::new(),
         }
     }
 }

@@ -288,6 +288,18 @@ impl Policy {
         found.into_iter().map(|(_, entry)| entry).collect()
     }
 
+    /// `settings.system_dirs`, normalised: directories of the operating system.
+    #[must_use]
+    pub fn system_dirs(&self) -> &[PathBuf] {
+        &self.declared.settings.system_dirs
+    }
+
+    /// `settings.package_runners` (verb chains): commands that download and run a package.
+    #[must_use]
+    pub fn package_runners(&self) -> &[Vec<String>] {
+        &self.declared.settings.package_runners
+    }
+
     /// The commands of `settings.narrow` (verb chains), proposed narrowly.
     #[must_use]
     pub fn narrow_commands(&self) -> &[Vec<String>] {

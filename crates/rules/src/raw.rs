@@ -54,6 +54,8 @@ table! {
         secret_names: Option<TextList> = get,
         code_loading_variables: Option<TextList> = get,
         narrow: Option<TextList> = get,
+        system_dirs: Option<TextList> = get,
+        package_runners: Option<TextList> = get,
     }
 }
 

@@ -7,24 +7,6 @@ use shellgate_rules::{Policy, VerbPattern, WrapperMode};
 
 use super::{CodeHead, GrantRefusal, GrantRule};
 
-/// Package runners: a bare runner downloads and runs whatever package it is named. Refused
-/// without a package until the policy declares them as wrappers.
-pub const PACKAGE_RUNNERS: &[&[&str]] = &[
-    &["npx"],
-    &["pnpx"],
-    &["bunx"],
-    &["uvx"],
-    &["pipx", "run"],
-    &["npm", "exec"],
-    &["pnpm", "exec"],
-    &["pnpm", "dlx"],
-    &["yarn", "dlx"],
-    &["yarn", "exec"],
-    &["bun", "x"],
-    &["uv", "run"],
-    &["uv", "tool", "run"],
-];
-
 /// A head that needs a subcommand, with (at most two) of its subcommands from the policy.
 #[derive(Clone, Debug)]
 pub(super) struct MultiPurpose {
@@ -34,11 +16,8 @@ pub(super) struct MultiPurpose {
 
 /// The verb prefixes of `policy` that run other code, longest first.
 pub(super) fn code_heads(policy: &Policy) -> Vec<(Vec<String>, CodeHead)> {
-    let runner = |verb: &[String]| {
-        PACKAGE_RUNNERS
-            .iter()
-            .any(|known| known.iter().copied().eq(verb.iter().map(String::as_str)))
-    };
+    let runners = policy.package_runners();
+    let runner = |verb: &[String]| runners.iter().any(|known| known.as_slice() == verb);
     let mut code_heads: Vec<(Vec<String>, CodeHead)> = Vec::new();
     let mut known: HashSet<&[String]> = HashSet::new();
     let mut add = |verb: &[String], kind: CodeHead| {
@@ -69,10 +48,9 @@ pub(super) fn code_heads(policy: &Policy) -> Vec<(Vec<String>, CodeHead)> {
             add(&interpreter.verb, CodeHead::Interpreter);
         }
     }
-    for runner in PACKAGE_RUNNERS {
-        let verb: Vec<String> = runner.iter().map(|w| (*w).to_owned()).collect();
+    for verb in runners {
         if !known.contains(verb.as_slice()) {
-            add(&verb, CodeHead::PackageRunner);
+            add(verb, CodeHead::PackageRunner);
         }
     }
     // A longer prefix (`docker exec`) is more specific than a shorter one.

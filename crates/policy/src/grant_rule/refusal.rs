@@ -16,8 +16,8 @@ pub enum CodeHead {
     Wrapper,
     /// A privileged `[[wrapper]]` (`sudo`, `doas`).
     Privileged,
-    /// A package runner ([`PACKAGE_RUNNERS`](super::PACKAGE_RUNNERS)) that the policy does not
-    /// declare: admitted once the pattern names the package (`npx prettier *`).
+    /// A package runner (the policy's `settings.package_runners`) that the policy does not
+    /// declare as a wrapper: admitted once the pattern names the package (`npx prettier *`).
     PackageRunner,
     /// A package runner that the policy declares as a wrapper: the package's command is
     /// unwrapped and judged by itself, so the runner heads no grant at all.

@@ -8,26 +8,6 @@ use shellgate_rules::{Access, Decision, Policy, Protected, resolve_path};
 use super::{GrantRefusal, GrantRule};
 use crate::paths;
 
-/// Directories of the operating system itself (with the policy's trusted bin directories).
-pub const SYSTEM_DIRS: &[&str] = &[
-    "/bin",
-    "/boot",
-    "/dev",
-    "/etc",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/libx32",
-    "/proc",
-    "/root",
-    "/sbin",
-    "/sys",
-    "/usr",
-    "/Library",
-    "/System",
-    "/private/etc",
-];
-
 /// Names no protected glob is about, for [`GrantRule::protected_filter`].
 const ORDINARY_NAMES: &[&str] = &["zz", "zz.txt", ".zz"];
 
@@ -57,10 +37,10 @@ impl ProtectedBases {
     }
 }
 
-/// The system directories, normalised: [`SYSTEM_DIRS`] and the policy's
+/// The system directories, normalised: the policy's `settings.system_dirs` and
 /// `settings.trusted_bin_dirs`.
 pub(super) fn system_dirs(policy: &Policy) -> Vec<PathBuf> {
-    let mut system_dirs: Vec<PathBuf> = SYSTEM_DIRS.iter().map(PathBuf::from).collect();
+    let mut system_dirs: Vec<PathBuf> = policy.system_dirs().to_vec();
     for dir in policy.trusted_bin_dirs() {
         if let Some(dir) = paths::normalize(dir)
             && !system_dirs.contains(&dir)

@@ -414,6 +414,14 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
         p.code_loading_set.patterns(),
         list("code_loading_variables")
     );
+    let system_dirs: Vec<String> = p
+        .system_dirs()
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    assert_eq!(system_dirs, list("system_dirs"));
+    let runners: Vec<String> = p.package_runners().iter().map(|r| r.join(" ")).collect();
+    assert_eq!(runners, list("package_runners"));
 
     let audiences = file["audience"].as_table().unwrap();
     let names: Vec<&String> = audiences.keys().collect();
