@@ -346,17 +346,9 @@ impl Builder {
         if let Some(dirs) = &raw.trusted_bin_dirs {
             let mut out = Vec::new();
             for dir in dirs.get_ref() {
-                if !dir.get_ref().starts_with('/') {
-                    cx.error(
-                        PolicyError::BadValue,
-                        dir.span(),
-                        format!("trusted bin dir `{}` is not absolute", dir.get_ref()),
-                        "relative directory",
-                        Some("give an absolute directory such as `/usr/bin`".into()),
-                    );
+                let Some(normal) = absolute_dir(cx, dir, "trusted bin dir", "/usr/bin") else {
                     continue;
-                }
-                let normal = PathBuf::from(paths::normalize(dir.get_ref(), true));
+                };
                 if !first && !self.settings.trusted_bin_dirs.contains(&normal) {
                     cx.error(
                         PolicyError::LayerNotAllowed,
@@ -405,19 +397,10 @@ impl Builder {
             &mut self.settings.package_runners,
         );
         for dir in raw.system_dirs.iter().flat_map(|l| l.get_ref()) {
-            if dir.get_ref().starts_with('/') {
-                let normal = PathBuf::from(paths::normalize(dir.get_ref(), true));
-                if !self.settings.system_dirs.contains(&normal) {
-                    self.settings.system_dirs.push(normal);
-                }
-            } else {
-                cx.error(
-                    PolicyError::BadValue,
-                    dir.span(),
-                    format!("system directory `{}` is not absolute", dir.get_ref()),
-                    "relative directory",
-                    Some("give an absolute directory such as `/etc`".into()),
-                );
+            if let Some(normal) = absolute_dir(cx, dir, "system directory", "/etc")
+                && !self.settings.system_dirs.contains(&normal)
+            {
+                self.settings.system_dirs.push(normal);
             }
         }
         let settings = &mut self.settings;
@@ -531,6 +514,22 @@ impl Builder {
         let policy = Policy::assemble(declared, &self.guards);
         Ok(policy)
     }
+}
+
+/// `dir` normalised, or an error naming it `what` when it is not absolute (`example` shows one
+/// that is).
+fn absolute_dir(cx: &mut FileCx<'_>, dir: &Text, what: &str, example: &str) -> Option<PathBuf> {
+    if dir.get_ref().starts_with('/') {
+        return Some(PathBuf::from(paths::normalize(dir.get_ref(), true)));
+    }
+    cx.error(
+        PolicyError::BadValue,
+        dir.span(),
+        format!("{what} `{}` is not absolute", dir.get_ref()),
+        "relative directory",
+        Some(format!("give an absolute directory such as `{example}`")),
+    );
+    None
 }
 
 /// Appends the verb chains of a `[settings]` list (`"docker run"`, `"pipx run"`) to `out`,
