@@ -11,7 +11,7 @@
 #   FUZZ_MAX_LEN    -max_len (default 4096; 8192 for policy_load)
 #   FUZZ_TIMEOUT    -timeout in seconds per input (default 10)
 #   FUZZ_RSS_MB     -rss_limit_mb (default 2048)
-#   FUZZ_TRACE_CMP  1 | 0 (default 1; 0 builds with --no-trace-compares: two to three times
+#   FUZZ_TRACE_CMP  1 | 0 (default 1; 0 builds with --no-trace-compares: several times
 #                   the executions a second, with coarser feedback on comparisons — for volume
 #                   runs resumed from a corpus that a tracing run grew)
 #
