@@ -273,3 +273,24 @@ fn render_keeps_a_function_name_ending_in_an_extglob_character() {
     }
     assert_eq!(render("f( ){ a; }").unwrap(), "f() { a\n}\n");
 }
+
+// Crash input (parse target, session 21; minimised):
+// b"<<'SJ'|\nSJ\n<<'SJ'|\nSJ\n<<'SJ'<<''|\nSJ\n\n<<EOF\nEOF" — the source reads the bodies after
+// each `|`, so no line has more than the four pending heredocs the parser allows. Render joined
+// the pipeline on one line with five pending heredocs, which the parser refuses.
+#[test]
+fn render_ends_the_line_after_an_operator_where_the_source_read_heredoc_bodies() {
+    let input = "<<'SJ'|\nSJ\n<<'SJ'|\nSJ\n<<'SJ'<<''|\nSJ\n\n<<EOF\nEOF";
+    assert_eq!(
+        render(input).unwrap(),
+        "<<'SJ' |\nSJ\n<<'SJ' |\nSJ\n<<'SJ' <<'' |\nSJ\n\n<<EOF\nEOF\n"
+    );
+    assert_round_trip(input);
+    assert_round_trip("cat <<A && cat <<B ||\nA\nB\necho $(c)\n");
+    assert_round_trip("a <<A | b <<B | c <<C | d <<D |\nA\nB\nC\nD\ne <<E\nE\n");
+    // Bodies after the next command stay after it, on one line.
+    assert_eq!(
+        render("cat <<A | cat <<B\nA\nB\n").unwrap(),
+        "cat <<A | cat <<B\nA\nB\n"
+    );
+}

@@ -123,7 +123,7 @@ impl Printer<'_> {
     fn and_or(&mut self, and_or: &AndOr) {
         self.pipeline(&and_or.first);
         for (op, pipeline) in &and_or.rest {
-            self.operator((*op).into());
+            self.operator((*op).into(), command_start(&pipeline.first));
             self.pipeline(pipeline);
         }
     }
@@ -140,7 +140,7 @@ impl Printer<'_> {
         }
         self.command(&pipeline.first);
         for (op, command) in &pipeline.rest {
-            self.operator((*op).into());
+            self.operator((*op).into(), command_start(command));
             self.command(command);
         }
     }
@@ -152,11 +152,17 @@ impl Printer<'_> {
         self.out.push(close);
     }
 
-    /// An operator between two commands, with a space on either side.
-    fn operator(&mut self, op: Operator) {
+    /// An operator between two commands, with a space on either side; or, when heredoc bodies
+    /// are pending and the source read them before `next` (the next command's start), a line
+    /// end that writes them. The source's line then holds no more pending heredocs than the
+    /// parser allows (`<<A | <<B | <<C | <<D |⏎bodies⏎<<E`), and neither does the rendering.
+    fn operator(&mut self, op: Operator, next: Option<usize>) {
         self.out.push(' ');
         self.out.push_str(op.as_str());
-        self.out.push(' ');
+        match (next, self.pending_body_start()) {
+            (Some(next), Some(body)) if body < next => self.newline(),
+            _ => self.out.push(' '),
+        }
     }
 
     fn command(&mut self, command: &Command) {
