@@ -42,7 +42,7 @@ mod interpreters;
 mod python;
 mod shells;
 mod words;
-pub(crate) use words::synthetic_word;
+pub(crate) use words::{holds_placeholder, synthetic_word};
 mod wrappers;
 
 use std::ops::Range;

@@ -109,6 +109,19 @@ impl<'a> Run<'a> {
                 // `{}` stands for each found file: judged below, by where they are found —
                 // or, deeper inside a finder's command (`-exec sh -c 'cat "$1"' _ {} ;`), a
                 // path not known until it runs.
+                // A word that only holds `{}` (`/etc/{}`, or `$1` bound to `{}` in
+                // `-exec sh -c 'cat /etc/$1' _ {} ;`) is another path, not known until it runs.
+                if found_anywhere && crate::expand::holds_placeholder(&word.cooked) {
+                    let access = match role.role {
+                        Role::ReadPath => Some(Access::Read),
+                        Role::WritePath | Role::DeletePath => Some(Access::Write),
+                        _ => None,
+                    };
+                    if let Some(access) = access {
+                        self.dynamic_path(&word.raw, access, judged);
+                        continue;
+                    }
+                }
                 if word.literal && word.cooked == "{}" && found_anywhere {
                     if !found_reads && !inv.appended_args {
                         let access = if reads_only {

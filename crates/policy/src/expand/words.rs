@@ -87,3 +87,15 @@ mod tests {
         }
     }
 }
+
+/// The names a finder writes a found file's name into: GNU find's `{}`, and fd's `{}`, `{/}`
+/// (base name), `{//}` (parent), `{.}` and `{/.}` (without the extension).
+const PLACEHOLDERS: [&str; 5] = ["{}", "{/}", "{//}", "{.}", "{/.}"];
+
+/// Whether a word of a finder's command has a found file's name spliced into it: it holds a
+/// placeholder but is not one. GNU find replaces `{}` wherever it occurs (`/etc/{}` reads
+/// `/etc/./shadow` for a found `./shadow`). A word that is a placeholder is a found file, judged
+/// below the finder's directories.
+pub(crate) fn holds_placeholder(word: &str) -> bool {
+    !PLACEHOLDERS.contains(&word) && PLACEHOLDERS.iter().any(|p| word.contains(p))
+}

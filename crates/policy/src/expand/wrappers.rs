@@ -114,6 +114,11 @@ impl Walker<'_> {
                         continue;
                     }
                     let inner_cwd = if in_found_dir { None } else { cwd.clone() };
+                    let spliced = inner_words
+                        .iter()
+                        .find(|w| super::words::holds_placeholder(&w.cooked))
+                        .map(|w| w.raw.clone());
+                    let inner_index = self.ex.invocations.len();
                     self.found_below = Some(found_below.clone());
                     self.inner(
                         index,
@@ -124,6 +129,15 @@ impl Walker<'_> {
                         true,
                         depth,
                     );
+                    // The finder writes each found file's name into this word: what the word
+                    // is (a path, shell code, an awk program) is not known until it runs, and
+                    // a file name can inject code. Its code is still parsed and judged.
+                    if let Some(raw) = spliced {
+                        self.dynamic(
+                            inner_index,
+                            &format!("`{raw}` gets each found file's name spliced into it"),
+                        );
+                    }
                 }
             }
         }
