@@ -38,6 +38,7 @@
 //! (code shellgate cannot read) and `words` (brace expansion, synthetic words, clause text).
 
 mod deny;
+mod finder_pipes;
 mod interpreters;
 mod python;
 mod shells;
@@ -199,6 +200,9 @@ pub struct Invocation {
     /// directory is always one too). Its `{}` and appended arguments are then reads below
     /// those directories, not paths unknown until it runs.
     pub found_below: Option<Vec<Word>>,
+    /// The finder whose output a command piped from it receives as arguments
+    /// (`find . -name '*.env' | xargs cat`): its words hold the name filters.
+    pub found_by: Option<usize>,
     /// The command's text as written (raw words, assignments and redirections).
     pub text: String,
     /// How many shell re-parses deep it is (0: the command as given).
@@ -376,6 +380,7 @@ impl Walker<'_> {
                 opaque: None,
                 appended_args: false,
                 found_below: None,
+                found_by: None,
                 text: clause_text(clause),
                 shell_depth: depth,
                 origin,
@@ -416,9 +421,12 @@ impl Walker<'_> {
                 continue; // not the first element of its pipeline
             }
             let mut stages = Vec::new();
+            // The clause each stage starts with.
+            let mut starts = vec![*first];
             let mut current = *first;
             while let Some(next) = pipe_from(current) {
                 stages.push(members(current, next));
+                starts.push(next);
                 current = next;
             }
             let end = edges
@@ -428,6 +436,13 @@ impl Walker<'_> {
                 .min()
                 .unwrap_or(graph.len());
             stages.push(members(current, end));
+            for (pair, start) in stages.windows(2).zip(starts.iter().skip(1)) {
+                if let [before, after] = pair
+                    && let Some(&finder) = before.first()
+                {
+                    self.feed_found_files(graph, *start, finder, after);
+                }
+            }
             self.ex.pipelines.push(Pipeline { stages });
         }
         for (container, inner, kind) in &edges {
@@ -593,6 +608,7 @@ impl Walker<'_> {
             // its appended arguments are found files. Anything that appends arguments of its
             // own (`xargs`) does not inherit it.
             found_below: found.or_else(|| (!appended).then(|| p.found_below.clone()).flatten()),
+            found_by: (!appended).then_some(p.found_by).flatten(),
             text,
             shell_depth: depth,
         };

@@ -164,6 +164,7 @@ table! {
         /// `exec-option` only.
         exec_options: Option<Spanned<Vec<Text>>> = get,
         terminators: Option<Spanned<Vec<Text>>> = get,
+        list_flags: Option<Spanned<Vec<Text>>> = get,
     }
 }
 

@@ -189,11 +189,15 @@ impl<'a> Run<'a> {
     /// The words of the finder whose `-exec` runs an invocation (`find . -name '*.env' -exec
     /// cat {} +`), or none.
     pub(super) fn finder_words(&self, inv: &Invocation) -> &[shellgate_parser::Word] {
-        inv.origin
-            .iter()
-            .rev()
-            .find(|step| step.via == Via::ExecOption)
-            .and_then(|step| self.expansion.invocations.get(step.invocation))
+        let finder = inv.found_by.or_else(|| {
+            inv.origin
+                .iter()
+                .rev()
+                .find(|step| step.via == Via::ExecOption)
+                .map(|step| step.invocation)
+        });
+        finder
+            .and_then(|finder| self.expansion.invocations.get(finder))
             .map_or(&[], |finder| finder.words.as_slice())
     }
 

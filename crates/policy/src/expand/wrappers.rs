@@ -77,31 +77,7 @@ impl Walker<'_> {
             }
             WrapperMode::ExecOption(exec) => {
                 // The files it runs the command on are found below its read operands.
-                let found_below: Vec<Word> = {
-                    // Only the finder's own words: not the commands its options carry.
-                    let own = words
-                        .iter()
-                        .position(|w| w.literal && exactly(&w.cooked, &exec.exec_options))
-                        .unwrap_or(words.len());
-                    let view = shellgate_rules::CommandView {
-                        words: words.get(..own).unwrap_or_default(),
-                        assignments: &[],
-                        redirects: &[],
-                        cwd: cwd.as_deref(),
-                        home: home.as_deref(),
-                    };
-                    self.policy
-                        .roles(&view)
-                        .into_iter()
-                        .filter(|r| r.role == shellgate_rules::Role::ReadPath)
-                        .filter_map(|r| {
-                            let word = words.get(r.index)?;
-                            let mut root = word.clone();
-                            root.cooked = r.text;
-                            Some(root)
-                        })
-                        .collect()
-                };
+                let found_below = self.finder_roots(exec, &words, cwd.as_deref(), home.as_deref());
                 for range in exec_option_inners(exec, &words, start) {
                     // `-execdir`/`-okdir` style options run in each found file's directory.
                     let in_found_dir = range
@@ -425,4 +401,39 @@ fn exec_option_inners(exec: &ExecMode, words: &[Word], start: usize) -> Vec<Rang
         }
     }
     out
+}
+
+impl Walker<'_> {
+    /// The directories a finder searches: its read operands among its own words (not the
+    /// commands its exec options carry), cooked to the paths the policy resolved.
+    pub(super) fn finder_roots(
+        &self,
+        exec: &ExecMode,
+        words: &[Word],
+        cwd: Option<&Path>,
+        home: Option<&Path>,
+    ) -> Vec<Word> {
+        let own = words
+            .iter()
+            .position(|w| w.literal && exactly(&w.cooked, &exec.exec_options))
+            .unwrap_or(words.len());
+        let view = shellgate_rules::CommandView {
+            words: words.get(..own).unwrap_or_default(),
+            assignments: &[],
+            redirects: &[],
+            cwd,
+            home,
+        };
+        self.policy
+            .roles(&view)
+            .into_iter()
+            .filter(|r| r.role == shellgate_rules::Role::ReadPath)
+            .filter_map(|r| {
+                let word = words.get(r.index)?;
+                let mut root = word.clone();
+                root.cooked = r.text;
+                Some(root)
+            })
+            .collect()
+    }
 }

@@ -447,9 +447,10 @@ fn wrapper_mode(
         ("cwd_flags", raw.cwd_flags.as_ref().map(Spanned::span)),
         ("judged_flags", raw.judged_flags.as_ref().map(Spanned::span)),
     ];
-    let exec_only: [(&str, Option<Range<usize>>); 2] = [
+    let exec_only: [(&str, Option<Range<usize>>); 3] = [
         ("exec_options", raw.exec_options.as_ref().map(Spanned::span)),
         ("terminators", raw.terminators.as_ref().map(Spanned::span)),
+        ("list_flags", raw.list_flags.as_ref().map(Spanned::span)),
     ];
     let foreign: Vec<(&str, Option<Range<usize>>)> = match name {
         "prefix" => exec_only.to_vec(),
@@ -481,6 +482,7 @@ fn wrapper_mode(
         judged_flags: list(&mut raw.judged_flags, "judged_flags"),
     };
     let exec_options = list(&mut raw.exec_options, "exec_options");
+    let list_flags = list(&mut raw.list_flags, "list_flags");
     let query_flags = list(&mut raw.query_flags, "query_flags");
     let flags = list(&mut raw.flags, "flags");
     let local_flags = list(&mut raw.local_flags, "local_flags");
@@ -568,6 +570,7 @@ fn wrapper_mode(
             Some(WrapperMode::ExecOption(ExecMode {
                 exec_options,
                 terminators,
+                list_flags,
             }))
         }
     }

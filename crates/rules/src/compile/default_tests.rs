@@ -319,6 +319,7 @@ fn wrappers_hold_every_value(p: &Policy, file: &toml::Table) {
             Some("exec-option") => WrapperMode::ExecOption(ExecMode {
                 exec_options: list("exec_options"),
                 terminators: list("terminators"),
+                list_flags: list("list_flags"),
             }),
             Some("strip") => WrapperMode::Strip(options),
             Some(other) => panic!("`mode = {other}`"),

@@ -73,6 +73,12 @@ pub struct ExecMode {
     pub exec_options: Vec<String>,
     /// The words that end it (`;`, `+` after `{}`).
     pub terminators: Vec<String>,
+    /// Options with which the finder's standard output stays the list of files it found
+    /// (`-name`, `-type`, `-print0`; not `-printf`, `-ls` or an exec option). When every option
+    /// of a finder is one of these, a command it pipes into that appends its input to its
+    /// arguments (`find . -name '*.rs' | xargs wc -l`) receives found files: reads below the
+    /// finder's directories, as with `-exec`. Empty: never.
+    pub list_flags: Vec<String>,
 }
 
 /// The options of a `prefix` or `strip` wrapper.

@@ -1,0 +1,106 @@
+//! A finder piped into a command that appends its input to its arguments
+//! (`find src -name '*.rs' | xargs wc -l`): the command receives the files the finder found,
+//! as with `find … -exec wc -l {} +`, when nothing else can reach the pipe.
+
+use shellgate_parser::{ClauseGraph, Operator, RedirectOp};
+use shellgate_rules::{ExecMode, WrapperMode};
+
+use super::{InvocationKind, Via, Walker};
+
+impl Walker<'_> {
+    /// Called with the invocations of two neighbouring pipeline stages, the first piped into
+    /// the second by the clause `second_clause` of `graph`.
+    pub(super) fn feed_found_files(
+        &mut self,
+        graph: &ClauseGraph,
+        second_clause: usize,
+        finder: usize,
+        stage: &[usize],
+    ) {
+        if graph.get(second_clause).and_then(|c| c.operator) != Some(Operator::Pipe) {
+            return; // `|&` mixes in the finder's error messages
+        }
+        let Some(&appender) = stage.first() else {
+            return;
+        };
+        let (Some(f), Some(a)) = (
+            self.ex.invocations.get(finder),
+            self.ex.invocations.get(appender),
+        ) else {
+            return;
+        };
+        let policy = self.policy;
+        let Some(exec) = policy.wrapper(&f.words).and_then(|w| match &w.mode {
+            WrapperMode::ExecOption(exec) => Some(exec),
+            _ => None,
+        }) else {
+            return;
+        };
+        let appends = policy
+            .wrapper(&a.words)
+            .is_some_and(|w| matches!(&w.mode, WrapperMode::Prefix(prefix) if prefix.appends_args));
+        // The appender is transparent (`xargs -I{}`/`-a FILE` are judged by themselves), both
+        // run in one known directory, and the finder prints only what it found.
+        if !appends
+            || !matches!(a.kind, InvocationKind::Wrapper { .. })
+            || a.opaque.is_some()
+            || f.opaque.is_some()
+            || f.cwd.is_none()
+            || f.cwd != a.cwd
+            || f.redirects.iter().any(|r| r.op == RedirectOp::DupOut)
+            || !only_listing(exec, &f.words)
+        {
+            return;
+        }
+        let (words, cwd, home) = (f.words.clone(), f.cwd.clone(), f.home.clone());
+        let roots = self.finder_roots(exec, &words, cwd.as_deref(), home.as_deref());
+        // The appender's inner command and the wrappers inside it (`xargs timeout 5 wc -l`).
+        let mut fed = vec![appender];
+        for &index in stage {
+            let Some(inv) = self.ex.invocations.get(index) else {
+                continue;
+            };
+            let through_wrapper = inv
+                .origin
+                .last()
+                .is_some_and(|step| step.via == Via::Wrapper && fed.contains(&step.invocation));
+            let appends_again = fed.len() > 1
+                && inv.parent.is_some_and(|p| {
+                    p != appender
+                        && self
+                            .ex
+                            .invocations
+                            .get(p)
+                            .and_then(|p| policy.wrapper(&p.words))
+                            .is_some_and(|w| {
+                                matches!(&w.mode, WrapperMode::Prefix(prefix) if prefix.appends_args)
+                            })
+                });
+            if through_wrapper && !appends_again && inv.found_below.is_none() {
+                fed.push(index);
+            }
+        }
+        for &index in fed.iter().skip(1) {
+            if let Some(inv) = self.ex.invocations.get_mut(index) {
+                inv.found_below = Some(roots.clone());
+                inv.found_by = Some(finder);
+            }
+        }
+    }
+}
+
+/// Whether every option of a finder is one of its `list_flags` (an option is a word `-x…` or
+/// `--x…`; values such as `-5` in `-mtime -5` are not options).
+fn only_listing(exec: &ExecMode, words: &[shellgate_parser::Word]) -> bool {
+    !exec.list_flags.is_empty()
+        && words.iter().skip(1).all(|w| {
+            let name = w.cooked.split('=').next().unwrap_or_default();
+            let option = name
+                .trim_start_matches('-')
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
+                && name.starts_with('-');
+            w.literal && (!option || exec.list_flags.iter().any(|f| f == name))
+        })
+}
