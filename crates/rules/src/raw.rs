@@ -183,6 +183,7 @@ table! {
         remote: bool = or_default,
         split_only: bool = or_default,
         privileged: bool = or_default,
+        query_flags: Vec<Text> = or_default,
         why: Option<Text> = get,
     }
 }

@@ -182,9 +182,11 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
     let mut options_done = false;
     let mut code_flag = false;
     let mut skipped = 0;
+    let mut query = false;
     while let Some(word) = words.get(i) {
         let text = word.cooked.as_str();
         let option = !options_done && word.literal && text.len() > 1 && text.starts_with('-');
+        query |= option && exactly(text, &shell.query_flags);
         if !options_done && word.literal && text == "--" {
             options_done = true;
         } else if option && text.starts_with("--") {
@@ -231,7 +233,7 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
         }
         i += 1;
     }
-    if !code_flag && shell.stdin {
+    if !code_flag && shell.stdin && !query {
         Found::Stdin
     } else {
         Found::Nothing

@@ -173,6 +173,7 @@ impl Builder {
         let verbs = cx.verb_list(raw, span.clone(), "[[shell]]");
         let code_flags = cx.flags(&mut raw.code_flags, "code_flags");
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
+        let query_flags = cx.flags(&mut raw.query_flags, "query_flags");
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
         if code_flags.is_empty()
             && !raw.code_operand
@@ -207,6 +208,7 @@ impl Builder {
             remote: raw.remote,
             split_only: raw.split_only,
             privileged: raw.privileged,
+            query_flags,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.shells);

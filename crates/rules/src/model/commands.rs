@@ -145,6 +145,9 @@ pub struct Shell {
     pub split_only: bool,
     /// Changes privilege (`su -c`).
     pub privileged: bool,
+    /// Options that make it print something and exit (`bash --version`): with one of them and
+    /// no code flag or operand, standard input is not read as code.
+    pub query_flags: Vec<String>,
     /// What it does, for explanations.
     pub why: Option<String>,
 }
