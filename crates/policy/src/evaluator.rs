@@ -60,6 +60,7 @@ mod network;
 mod path_effects;
 mod path_words;
 mod project_code;
+mod recursive_paths;
 mod run;
 mod runner;
 mod verdict;

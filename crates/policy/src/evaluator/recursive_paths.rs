@@ -1,0 +1,124 @@
+//! Recursive reads and deletes: what a command that walks a directory reaches below it.
+
+use shellgate_parser::Word;
+use shellgate_rules::{Access, Decision};
+
+use crate::display;
+use crate::evaluation::ReasonKind;
+use crate::matching::MatchContext;
+
+use super::path_words::literal_path;
+use super::run::Run;
+use super::verdict::Judged;
+
+impl Run<'_> {
+    /// A recursive read of a directory that holds a protected path (`grep -r AKIA ~` reaches
+    /// `~/.aws/credentials`, `rg -uu secret ~` reaches `~/.ssh`) touches that path: it needs a
+    /// person every time, like naming it would (never a hard deny: the command does not name
+    /// the secret).
+    ///
+    /// A recursive read filtered by file name to a protected name (`grep -r KEY
+    /// --include='*.env' .`, `rg -g '*.env'`, `find . -name '.env*' -exec cat {} +`) reads those
+    /// files wherever it runs: it needs a person too. A filter is an option's value (the word
+    /// after a word starting with `-`, or the value of `--flag=VALUE`) that selects protected
+    /// names and not ordinary ones ([`GrantRule::protected_filter`](crate::GrantRule::protected_filter)).
+    pub(super) fn judge_recursive_read(
+        &self,
+        word: &Word,
+        text: &str,
+        words: &[Word],
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let Some(dir) = literal_path(word, text, ctx) else {
+            return;
+        };
+        let rule = self.gate.grant_rule();
+        let option_values = words.windows(2).filter_map(|pair| match pair {
+            [flag, value] if flag.cooked.starts_with('-') => Some(value.cooked.as_str()),
+            _ => None,
+        });
+        let joined_values = words.iter().filter_map(|w| {
+            w.cooked
+                .split_once('=')
+                .filter(|(flag, _)| flag.starts_with('-'))
+                .map(|(_, value)| value)
+        });
+        let filtered = option_values
+            .chain(joined_values)
+            .find_map(|filter| rule.protected_filter(filter));
+        let (entry, what) = if let Some((entry, name)) = filtered {
+            let name = display::escape(name);
+            (
+                entry,
+                format!("filtered to names such as `{name}` reads them"),
+            )
+        } else if let Some((entry, base)) =
+            rule.protected_below(&dir, ctx.home, |entry| entry.read != Decision::Approved)
+        {
+            let base = display::escape(&base.to_string_lossy());
+            (entry, format!("reaches `{base}`"))
+        } else {
+            return;
+        };
+        judged.ask_unsaveable(
+            ReasonKind::Path,
+            Some(entry.id.clone()),
+            format!(
+                "a recursive read of `{}` {what} ({}: {})",
+                display::escape(&dir.to_string_lossy()),
+                entry.id,
+                entry.why
+            ),
+        );
+    }
+
+    /// A recursive delete runs silently only for a project's disposable outputs: a path at
+    /// or below a directory named in `settings.disposable` (`target`, `node_modules`…), inside
+    /// a write zone (the write itself is judged like any other). Any other recursive delete
+    /// needs a person.
+    pub(super) fn judge_recursive_delete(
+        &self,
+        word: &Word,
+        text: &str,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let resolved = literal_path(word, text, ctx);
+        let disposable = resolved.as_deref().and_then(|path| {
+            let zone = self.state.zone_for(path, Access::Write)?;
+            let below = path.strip_prefix(zone.resolved()).ok()?;
+            below.components().find_map(|c| {
+                let name = c.as_os_str().to_str()?;
+                self.policy()
+                    .disposable()
+                    .iter()
+                    .any(|d| d == name)
+                    .then(|| name.to_owned())
+            })
+        });
+        let shown = display::escape(
+            &resolved
+                .as_deref()
+                .map_or_else(|| word.raw.clone(), |p| p.to_string_lossy().into_owned()),
+        );
+        match disposable {
+            Some(name) => judged.reason(
+                ReasonKind::Path,
+                None,
+                format!("recursive delete of `{shown}`: `{name}` holds disposable outputs"),
+            ),
+            // A person decides every time: no grant covers it (whatever names the program:
+            // `/rm -fr x` is not saved as `/rm -fr *` either).
+            None => {
+                judged.ask_unsaveable(
+                    ReasonKind::Path,
+                    None,
+                    format!(
+                        "recursive delete of `{shown}`, which is not a disposable output (`settings.disposable`)"
+                    ),
+                );
+            }
+        }
+    }
+}
