@@ -73,6 +73,18 @@ pub(super) fn clause_text(clause: &Clause) -> String {
     parts.join(" ")
 }
 
+/// The names a finder writes a found file's name into: GNU find's `{}`, and fd's `{}`, `{/}`
+/// (base name), `{//}` (parent), `{.}` and `{/.}` (without the extension).
+const PLACEHOLDERS: [&str; 5] = ["{}", "{/}", "{//}", "{.}", "{/.}"];
+
+/// Whether a word of a finder's command has a found file's name spliced into it: it holds a
+/// placeholder but is not one. GNU find replaces `{}` wherever it occurs (`/etc/{}` reads
+/// `/etc/./shadow` for a found `./shadow`). A word that is a placeholder is a found file, judged
+/// below the finder's directories.
+pub(crate) fn holds_placeholder(word: &str) -> bool {
+    !PLACEHOLDERS.contains(&word) && PLACEHOLDERS.iter().any(|p| word.contains(p))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,16 +98,24 @@ mod tests {
             assert!(!is_name(text), "{text}");
         }
     }
-}
 
-/// The names a finder writes a found file's name into: GNU find's `{}`, and fd's `{}`, `{/}`
-/// (base name), `{//}` (parent), `{.}` and `{/.}` (without the extension).
-const PLACEHOLDERS: [&str; 5] = ["{}", "{/}", "{//}", "{.}", "{/.}"];
-
-/// Whether a word of a finder's command has a found file's name spliced into it: it holds a
-/// placeholder but is not one. GNU find replaces `{}` wherever it occurs (`/etc/{}` reads
-/// `/etc/./shadow` for a found `./shadow`). A word that is a placeholder is a found file, judged
-/// below the finder's directories.
-pub(crate) fn holds_placeholder(word: &str) -> bool {
-    !PLACEHOLDERS.contains(&word) && PLACEHOLDERS.iter().any(|p| word.contains(p))
+    #[test]
+    fn a_placeholder_inside_a_word_is_spliced() {
+        for word in [
+            "/etc/{}",
+            "{}.bak",
+            "x{/}",
+            "{//}/y",
+            "a{.}b",
+            "{/.}.txt",
+            "cat /etc/{}",
+        ] {
+            assert!(super::holds_placeholder(word), "{word}");
+        }
+        for word in [
+            "{}", "{/}", "{//}", "{.}", "{/.}", "{print}", "${1##*/}", "a{b}c", "plain",
+        ] {
+            assert!(!super::holds_placeholder(word), "{word}");
+        }
+    }
 }
