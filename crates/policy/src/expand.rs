@@ -44,6 +44,7 @@ mod python;
 mod shells;
 mod words;
 pub(crate) use words::{holds_placeholder, synthetic_word};
+pub(crate) use wrappers::finder_own_words;
 mod wrappers;
 
 use std::ops::Range;

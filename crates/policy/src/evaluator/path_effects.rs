@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use shellgate_parser::Word;
-use shellgate_rules::{Access, Decision, EffectClass, Protected, Role, SafeVerdict, ZonePath};
+use shellgate_rules::{
+    Access, Decision, EffectClass, Protected, Role, SafeVerdict, WrapperMode, ZonePath,
+};
 
 use crate::display;
 use crate::evaluation::{DenyHit, ReasonKind};
@@ -83,7 +85,21 @@ impl<'a> Run<'a> {
         let leaf = !inv.words.is_empty();
         if leaf {
             self.judge_cwd(inv, ctx, safe, judged);
-            let view = inv.view();
+            // A finder's roles are those of its own words, not of the commands it carries.
+            let own = self
+                .policy()
+                .wrapper(&inv.words)
+                .and_then(|w| match &w.mode {
+                    WrapperMode::ExecOption(exec) => {
+                        Some(crate::expand::finder_own_words(exec, &inv.words))
+                    }
+                    _ => None,
+                });
+            let words: &[Word] = own.as_deref().unwrap_or(&inv.words);
+            let view = shellgate_rules::CommandView {
+                words,
+                ..inv.view()
+            };
             // Without a `[[verb]]` entry the roles are a guess (path-shaped operands), so the
             // paths are only *possible* reads or writes: a catalogued read-only command reads
             // them, anything else may write them.
@@ -103,7 +119,7 @@ impl<'a> Run<'a> {
                     .any(|step| step.via == crate::expand::Via::ExecOption);
             let roles = self.policy().roles(&view);
             for role in &roles {
-                let Some(word) = inv.words.get(role.index) else {
+                let Some(word) = words.get(role.index) else {
                     continue;
                 };
                 // `{}` stands for each found file: judged below, by where they are found —
@@ -136,7 +152,7 @@ impl<'a> Run<'a> {
                 let access = match role.role {
                     Role::ReadPath => {
                         if role.recursive {
-                            self.judge_recursive_read(word, &role.text, &inv.words, ctx, judged);
+                            self.judge_recursive_read(word, &role.text, words, ctx, judged);
                         }
                         Access::Read
                     }

@@ -377,6 +377,22 @@ fn strip_inner(
 }
 
 /// The word ranges of every `-exec … ;` style inner command.
+/// A finder's own words: without the commands its exec options carry (`find . -exec cat {} ;
+/// -print` → `find . -print`), so that its roles name only its own operands.
+pub(crate) fn finder_own_words(exec: &ExecMode, words: &[Word]) -> Vec<Word> {
+    let carried = exec_option_inners(exec, words, 1);
+    words
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            !carried
+                .iter()
+                .any(|r| (r.start.saturating_sub(1)..=r.end).contains(i))
+        })
+        .map(|(_, w)| w.clone())
+        .collect()
+}
+
 fn exec_option_inners(exec: &ExecMode, words: &[Word], start: usize) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut i = start;
