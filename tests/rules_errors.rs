@@ -849,3 +849,32 @@ fn settings_lists_of_directories_and_commands_are_checked() {
     ];
     check_inline(&cases);
 }
+
+#[test]
+fn max_operands_is_a_small_count_with_a_reason() {
+    let cases = [
+        (
+            "version = 1\n[[safe]]\nverb = [\"git\", \"config\"]\nwhy = \"reads\"\nmax_operands = { count = 99, why = \"sets\" }\n",
+            Expected {
+                kind: "BadValue",
+                message: "`max_operands.count` `99` is out of range",
+                help: "`max_operands.count` is a count from 0 to 16",
+                label: "out of range",
+                at: "p.toml:5:26",
+                spans: "99",
+            },
+        ),
+        (
+            "version = 1\n[[safe]]\nverb = [\"git\", \"config\"]\nwhy = \"reads\"\nmax_operands = { count = 1, why = \" \" }\n",
+            Expected {
+                kind: "EmptyValue",
+                message: "`why` is empty",
+                help: "write a short sentence for `why`",
+                label: "empty",
+                at: "p.toml:5:35",
+                spans: "\" \"",
+            },
+        ),
+    ];
+    check_inline(&cases);
+}

@@ -84,9 +84,9 @@ pub use error::{Located, Location, PolicyError};
 pub use example::RuleExample;
 pub use model::{
     ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, EffectClass, ExecMode,
-    InlineReader, Interpreter, Layer, PLACEHOLDERS, PolicySource, PolicyTest, Prefix, PrefixMode,
-    Protected, ReadZones, Role, Runs, SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles,
-    Wrapper, WrapperMode, WrapperOptions, ZoneTemplate, ZoneVars,
+    InlineReader, Interpreter, Layer, MaxOperands, PLACEHOLDERS, PolicySource, PolicyTest, Prefix,
+    PrefixMode, Protected, ReadZones, Role, Runs, SafeEntry, Settings, Shell, UnlessArg,
+    UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions, ZoneTemplate, ZoneVars,
 };
 pub use pattern::{
     Access, ArgGlob, HostGrant, PUBLIC_SECOND_LEVEL, PatternError, VerbPattern, ZonePath,

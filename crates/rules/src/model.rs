@@ -281,6 +281,18 @@ pub struct SafeEntry {
     pub unless_args: Arc<[UnlessArg]>,
     /// The `unless_args` globs as one set; glob `i` is `unless_args[i]`.
     pub(crate) unless_globs: LazyGlobSet,
+    /// More operands than this make it unsafe (`git config KEY` reads, `git config KEY VALUE`
+    /// writes).
+    pub max_operands: Option<MaxOperands>,
+}
+
+/// The most operands a safe verb takes, and why more make it unsafe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaxOperands {
+    /// How many operands (words after the verb prefix that are not options or option values).
+    pub count: usize,
+    /// Why a further operand makes the verb unsafe.
+    pub why: String,
 }
 
 /// Flags (in any spelling) that make a safe verb unsafe.

@@ -120,6 +120,15 @@ table! {
         value_flags: Vec<Text> = or_default,
         unless_flags: Vec<Spanned<RawUnlessFlag>> = or_default,
         unless_args: Vec<Spanned<RawUnlessArg>> = or_default,
+        max_operands: Option<Spanned<RawMaxOperands>> = get,
+    }
+}
+
+table! {
+    /// `max_operands = { count = 1, why = "…" }`.
+    RawMaxOperands {
+        count: Spanned<i64> = required,
+        why: Text = required,
     }
 }
 

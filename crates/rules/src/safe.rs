@@ -225,7 +225,9 @@ fn entry_verdict<'p>(
             }
         }
     }
-    let option_aware = !entry.unless_flags.is_empty() || !entry.unless_args.is_empty();
+    let option_aware = !entry.unless_flags.is_empty()
+        || !entry.unless_args.is_empty()
+        || entry.max_operands.is_some();
     let can_be_option = |index: &&usize| {
         let Some(word) = view.words.get(**index) else {
             return true;
@@ -254,6 +256,14 @@ fn entry_verdict<'p>(
                 };
             }
         }
+    }
+    if let Some(max) = &entry.max_operands
+        && let Some(&extra) = scan.operands.get(max.count)
+    {
+        return SafeVerdict::Unsafe {
+            token: cooked(view.words, extra),
+            why: &max.why,
+        };
     }
     if let Some(why) = &entry.unless_bare
         && view.words.len() <= start

@@ -2,6 +2,7 @@
 //! `[[verb]]` (argument roles) and `[classify]` (value tokens).
 
 use super::*;
+use crate::MaxOperands;
 
 impl Builder {
     /// Adds a catalog entry of `[[safe]]` (`class` `None`: read-only or, with `pure = true`,
@@ -88,6 +89,12 @@ impl Builder {
             unless_args.push(UnlessArg { pattern, why });
         }
         let unless_globs = cx.glob_matcher(unless_globs, span.clone(), "unless_args");
+        let max_operands = raw.max_operands.as_mut().map(|max| {
+            let max = max.get_mut();
+            let count = super::count(cx, Some(&max.count), "max_operands.count");
+            let why = cx.nonempty(&mut max.why, "why").unwrap_or_default();
+            MaxOperands { count, why }
+        });
         if cx.errors.len() > before {
             return;
         }
@@ -108,6 +115,7 @@ impl Builder {
             unless_flags: unless_flags.into(),
             unless_args: unless_args.into(),
             unless_globs,
+            max_operands,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.safe);
     }
