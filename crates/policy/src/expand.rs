@@ -37,6 +37,7 @@
 //! options that carry a command), `shells` (shell code, heredocs, `env -S`), `interpreters`
 //! (code shellgate cannot read) and `words` (brace expansion, synthetic words, clause text).
 
+mod code_values;
 mod deny;
 mod finder_pipes;
 mod interpreters;
@@ -533,6 +534,11 @@ impl Walker<'_> {
             self.inner(index, expanded, Vec::new(), cwd, Via::Braces, false, depth);
             return;
         }
+        self.code_values(index, depth);
+        let Some(inv) = self.ex.invocations.get(index) else {
+            return;
+        };
+        let words = &inv.words;
         let Some((_, trusted)) = words.first().and_then(|w| policy.command_name(w)) else {
             return;
         };
