@@ -152,6 +152,9 @@ pub enum Via {
     Shell,
     /// Remote shell code (`ssh host CMD`).
     Remote,
+    /// A command line in an option value or a variable (`rsync -e CMD`,
+    /// `GIT_SSH_COMMAND=CMD git fetch`): run by the program, without its assignments.
+    Value,
     /// A string split into words (`env -S`).
     Split,
     /// Literal brace expansion (`{rm,-rf,~/.ssh}` is `rm -rf ~/.ssh`).
@@ -356,7 +359,7 @@ impl Walker<'_> {
             // Shell code runs in its shell's environment: `PATH=./bin bash -c 'ls'` runs `ls`
             // with that PATH (a remote shell does not get it).
             let mut assignments: Vec<Assignment> = match parent {
-                Some((p, via)) if via != Via::Remote => self
+                Some((p, via)) if via != Via::Remote && via != Via::Value => self
                     .ex
                     .invocations
                     .get(p)

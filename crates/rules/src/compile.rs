@@ -420,6 +420,11 @@ impl Builder {
                 &raw.code_loading_variables,
                 &mut settings.code_loading_variables,
             ),
+            (
+                "command_variables",
+                &raw.command_variables,
+                &mut settings.command_variables,
+            ),
         ] {
             for glob in list.iter().flat_map(|l| l.get_ref()) {
                 let mut text = glob.clone();

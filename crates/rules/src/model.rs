@@ -564,6 +564,11 @@ pub struct Settings {
     /// never saved. Matched against the name as written (`/` is an ordinary character).
     /// Every layer may add globs.
     pub code_loading_variables: Vec<String>,
+    /// Globs over variable names whose value is a command line that programs run through a
+    /// shell (`GIT_SSH_COMMAND`, `*PAGER`, `EDITOR`): a literal value set for a command is
+    /// parsed as shell code and each of its clauses is judged, deny rules included. Matched
+    /// against the name as written. Every layer may add globs.
+    pub command_variables: Vec<String>,
     /// Commands (verb chains such as `docker run`) that run arbitrary code or destroy and so
     /// are proposed narrowly, with their literal arguments, like the commands a deny rule
     /// names. Every layer may add commands.
@@ -589,6 +594,7 @@ impl Default for Settings {
             release_names: Vec::new(),
             secret_names: Vec::new(),
             code_loading_variables: Vec::new(),
+            command_variables: Vec::new(),
             narrow: Vec::new(),
             system_dirs: Vec::new(),
             package_runners: Vec::new(),

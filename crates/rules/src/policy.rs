@@ -80,6 +80,8 @@ pub struct Policy {
     pub(crate) secret_set: LazyGlobSet,
     /// `settings.code_loading_variables` as one set.
     pub(crate) code_loading_set: WordGlobSet,
+    /// `settings.command_variables` as one set.
+    pub(crate) command_variable_set: WordGlobSet,
 }
 
 const _: () = {
@@ -196,10 +198,12 @@ impl Policy {
         let release_set = LazyGlobSet::new(settings.release_names.clone());
         let secret_set = LazyGlobSet::new(settings.secret_names.clone());
         let code_loading_set = WordGlobSet::new(settings.code_loading_variables.clone());
+        let command_variable_set = WordGlobSet::new(settings.command_variables.clone());
         Self {
             release_set,
             secret_set,
             code_loading_set,
+            command_variable_set,
             trusted,
             deny_any_verb,
             raw: RawMatcher::new(raw),
@@ -329,6 +333,13 @@ impl Policy {
     #[must_use]
     pub fn is_code_loading_variable(&self, name: &str) -> bool {
         self.code_loading_set.is_match(name)
+    }
+
+    /// Whether the variable `name` holds a command line that programs run through a shell
+    /// (`settings.command_variables`; the name as written).
+    #[must_use]
+    pub fn is_command_variable(&self, name: &str) -> bool {
+        self.command_variable_set.is_match(name)
     }
 
     /// Names of directories holding disposable outputs (`settings.disposable`).

@@ -53,6 +53,7 @@ table! {
         release_names: Option<TextList> = get,
         secret_names: Option<TextList> = get,
         code_loading_variables: Option<TextList> = get,
+        command_variables: Option<TextList> = get,
         narrow: Option<TextList> = get,
         system_dirs: Option<TextList> = get,
         package_runners: Option<TextList> = get,

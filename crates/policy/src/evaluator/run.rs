@@ -217,6 +217,7 @@ impl<'a> Run<'a> {
                 Via::ExecOption => text.push_str(" -exec"),
                 Via::Shell => text.push_str(" code"),
                 Via::Remote => text.push_str(" remote"),
+                Via::Value => text.push_str(" value"),
                 Via::Split => text.push_str(" -S"),
                 Via::Braces => text.push_str(" braces"),
             }

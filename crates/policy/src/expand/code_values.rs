@@ -1,7 +1,8 @@
-//! Option values that are command lines (`rsync -e CMD`, `tar --to-command=CMD`,
-//! `sort --compress-program=CMD`: the policy's `exec` role): the value is parsed as shell code
-//! and each of its clauses is judged, so every deny rule applies inside it. The command itself
-//! stays judged by itself (it runs code, so it is only ever saved exactly).
+//! Option values and variables that are command lines (`rsync -e CMD`, `tar --to-command=CMD`:
+//! the policy's `exec` role; `GIT_SSH_COMMAND=CMD git fetch`: `settings.command_variables`): the
+//! value is parsed as shell code and each of its clauses is judged, so every deny rule applies
+//! inside it. The command itself stays judged by itself (it runs code, or sets a variable that
+//! changes what runs, so it needs a person anyway).
 
 use shellgate_parser::ParseOptions;
 use shellgate_rules::Role;
@@ -9,27 +10,41 @@ use shellgate_rules::Role;
 use super::{CodeSource, InvocationKind, Opaque, Via, Walker};
 
 impl Walker<'_> {
-    /// Parses the literal `exec`-role values of invocation `index` as shell code.
+    /// Parses the literal `exec`-role values of invocation `index`, and the literal values of
+    /// the command variables it sets itself (not those its parent set), as shell code.
     pub(super) fn code_values(&mut self, index: usize, depth: usize) {
         let Some(inv) = self.ex.invocations.get(index) else {
             return;
         };
-        if matches!(inv.kind, InvocationKind::Wrapper { .. }) {
-            return;
-        }
-        let view = inv.view();
-        if !self.policy.knows_roles(&view) {
-            return;
-        }
-        let codes: Vec<String> = self
-            .policy
-            .roles(&view)
-            .into_iter()
-            .filter(|r| r.role == Role::Exec)
-            .filter(|r| inv.words.get(r.index).is_some_and(|w| w.literal))
-            .map(|r| r.text)
+        let inherited = inv
+            .parent
+            .and_then(|p| self.ex.invocations.get(p))
+            .map_or(&[][..], |p| p.assignments.as_slice());
+        let mut codes: Vec<String> = inv
+            .assignments
+            .iter()
+            .filter(|a| {
+                !inherited
+                    .iter()
+                    .any(|b| b.span == a.span && b.name == a.name)
+            })
+            .filter(|a| self.policy.is_command_variable(&a.name))
+            .filter_map(|a| a.value.as_ref().filter(|v| v.literal))
+            .map(|v| v.cooked.clone())
             .filter(|text| !text.trim().is_empty())
             .collect();
+        let view = inv.view();
+        if !matches!(inv.kind, InvocationKind::Wrapper { .. }) && self.policy.knows_roles(&view) {
+            codes.extend(
+                self.policy
+                    .roles(&view)
+                    .into_iter()
+                    .filter(|r| r.role == Role::Exec)
+                    .filter(|r| inv.words.get(r.index).is_some_and(|w| w.literal))
+                    .map(|r| r.text)
+                    .filter(|text| !text.trim().is_empty()),
+            );
+        }
         if codes.is_empty() {
             return;
         }
@@ -58,7 +73,7 @@ impl Walker<'_> {
             });
             self.graph(
                 &parsed.graph,
-                Some((index, Via::Shell)),
+                Some((index, Via::Value)),
                 home.as_deref(),
                 depth + 1,
                 Some(clause_index),

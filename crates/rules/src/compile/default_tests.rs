@@ -415,6 +415,11 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
         p.code_loading_set.patterns(),
         list("code_loading_variables")
     );
+    assert_eq!(
+        p.declared.settings.command_variables,
+        list("command_variables")
+    );
+    assert_eq!(p.command_variable_set.patterns(), list("command_variables"));
     let system_dirs: Vec<String> = p
         .system_dirs()
         .iter()
