@@ -175,6 +175,7 @@ table! {
         exec_options: Option<Spanned<Vec<Text>>> = get,
         terminators: Option<Spanned<Vec<Text>>> = get,
         list_flags: Option<Spanned<Vec<Text>>> = get,
+        null_flags: Option<Spanned<Vec<Text>>> = get,
     }
 }
 

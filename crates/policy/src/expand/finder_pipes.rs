@@ -1,6 +1,8 @@
 //! A finder piped into a command that appends its input to its arguments
-//! (`find src -name '*.rs' | xargs wc -l`): the command receives the files the finder found,
-//! as with `find … -exec wc -l {} +`, when nothing else can reach the pipe.
+//! (`find src -name '*.rs' -print0 | xargs -0 wc -l`): the command receives the files the
+//! finder found, as with `find … -exec wc -l {} +`, when nothing else can reach the pipe and
+//! the names are NUL-separated on both sides. Split on blanks, a found name can carry another
+//! path (`./x /etc/shadow` from a directory named `x ` holding `etc/shadow`).
 
 use shellgate_parser::{ClauseGraph, Operator, RedirectOp};
 use shellgate_rules::{ExecMode, WrapperMode};
@@ -36,12 +38,15 @@ impl Walker<'_> {
         }) else {
             return;
         };
-        let appends = policy
-            .wrapper(&a.words)
-            .is_some_and(|w| matches!(&w.mode, WrapperMode::Prefix(prefix) if prefix.appends_args));
-        // The appender is transparent (`xargs -I{}`/`-a FILE` are judged by themselves), both
-        // run in one known directory, and the finder prints only what it found.
-        if !appends
+        let null_input = policy.wrapper(&a.words).is_some_and(|w| {
+            matches!(&w.mode, WrapperMode::Prefix(prefix)
+                if prefix.appends_args && has_flag(&prefix.null_flags, &a.words))
+        });
+        // Both ends are NUL-separated, the appender is transparent (`xargs -I{}`/`-a FILE` are
+        // judged by themselves), both run in one known directory, and the finder prints only
+        // what it found.
+        if !null_input
+            || !has_flag(&exec.null_flags, &f.words)
             || !matches!(a.kind, InvocationKind::Wrapper { .. })
             || a.opaque.is_some()
             || f.opaque.is_some()
@@ -103,4 +108,21 @@ fn only_listing(exec: &ExecMode, words: &[shellgate_parser::Word]) -> bool {
                 && name.starts_with('-');
             w.literal && (!option || exec.list_flags.iter().any(|f| f == name))
         })
+}
+
+/// Whether one of `flags` is among the words after the verb: alone, a long option's accepted
+/// abbreviation, or a one-letter option inside a bundle (`xargs -r0`).
+fn has_flag(flags: &[String], words: &[shellgate_parser::Word]) -> bool {
+    words.iter().skip(1).filter(|w| w.literal).any(|w| {
+        let word = w.cooked.as_str();
+        flags.iter().any(|f| {
+            shellgate_rules::flags::flag_is(word, f)
+                || (f.len() == 2
+                    && word.len() > 2
+                    && word.starts_with('-')
+                    && !word.starts_with("--")
+                    && f.get(1..)
+                        .is_some_and(|letter| word.get(1..).is_some_and(|b| b.contains(letter))))
+        })
+    })
 }

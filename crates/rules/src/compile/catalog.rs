@@ -464,7 +464,12 @@ fn wrapper_mode(
     ];
     let foreign: Vec<(&str, Option<Range<usize>>)> = match name {
         "prefix" => exec_only.to_vec(),
-        "strip" => prefix_only.iter().chain(&exec_only).cloned().collect(),
+        "strip" => prefix_only
+            .iter()
+            .chain(&exec_only)
+            .chain(&[("null_flags", raw.null_flags.as_ref().map(Spanned::span))])
+            .cloned()
+            .collect(),
         _ => prefix_only.iter().chain(&options).cloned().collect(),
     };
     for (key, at) in foreign {
@@ -493,6 +498,7 @@ fn wrapper_mode(
     };
     let exec_options = list(&mut raw.exec_options, "exec_options");
     let list_flags = list(&mut raw.list_flags, "list_flags");
+    let null_flags = list(&mut raw.null_flags, "null_flags");
     let query_flags = list(&mut raw.query_flags, "query_flags");
     let flags = list(&mut raw.flags, "flags");
     let local_flags = list(&mut raw.local_flags, "local_flags");
@@ -546,6 +552,7 @@ fn wrapper_mode(
             stop_at: words(&raw.stop_at),
             query_flags,
             appends_args: raw.appends_args.as_ref().is_some_and(|b| *b.get_ref()),
+            null_flags,
             flags,
             runs,
             local_flags,
@@ -581,6 +588,7 @@ fn wrapper_mode(
                 exec_options,
                 terminators,
                 list_flags,
+                null_flags,
             }))
         }
     }

@@ -307,6 +307,7 @@ fn wrappers_hold_every_value(p: &Policy, file: &toml::Table) {
                 stop_at: list("stop_at"),
                 query_flags: list("query_flags"),
                 appends_args: boolean(&raw, "appends_args"),
+                null_flags: list("null_flags"),
                 runs: text(&raw, "runs").map(|runs| match runs.as_str() {
                     "project" => Runs::Project,
                     "elsewhere" => Runs::Elsewhere,
@@ -320,6 +321,7 @@ fn wrappers_hold_every_value(p: &Policy, file: &toml::Table) {
                 exec_options: list("exec_options"),
                 terminators: list("terminators"),
                 list_flags: list("list_flags"),
+                null_flags: list("null_flags"),
             }),
             Some("strip") => WrapperMode::Strip(options),
             Some(other) => panic!("`mode = {other}`"),

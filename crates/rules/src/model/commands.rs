@@ -50,6 +50,10 @@ pub struct PrefixMode {
     pub query_flags: Vec<String>,
     /// The inner command receives unknown appended arguments (`xargs`).
     pub appends_args: bool,
+    /// `appends_args`: options with which it splits its input on NUL bytes only (`xargs -0`).
+    /// Without one, a blank or a quote inside a found file's name splits it into other words
+    /// (`./x /etc/shadow` from a directory named `x `), so it receives found files only with one.
+    pub null_flags: Vec<String>,
     /// A package runner: where the command it runs comes from.
     pub runs: Option<Runs>,
     /// `runs = "elsewhere"`: options with which only an installed (local) command runs
@@ -79,6 +83,9 @@ pub struct ExecMode {
     /// arguments (`find . -name '*.rs' | xargs wc -l`) receives found files: reads below the
     /// finder's directories, as with `-exec`. Empty: never.
     pub list_flags: Vec<String>,
+    /// Options with which it ends each name it prints with a NUL byte (`-print0`): only then
+    /// can a command splitting its input on NUL bytes (`xargs -0`) receive whole names.
+    pub null_flags: Vec<String>,
 }
 
 /// The options of a `prefix` or `strip` wrapper.
