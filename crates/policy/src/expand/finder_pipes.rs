@@ -38,15 +38,30 @@ impl Walker<'_> {
         }) else {
             return;
         };
+        // The appender's own words: before the command it runs (`xargs -0 grep -0 x`: the
+        // second `-0` is grep's).
+        let inner_len = stage
+            .iter()
+            .filter_map(|&i| self.ex.invocations.get(i))
+            .find(|inv| {
+                inv.origin
+                    .last()
+                    .is_some_and(|s| s.invocation == appender && s.via == Via::Wrapper)
+            })
+            .map_or(0, |inv| inv.words.len());
+        let own = a
+            .words
+            .get(..a.words.len().saturating_sub(inner_len))
+            .unwrap_or_default();
         let null_input = policy.wrapper(&a.words).is_some_and(|w| {
             matches!(&w.mode, WrapperMode::Prefix(prefix)
-                if prefix.appends_args && has_flag(&prefix.null_flags, &a.words))
+                if prefix.appends_args && has_flag(&prefix.null_flags, &prefix.flags, own))
         });
         // Both ends are NUL-separated, the appender is transparent (`xargs -I{}`/`-a FILE` are
         // judged by themselves), both run in one known directory, and the finder prints only
         // what it found.
         if !null_input
-            || !has_flag(&exec.null_flags, &f.words)
+            || !has_flag(&exec.null_flags, &[], &f.words)
             || !matches!(a.kind, InvocationKind::Wrapper { .. })
             || a.opaque.is_some()
             || f.opaque.is_some()
@@ -110,12 +125,15 @@ fn only_listing(exec: &ExecMode, words: &[shellgate_parser::Word]) -> bool {
         })
 }
 
-/// Whether one of `flags` is among the words after the verb: alone, a long option's accepted
-/// abbreviation, or a one-letter option inside a bundle (`xargs -r0`).
-fn has_flag(flags: &[String], words: &[shellgate_parser::Word]) -> bool {
-    words.iter().skip(1).filter(|w| w.literal).any(|w| {
+/// Whether one of `flags` is given among the words after the verb: alone, as a long option's
+/// accepted abbreviation, or as a one-letter option inside a bundle (`xargs -r0`) — and not as
+/// the value of the option before it (`find . -name -print0` prints lines). The word before
+/// must be the verb, a word that is not an option, or one of `no_value` (options that take no
+/// value).
+fn has_flag(flags: &[String], no_value: &[String], words: &[shellgate_parser::Word]) -> bool {
+    words.iter().enumerate().skip(1).any(|(i, w)| {
         let word = w.cooked.as_str();
-        flags.iter().any(|f| {
+        let named = flags.iter().any(|f| {
             shellgate_rules::flags::flag_is(word, f)
                 || (f.len() == 2
                     && word.len() > 2
@@ -123,6 +141,13 @@ fn has_flag(flags: &[String], words: &[shellgate_parser::Word]) -> bool {
                     && !word.starts_with("--")
                     && f.get(1..)
                         .is_some_and(|letter| word.get(1..).is_some_and(|b| b.contains(letter))))
-        })
+        });
+        let after_an_option_value = i > 1
+            && words.get(i - 1).is_some_and(|prev| {
+                prev.cooked.starts_with('-')
+                    && !no_value.contains(&prev.cooked)
+                    && !flags.contains(&prev.cooked)
+            });
+        w.literal && named && !after_an_option_value
     })
 }
