@@ -41,6 +41,20 @@ impl Walker<'_> {
                     .into_iter()
                     .filter(|r| r.role == Role::Exec)
                     .filter(|r| inv.words.get(r.index).is_some_and(|w| w.literal))
+                    // An option's value (`-e CMD`, `--to-command=CMD`), not an operand that
+                    // names a program or a document (`open report.pdf`).
+                    .filter(|r| {
+                        let joined = inv
+                            .words
+                            .get(r.index)
+                            .is_some_and(|w| w.cooked.starts_with('-'));
+                        let after_option = r
+                            .index
+                            .checked_sub(1)
+                            .and_then(|i| inv.words.get(i))
+                            .is_some_and(|w| w.cooked.starts_with('-'));
+                        joined || after_option
+                    })
                     .map(|r| r.text)
                     .filter(|text| !text.trim().is_empty()),
             );
