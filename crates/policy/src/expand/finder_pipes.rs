@@ -5,7 +5,8 @@
 //! path (`./x /etc/shadow` from a directory named `x ` holding `etc/shadow`).
 
 use shellgate_parser::{ClauseGraph, Operator, RedirectOp};
-use shellgate_rules::{ExecMode, WrapperMode};
+use shellgate_rules::flags;
+use shellgate_rules::{ExecMode, PrefixMode, WrapperMode};
 
 use super::{InvocationKind, Via, Walker};
 
@@ -55,13 +56,13 @@ impl Walker<'_> {
             .unwrap_or_default();
         let null_input = policy.wrapper(&a.words).is_some_and(|w| {
             matches!(&w.mode, WrapperMode::Prefix(prefix)
-                if prefix.appends_args && has_flag(&prefix.null_flags, &prefix.flags, own))
+                if prefix.appends_args && splits_on_nul(prefix, own))
         });
         // Both ends are NUL-separated, the appender is transparent (`xargs -I{}`/`-a FILE` are
         // judged by themselves), both run in one known directory, and the finder prints only
         // what it found.
         if !null_input
-            || !has_flag(&exec.null_flags, &[], &f.words)
+            || !prints_nul(exec, &f.words)
             || !matches!(a.kind, InvocationKind::Wrapper { .. })
             || a.opaque.is_some()
             || f.opaque.is_some()
@@ -125,29 +126,29 @@ fn only_listing(exec: &ExecMode, words: &[shellgate_parser::Word]) -> bool {
         })
 }
 
-/// Whether one of `flags` is given among the words after the verb: alone, as a long option's
-/// accepted abbreviation, or as a one-letter option inside a bundle (`xargs -r0`) — and not as
-/// the value of the option before it (`find . -name -print0` prints lines). The word before
-/// must be the verb, a word that is not an option, or one of `no_value` (options that take no
-/// value).
-fn has_flag(flags: &[String], no_value: &[String], words: &[shellgate_parser::Word]) -> bool {
+/// Whether the appender's own options (`xargs -r0`, `xargs -n 1 --null`) include one of its
+/// `null_flags`, read as the catalog reads options: bundles split, option values skipped.
+fn splits_on_nul(prefix: &PrefixMode, own: &[shellgate_parser::Word]) -> bool {
+    let takes = |name: &str| prefix.options.value_flags.iter().any(|v| v == name);
+    flags::scan(own, 1, &takes).flags.iter().any(|hit| {
+        prefix
+            .null_flags
+            .iter()
+            .any(|f| flags::flag_is(&hit.name, f))
+    })
+}
+
+/// Whether the finder's words include one of its `null_flags` that is not the value of the
+/// option before it (`find . -name -print0` prints lines): the word before is the verb or a
+/// word that is not an option.
+fn prints_nul(exec: &ExecMode, words: &[shellgate_parser::Word]) -> bool {
     words.iter().enumerate().skip(1).any(|(i, w)| {
-        let word = w.cooked.as_str();
-        let named = flags.iter().any(|f| {
-            shellgate_rules::flags::flag_is(word, f)
-                || (f.len() == 2
-                    && word.len() > 2
-                    && word.starts_with('-')
-                    && !word.starts_with("--")
-                    && f.get(1..)
-                        .is_some_and(|letter| word.get(1..).is_some_and(|b| b.contains(letter))))
-        });
-        let after_an_option_value = i > 1
-            && words.get(i - 1).is_some_and(|prev| {
-                prev.cooked.starts_with('-')
-                    && !no_value.contains(&prev.cooked)
-                    && !flags.contains(&prev.cooked)
-            });
-        w.literal && named && !after_an_option_value
+        let after_an_option = i > 1
+            && words
+                .get(i - 1)
+                .is_some_and(|prev| prev.cooked.starts_with('-'));
+        w.literal
+            && !after_an_option
+            && exec.null_flags.iter().any(|f| flags::flag_is(&w.cooked, f))
     })
 }
