@@ -105,6 +105,14 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         ("cat <<<$(", 40),
         ("for x in $(", 30),
         ("case $(", 30),
+        // A descriptor before a redirect whose target fails (`3<$(…`): tried as a redirect,
+        // then again as the word `3` and the redirect `<$(…` (found in the fuzz corpus, where
+        // 850 bytes took 350 ms in release).
+        ("3<$(", 30),
+        ("x 3>$(", 30),
+        ("x {a}<$(", 30),
+        ("a=1 2>&$(", 30),
+        ("local 3<<<$(", 30),
     ];
     // These two repeat into valid text: `${` and a newline then `}` is an empty bash 5.3
     // command substitution, and `${ a; }x` one followed by `x`.
@@ -185,7 +193,7 @@ fn render_keeps_commands_before_a_pending_heredoc_body() {
 
 /// Every input the fuzzer ever stopped on (`tests/data/fuzz/parse/crash-*` and `timeout-*`,
 /// copied from `fuzz/artifacts/parse/`) and the slowest inputs of its corpus (`slow-*`: 300 ms
-/// and 24 ms, from `$"${` nesting and the `((` probe) parses without reaching the work limit, and a complete parse renders
+/// and 24 ms, from `$"${` nesting and the `((` probe; 350 ms from nested `3<$(` redirects) parses without reaching the work limit, and a complete parse renders
 /// to text with the same clause graph — the checks of the `parse` fuzz target.
 #[test]
 fn recorded_parse_artifacts_pass_the_fuzz_checks() {
