@@ -113,6 +113,12 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         ("x {a}<$(", 30),
         ("a=1 2>&$(", 30),
         ("local 3<<<$(", 30),
+        // A case body that fails, parsed again as the next item's pattern.
+        ("case x in a) $(", 30),
+        ("case x in a)$(a;", 30),
+        // `time` before a backtick word, parsed again as a command named `time`.
+        ("``$(time ", 30),
+        ("$(a;(time ``", 30),
     ];
     // These two repeat into valid text: `${` and a newline then `}` is an empty bash 5.3
     // command substitution, and `${ a; }x` one followed by `x`.
