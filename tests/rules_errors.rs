@@ -878,3 +878,43 @@ fn max_operands_is_a_small_count_with_a_reason() {
     ];
     check_inline(&cases);
 }
+
+#[test]
+fn settings_need_their_options_and_real_keys() {
+    let cases = [
+        (
+            "version = 1\n[[verb]]\nverb = [\"git\"]\nsettings = { \"core.pager\" = \"exec\" }\n",
+            Expected {
+                kind: "Inconsistent",
+                message: "`setting_flags` and `settings` go together",
+                help: "name the options whose value is `KEY=VALUE` in `setting_flags`, and the roles of their keys in `settings`",
+                label: "one without the other",
+                at: "p.toml:2:1",
+                spans: "[[verb]]",
+            },
+        ),
+        (
+            "version = 1\n[[verb]]\nverb = [\"git\"]\nsetting_flags = [\"-c\"]\nsettings = { \"=!\" = \"exec\" }\n",
+            Expected {
+                kind: "BadValue",
+                message: "`=!` in `settings` is not a key",
+                help: "write the key (a glob such as `alias.*`), optionally followed by `=` and the text the value must start with: `\"alias.*=!\" = \"exec\"`",
+                label: "not a key",
+                at: "p.toml:5:15",
+                spans: "=!",
+            },
+        ),
+        (
+            "version = 1\n[[verb]]\nverb = [\"ssh\"]\nsetting_flags = [\"-o\"]\nsettings = { ProxyCommand = \"exe\" }\n",
+            Expected {
+                kind: "UnknownValue",
+                message: "unknown role `exe` in `settings`",
+                help: "did you mean `exec`?",
+                label: "unknown role",
+                at: "p.toml:5:29",
+                spans: "\"exe\"",
+            },
+        ),
+    ];
+    check_inline(&cases);
+}

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::condition::{Condition, Row};
 use crate::decision::Decision;
 use crate::error::Location;
+use crate::glob::WordGlob;
 use crate::lazy::LazyGlobSet;
 use crate::verb_table::Keyed;
 use shellgate_parser::path as paths;
@@ -404,12 +405,30 @@ pub struct VerbRoles {
     pub options: Arc<[(String, Role)]>,
     /// `key=value` operands (dd): key → role of the value.
     pub assign: Arc<[(String, Role)]>,
+    /// Options whose value is `KEY=VALUE` or `KEY VALUE` (`git -c core.pager=less`,
+    /// `ssh -o ProxyCommand=…`).
+    pub setting_flags: Arc<[String]>,
+    /// The roles of those values, by key (see [`Setting`]).
+    pub settings: Arc<[Setting]>,
     /// Other flags that take a value (role [`Role::Value`]).
     pub value_flags: Arc<[String]>,
     /// Flags that make its `delete` and `read` operands recursive (`rm -r`, `grep -r`).
     pub recursive_flags: Arc<[String]>,
     /// Its `delete` and `read` operands are always recursive (`rg`, `find`, `du`).
     pub recursive: bool,
+}
+
+/// The role of one key of a setting option's `KEY=VALUE` value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// The keys it covers: a word glob, matched against the key in ASCII lower case (git's and
+    /// ssh's keys are case-insensitive).
+    pub key: WordGlob,
+    /// The role applies only when the value starts with this text (`!` for a git alias that
+    /// runs a shell command), and the role's text is the value after it.
+    pub prefix: String,
+    /// The role of the value.
+    pub role: Role,
 }
 
 /// One argument's role.

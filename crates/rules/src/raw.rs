@@ -240,6 +240,8 @@ table! {
         last: Option<Text> = get,
         options: BTreeMap<Text, Text> = or_default,
         assign: BTreeMap<Text, Text> = or_default,
+        setting_flags: Vec<Text> = or_default,
+        settings: BTreeMap<Text, Text> = or_default,
         value_flags: Vec<Text> = or_default,
         recursive_flags: Vec<Text> = or_default,
         recursive: bool = or_default,

@@ -4,7 +4,7 @@ use shellgate_parser::Word;
 
 use crate::classify::TokenClass;
 use crate::flags::{self, flag_is};
-use crate::model::{ArgRole, EffectClass, Role, SafeEntry};
+use crate::model::{ArgRole, EffectClass, Role, SafeEntry, Setting, VerbRoles};
 use crate::policy::{CommandView, Policy};
 
 /// Why a dynamic argument makes an option-aware safe verb unsafe.
@@ -55,12 +55,7 @@ impl Policy {
         let os = std::env::consts::OS;
         // Flags that take a value: the entry's own, and those its argument roles know of.
         let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
-        let role_takes = |name: &str| {
-            roles.is_some_and(|r| {
-                r.value_flags.iter().any(|v| v == name)
-                    || r.options.iter().any(|(o, _)| flag_is(name, o))
-            })
-        };
+        let role_takes = |name: &str| roles.is_some_and(|r| r.takes_value(name));
         let mut best: Option<SafeVerdict<'_>> = None;
         let mut refusal: Option<SafeVerdict<'_>> = None;
         let entries = self.lookup_all(&self.declared.safe, view.words, false, &|e: &SafeEntry| {
@@ -128,16 +123,7 @@ impl Policy {
                 })
                 .collect();
         };
-        let option_role = |name: &str| -> Option<Role> {
-            entry
-                .options
-                .iter()
-                .find(|(o, _)| flag_is(name, o))
-                .map(|(_, r)| *r)
-        };
-        let scan = flags::scan(words, entry.verb.len(), &|name| {
-            option_role(name).is_some() || entry.value_flags.iter().any(|v| v == name)
-        });
+        let scan = flags::scan(words, entry.verb.len(), &|name| entry.takes_value(name));
         let given = |list: &[String]| {
             scan.flags
                 .iter()
@@ -145,16 +131,7 @@ impl Policy {
         };
         let first_applies = entry.first.is_some() && !given(&entry.first_unless);
         let recursive = entry.recursive || given(&entry.recursive_flags);
-        let mut out: Vec<ArgRole> = scan
-            .values
-            .iter()
-            .map(|v| ArgRole {
-                index: v.index,
-                role: option_role(&v.flag).unwrap_or(Role::Value),
-                text: v.text.clone(),
-                recursive: false,
-            })
-            .collect();
+        let mut out: Vec<ArgRole> = scan.values.iter().map(|v| entry.value_role(v)).collect();
         let count = scan.operands.len();
         for (n, index) in scan.operands.iter().enumerate() {
             let Some(word) = words.get(*index) else {
@@ -203,6 +180,74 @@ impl Policy {
         out.sort_by_key(|r| r.index);
         out
     }
+
+    /// The roles of the values of `view`'s setting options alone (`git -c KEY=VALUE`), by the
+    /// `settings` of its `[[verb]]` entry: a wrapper's own options, whose other words belong
+    /// to the command it runs.
+    #[must_use]
+    pub fn setting_roles(&self, view: &CommandView<'_>) -> Vec<ArgRole> {
+        let Some(entry) = self.lookup(&self.declared.verbs, view.words, true, &|_| true) else {
+            return Vec::new();
+        };
+        if entry.setting_flags.is_empty() {
+            return Vec::new();
+        }
+        flags::scan(view.words, entry.verb.len(), &|name| {
+            entry.takes_value(name)
+        })
+        .values
+        .iter()
+        .filter(|v| entry.setting_flags.iter().any(|f| *f == v.flag))
+        .map(|v| entry.value_role(v))
+        .collect()
+    }
+}
+
+impl VerbRoles {
+    /// Whether option `name` takes a value.
+    fn takes_value(&self, name: &str) -> bool {
+        self.value_flags.iter().any(|v| v == name)
+            || self.setting_flags.iter().any(|v| v == name)
+            || self.options.iter().any(|(o, _)| flag_is(name, o))
+    }
+
+    /// The role of an option's value: by `options`, or for a setting option by the key of its
+    /// `KEY=VALUE` (or `KEY VALUE`) text, whose role then covers the value alone; otherwise a
+    /// plain value.
+    fn value_role(&self, hit: &flags::ValueHit) -> ArgRole {
+        let plain = |role: Role, text: &str| ArgRole {
+            index: hit.index,
+            role,
+            text: text.to_owned(),
+            recursive: false,
+        };
+        if self.setting_flags.iter().any(|f| *f == hit.flag) {
+            return setting_role(&self.settings, &hit.text).map_or_else(
+                || plain(Role::Value, &hit.text),
+                |(role, text)| plain(role, text),
+            );
+        }
+        let role = self
+            .options
+            .iter()
+            .find(|(o, _)| flag_is(&hit.flag, o))
+            .map_or(Role::Value, |(_, r)| *r);
+        plain(role, &hit.text)
+    }
+}
+
+/// The role `settings` give the value of `KEY=VALUE`, `KEY VALUE` or `KEY = VALUE` (ssh takes
+/// all three), and the text it covers: the value after the setting's prefix.
+fn setting_role<'t>(settings: &[Setting], text: &'t str) -> Option<(Role, &'t str)> {
+    let split = text.find(|c: char| c == '=' || c.is_whitespace())?;
+    let (key, value) = text.split_at(split);
+    let value = value.trim_start();
+    let value = value.strip_prefix('=').unwrap_or(value).trim_start();
+    let key = key.to_ascii_lowercase();
+    settings.iter().find_map(|s| {
+        let rest = value.strip_prefix(s.prefix.as_str())?;
+        s.key.is_match(&key).then_some((s.role, rest))
+    })
 }
 
 /// What one catalog entry (whose verb prefix the words start with) says; `role_takes` tells

@@ -1,5 +1,7 @@
 //! Option values and variables that are command lines (`rsync -e CMD`, `tar --to-command=CMD`:
-//! the policy's `exec` role; `GIT_SSH_COMMAND=CMD git fetch`: `settings.command_variables`): the
+//! the policy's `exec` role; `git -c core.pager=CMD`, `ssh -o ProxyCommand=CMD`: an `exec`
+//! key of a `[[verb]]` entry's `settings`; `GIT_SSH_COMMAND=CMD git fetch`:
+//! `settings.command_variables`): the
 //! value is parsed as shell code and each of its clauses is judged, so every deny rule applies
 //! inside it. The command itself stays judged by itself (it runs code, or sets a variable that
 //! changes what runs, so it needs a person anyway).
@@ -34,31 +36,37 @@ impl Walker<'_> {
             .filter(|text| !text.trim().is_empty())
             .collect();
         let view = inv.view();
-        if !matches!(inv.kind, InvocationKind::Wrapper { .. }) && self.policy.knows_roles(&view) {
-            codes.extend(
-                self.policy
-                    .roles(&view)
-                    .into_iter()
-                    .filter(|r| r.role == Role::Exec)
-                    .filter(|r| inv.words.get(r.index).is_some_and(|w| w.literal))
-                    // An option's value (`-e CMD`, `--to-command=CMD`), not an operand that
-                    // names a program or a document (`open report.pdf`).
-                    .filter(|r| {
-                        let joined = inv
-                            .words
-                            .get(r.index)
-                            .is_some_and(|w| w.cooked.starts_with('-'));
-                        let after_option = r
-                            .index
-                            .checked_sub(1)
-                            .and_then(|i| inv.words.get(i))
-                            .is_some_and(|w| w.cooked.starts_with('-'));
-                        joined || after_option
-                    })
-                    .map(|r| r.text)
-                    .filter(|text| !text.trim().is_empty()),
-            );
-        }
+        // A wrapper's own words are its options and the command it runs, which is judged by
+        // itself: only its setting options' values are its own (`git -c core.pager=CMD log`).
+        let roles = if matches!(inv.kind, InvocationKind::Wrapper { .. }) {
+            self.policy.setting_roles(&view)
+        } else if self.policy.knows_roles(&view) {
+            self.policy.roles(&view)
+        } else {
+            Vec::new()
+        };
+        codes.extend(
+            roles
+                .into_iter()
+                .filter(|r| r.role == Role::Exec)
+                .filter(|r| inv.words.get(r.index).is_some_and(|w| w.literal))
+                // An option's value (`-e CMD`, `--to-command=CMD`), not an operand that
+                // names a program or a document (`open report.pdf`).
+                .filter(|r| {
+                    let joined = inv
+                        .words
+                        .get(r.index)
+                        .is_some_and(|w| w.cooked.starts_with('-'));
+                    let after_option = r
+                        .index
+                        .checked_sub(1)
+                        .and_then(|i| inv.words.get(i))
+                        .is_some_and(|w| w.cooked.starts_with('-'));
+                    joined || after_option
+                })
+                .map(|r| r.text)
+                .filter(|text| !text.trim().is_empty()),
+        );
         if codes.is_empty() {
             return;
         }

@@ -280,7 +280,9 @@ fn prefix_inner(
             let Some((name, value)) = word.cooked.split_once('=') else {
                 break;
             };
-            if !is_name(name) || word.raw.starts_with(['"', '\'']) {
+            // The wrapper reads its own argument list, where quotes are gone: `env 'A=b c' cmd`
+            // sets `A` like `env A='b c' cmd` does.
+            if !is_name(name) {
                 break;
             }
             assignments.push(Assignment {

@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::MaxOperands;
+use crate::glob::WordGlob;
+use crate::model::Setting;
 
 impl Builder {
     /// Adds a catalog entry of `[[safe]]` (`class` `None`: read-only or, with `pure = true`,
@@ -337,6 +339,52 @@ impl Builder {
                 assign.push((key.get_ref().clone(), role));
             }
         }
+        let together = raw.settings.is_empty() == raw.setting_flags.is_empty();
+        let setting_flags = cx.flags(&mut raw.setting_flags, "setting_flags");
+        let mut settings = Vec::new();
+        for (key, role) in &raw.settings {
+            let (glob, prefix) = key
+                .get_ref()
+                .split_once('=')
+                .unwrap_or((key.get_ref().as_str(), ""));
+            if glob.is_empty() || glob.contains(char::is_whitespace) {
+                cx.error(
+                    PolicyError::BadValue,
+                    key.span(),
+                    format!("`{}` in `settings` is not a key", key.get_ref()),
+                    "not a key",
+                    Some(
+                        "write the key (a glob such as `alias.*`), optionally followed by `=` and \
+                         the text the value must start with: `\"alias.*=!\" = \"exec\"`"
+                            .into(),
+                    ),
+                );
+                continue;
+            }
+            let mut text = key.clone();
+            *text.get_mut() = glob.to_ascii_lowercase();
+            let glob = cx.glob(&mut text, "settings");
+            if let Some(role) = cx.role(role, "settings") {
+                settings.push(Setting {
+                    key: WordGlob::new(glob),
+                    prefix: prefix.to_owned(),
+                    role,
+                });
+            }
+        }
+        if !together {
+            cx.error(
+                PolicyError::Inconsistent,
+                span.clone(),
+                "`setting_flags` and `settings` go together".into(),
+                "one without the other",
+                Some(
+                    "name the options whose value is `KEY=VALUE` in `setting_flags`, and the roles \
+                     of their keys in `settings`"
+                        .into(),
+                ),
+            );
+        }
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
         if cx.errors.len() > before {
             return;
@@ -350,6 +398,8 @@ impl Builder {
             last,
             options: options.into(),
             assign: assign.into(),
+            setting_flags: setting_flags.into(),
+            settings: settings.into(),
             value_flags: value_flags.into(),
             recursive_flags: recursive_flags.into(),
             recursive: raw.recursive,
