@@ -304,7 +304,9 @@ impl<'a> Run<'a> {
                     let finder = self.finder_words(inv);
                     self.judge_recursive_read(root, &root.cooked, finder, ctx, judged);
                 }
-            } else if inv.appended_args {
+            } else if inv.appended_args && class != Some(EffectClass::Pure) {
+                // (A pure verb's arguments are values, whatever they are: `xargs echo` runs
+                // `/bin/echo`, which prints them.)
                 let access = if reads_only {
                     Access::Read
                 } else {
