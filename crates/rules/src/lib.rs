@@ -85,7 +85,7 @@ pub use example::RuleExample;
 pub use model::{
     ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, EffectClass, ExecMode,
     InlineReader, Interpreter, Layer, MaxOperands, PLACEHOLDERS, PolicySource, PolicyTest, Prefix,
-    PrefixMode, Protected, ReadZones, Role, Runs, SafeEntry, Settings, Shell, UnlessArg,
+    PrefixMode, Protected, ReadZones, Role, Runs, SafeEntry, Setting, Settings, Shell, UnlessArg,
     UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions, ZoneTemplate, ZoneVars,
 };
 pub use pattern::{

@@ -197,7 +197,7 @@ impl Policy {
         })
         .values
         .iter()
-        .filter(|v| entry.setting_flags.iter().any(|f| *f == v.flag))
+        .filter(|v| entry.setting_flags.contains(&v.flag))
         .map(|v| entry.value_role(v))
         .collect()
     }
@@ -221,7 +221,7 @@ impl VerbRoles {
             text: text.to_owned(),
             recursive: false,
         };
-        if self.setting_flags.iter().any(|f| *f == hit.flag) {
+        if self.setting_flags.contains(&hit.flag) {
             return setting_role(&self.settings, &hit.text).map_or_else(
                 || plain(Role::Value, &hit.text),
                 |(role, text)| plain(role, text),
