@@ -288,6 +288,33 @@ fn render_keeps_a_function_name_ending_in_an_extglob_character() {
     assert_eq!(render("f( ){ a; }").unwrap(), "f() { a\n}\n");
 }
 
+// Crash input (parse target, session 23): `usagePROMPT_COMMAND=( ){\nOF\n}` among other
+// definitions. The grammar took it for a function named `usagePROMPT_COMMAND=`; render printed
+// `usagePROMPT_COMMAND=() { OF\n}`, which reads back as the array assignment `…=()` and a
+// command `{`, and the text did not parse. Without the `function` keyword a word that starts
+// like an assignment is never a function name, as in bash, which reads `x=( )` as an array
+// assignment: the definition is a syntax error (incomplete), and `function x= …` stays one.
+#[test]
+fn an_assignment_shaped_word_is_not_a_function_name() {
+    for input in [
+        "usagePROMPT_COMMAND=( ){\nOF\n}",
+        "x=() { rm -rf ~; }",
+        "x+=( ) { a; }",
+        "x[1]=() { a; }",
+    ] {
+        let out = parse(input, &ParseOptions::default());
+        assert!(!out.complete, "{input:?} parsed completely");
+        assert_eq!(
+            out.diagnostics.first().map(|d| d.kind),
+            Some(DiagnosticKind::Syntax),
+            "{input:?}"
+        );
+    }
+    assert_round_trip("function x= { a; }");
+    assert_round_trip("function x=() { a; }");
+    assert_round_trip("x () { a; }");
+}
+
 // Crash input (parse target, session 21; minimised):
 // b"<<'SJ'|\nSJ\n<<'SJ'|\nSJ\n<<'SJ'<<''|\nSJ\n\n<<EOF\nEOF" — the source reads the bodies after
 // each `|`, so no line has more than the four pending heredocs the parser allows. Render joined
