@@ -119,6 +119,10 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         // `time` before a backtick word, parsed again as a command named `time`.
         ("``$(time ", 30),
         ("$(a;(time ``", 30),
+        // A declaration builtin before a process substitution (`typeset>(…`): one word, once
+        // parsed as a declaration's word and again as a command word.
+        ("typeset>(", 30),
+        ("local <(", 30),
     ];
     // These two repeat into valid text: `${` and a newline then `}` is an empty bash 5.3
     // command substitution, and `${ a; }x` one followed by `x`.
@@ -140,6 +144,17 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
             out.reason()
         );
     }
+    // Brackets after a parameter with `[` in it (`"${[""}"`) are counted by the nesting
+    // pre-scan, which used to read them as quoted text: 200 of them reached pest and cost up
+    // to its work limit on every recovery run.
+    let input = format!("\"${{[\"\"}}\"\n{}", "(".repeat(200));
+    let (out, _) = timed_parse(input);
+    assert_eq!(
+        out.reason(),
+        Some("nesting is deeper than 64 levels"),
+        "{:?}",
+        out.diagnostics
+    );
     // Prefix recovery parses again before each of up to 8 earlier `;`: each of those runs is
     // linear too.
     let input = format!("{};", "${ e:-".repeat(7)).repeat(9);

@@ -26,6 +26,21 @@ enum Mode {
     Code,
     DoubleQuoted,
     Backquoted,
+    /// Inside `${…}`, where `(` and `[` are text and `{` nests another parameter, as in the
+    /// grammar's `param_inner` (counting them as code could end a quote early in the scan:
+    /// `"${[""}"` then ran to the end as a quoted string, hiding the brackets after it).
+    Param,
+}
+
+/// The mode a `$` followed by `next` opens, if any (`$(`, `$[`, `${`; `${` followed by a blank,
+/// a newline or `|` is a bash 5.3 command).
+fn dollar_mode(next: Option<u8>, after: Option<u8>) -> Option<Mode> {
+    match next {
+        Some(b'(' | b'[') => Some(Mode::Code),
+        Some(b'{') if matches!(after, Some(b' ' | b'\t' | b'\n' | b'|')) => Some(Mode::Code),
+        Some(b'{') => Some(Mode::Param),
+        _ => None,
+    }
 }
 
 /// True for bytes after which a word starts.
@@ -76,6 +91,13 @@ pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
         match mode {
             Mode::Code | Mode::Backquoted => match b {
                 b'\\' => i += 1,
+                // (`$(` and `$[` open code at their bracket, below.)
+                b'$' if dollar_mode(bytes.get(i + 1).copied(), bytes.get(i + 2).copied())
+                    == Some(Mode::Param) =>
+                {
+                    stack.push(Mode::Param);
+                    i += 1;
+                }
                 b'\'' => {
                     let ansi = i > 0 && bytes.get(i - 1) == Some(&b'$');
                     i += 1;
@@ -132,11 +154,43 @@ pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
                 b'"' => {
                     stack.pop();
                 }
-                b'$' if matches!(bytes.get(i + 1), Some(b'(' | b'{' | b'[')) => {
+                b'$' => {
+                    if let Some(mode) =
+                        dollar_mode(bytes.get(i + 1).copied(), bytes.get(i + 2).copied())
+                    {
+                        stack.push(mode);
+                        i += 1;
+                    }
+                }
+                b'`' => stack.push(Mode::Backquoted),
+                _ => {}
+            },
+            Mode::Param => match b {
+                b'\\' => i += 1,
+                b'\'' => {
+                    i += 1;
+                    while bytes.get(i).is_some_and(|&c| c != b'\'') {
+                        i += 1;
+                    }
+                }
+                b'"' => stack.push(Mode::DoubleQuoted),
+                b'`' => stack.push(Mode::Backquoted),
+                b'$' => {
+                    if let Some(mode) =
+                        dollar_mode(bytes.get(i + 1).copied(), bytes.get(i + 2).copied())
+                    {
+                        stack.push(mode);
+                        i += 1;
+                    }
+                }
+                b'<' | b'>' if bytes.get(i + 1) == Some(&b'(') => {
                     stack.push(Mode::Code);
                     i += 1;
                 }
-                b'`' => stack.push(Mode::Backquoted),
+                b'{' => stack.push(Mode::Param),
+                b'}' => {
+                    stack.pop();
+                }
                 _ => {}
             },
         }
@@ -166,5 +220,29 @@ mod tests {
         assert_eq!(nesting_exceeds("echo a#(((", 2), Some(9));
         assert_eq!(nesting_exceeds("echo # ((((", 2), None);
         assert_eq!(nesting_exceeds(&"$(".repeat(10_000), 64), Some(129));
+    }
+
+    #[test]
+    fn prescan_reads_brackets_inside_a_parameter_as_text() {
+        // `[` inside `${…}` is text: the quotes after it still close, and the brackets that
+        // follow are counted (they used to be read as quoted, so 200 of them passed).
+        let deep = format!("\"${{[\"\"}}\"\n{}", "(".repeat(200));
+        assert_eq!(nesting_exceeds(&deep, 64), Some(73));
+        assert_eq!(
+            nesting_exceeds(&format!("\"${{[}}\"\n{}", "(".repeat(200)), 64),
+            Some(71)
+        );
+        assert_eq!(
+            nesting_exceeds(&format!("${{x:-({}}}", "(".repeat(100)), 64),
+            None
+        );
+        // Code inside a parameter still counts, and so does a nested parameter.
+        assert_eq!(nesting_exceeds("${x:-$($($(}", 3), Some(10));
+        assert_eq!(nesting_exceeds("${a${b${c${d", 3), Some(10));
+        // `${` and a blank is a bash 5.3 command: code.
+        assert_eq!(nesting_exceeds("${ (((", 3), Some(5));
+        // Quotes inside a parameter.
+        assert_eq!(nesting_exceeds("${x:-'}((((('}", 2), None);
+        assert_eq!(nesting_exceeds("\"${x:-\"((((\"}\"", 3), None);
     }
 }
