@@ -63,6 +63,13 @@ const fn is_delimiter(b: u8) -> bool {
     )
 }
 
+/// True for bytes after which a `#` starts a comment: bash's metacharacters and the backquote,
+/// not `{` or `}`, which are word characters (`{#x` is a word; reading a comment there would
+/// skip the rest of the line, and its brackets).
+const fn starts_comment_after(b: u8) -> bool {
+    is_delimiter(b) && !matches!(b, b'{' | b'}')
+}
+
 /// Returns the offset where the estimated nesting depth first exceeds `max`, if it does.
 pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
     let bytes = input.as_bytes();
@@ -83,11 +90,14 @@ pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
     let mut stack: Vec<Mode> = Vec::new();
     let mut keywords: usize = 0;
     let mut word_start = true;
+    let mut comment_start = true;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         let mode = stack.last().copied().unwrap_or(Mode::Code);
         let at_start = word_start;
+        let at_comment = comment_start;
         word_start = is_delimiter(b);
+        comment_start = starts_comment_after(b);
         match mode {
             Mode::Code | Mode::Backquoted => match b {
                 b'\\' => i += 1,
@@ -123,7 +133,7 @@ pub(crate) fn nesting_exceeds(input: &str, max: usize) -> Option<usize> {
                 b')' | b'}' | b']' if mode == Mode::Code => {
                     stack.pop();
                 }
-                b'#' if at_start => {
+                b'#' if at_comment => {
                     while bytes.get(i + 1).is_some_and(|&c| c != b'\n') {
                         i += 1;
                     }
@@ -219,6 +229,9 @@ mod tests {
         );
         assert_eq!(nesting_exceeds("echo a#(((", 2), Some(9));
         assert_eq!(nesting_exceeds("echo # ((((", 2), None);
+        // `#` after `{` is inside a word, not a comment: what follows is counted.
+        assert_eq!(nesting_exceeds("{#x; ((((", 2), Some(6));
+        assert_eq!(nesting_exceeds("x{#x; ((((", 2), Some(7));
         assert_eq!(nesting_exceeds(&"$(".repeat(10_000), 64), Some(129));
     }
 

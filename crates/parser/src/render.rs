@@ -236,6 +236,15 @@ impl Printer<'_> {
             match item {
                 Item::Assignment(assignment) => {
                     self.out.push_str(&assignment.raw);
+                    // A newline inside an array (`a=(x⏎…)`) reads the pending heredoc bodies
+                    // there, so the text just printed holds them: not again after the line.
+                    let span = assignment.assignment.span;
+                    let heredocs = self.heredocs;
+                    self.pending.retain(|&slot| {
+                        heredocs.get(slot).is_none_or(|h| {
+                            h.body_span.start < span.start || h.body_span.start >= span.end
+                        })
+                    });
                     self.note_subs(&assignment.subs, assignment.assignment.span.end);
                 }
                 Item::Word(word) => self.word(word),
