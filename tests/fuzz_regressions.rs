@@ -123,6 +123,12 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         // parsed as a declaration's word and again as a command word.
         ("typeset>(", 30),
         ("local <(", 30),
+        // A `}` after a command's blanks whose word fails (`}${ …`): taken as the closing
+        // brace of `${ a }`, then the rest of the word parsed again.
+        ("${ a }", 40),
+        ("x${ a }", 40),
+        ("\"${\na }\"", 40),
+        ("${ a=1 }", 40),
     ];
     // These two repeat into valid text: `${` and a newline then `}` is an empty bash 5.3
     // command substitution, and `${ a; }x` one followed by `x`.
