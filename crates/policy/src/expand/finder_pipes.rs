@@ -54,10 +54,7 @@ impl Walker<'_> {
             .words
             .get(..a.words.len().saturating_sub(inner_len))
             .unwrap_or_default();
-        let null_input = policy.wrapper(&a.words).is_some_and(|w| {
-            matches!(&w.mode, WrapperMode::Prefix(prefix)
-                if prefix.appends_args && splits_on_nul(prefix, own))
-        });
+        let null_input = appender_mode(policy, &a.words).is_some_and(|p| splits_on_nul(p, own));
         // Both ends are NUL-separated, the appender is transparent (`xargs -I{}`/`-a FILE` are
         // judged by themselves), both run in one known directory, and the finder prints only
         // what it found.
@@ -92,10 +89,8 @@ impl Walker<'_> {
                             .ex
                             .invocations
                             .get(p)
-                            .and_then(|p| policy.wrapper(&p.words))
-                            .is_some_and(|w| {
-                                matches!(&w.mode, WrapperMode::Prefix(prefix) if prefix.appends_args)
-                            })
+                            .and_then(|p| appender_mode(policy, &p.words))
+                            .is_some()
                 });
             if through_wrapper && !appends_again && inv.found_below.is_none() {
                 fed.push(index);
@@ -108,6 +103,17 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// The prefix wrapper entry of `words` when it appends its input to its arguments (`xargs`).
+fn appender_mode<'p>(
+    policy: &'p shellgate_rules::Policy,
+    words: &[shellgate_parser::Word],
+) -> Option<&'p PrefixMode> {
+    policy.wrapper(words).and_then(|w| match &w.mode {
+        WrapperMode::Prefix(prefix) if prefix.appends_args => Some(prefix),
+        _ => None,
+    })
 }
 
 /// Whether every option of a finder is one of its `list_flags` (an option is a word `-x…` or
