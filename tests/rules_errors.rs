@@ -758,7 +758,8 @@ fn schema_errors_in_nested_tables_and_lists() {
     check_inline(&cases);
 }
 
-/// A verb catalogued twice, and a wrapper key its mode does not use, are refused.
+/// A verb catalogued twice, a wrapper key its mode does not use, and a `strip` wrapper with
+/// nothing to strip are refused.
 #[test]
 fn catalog_entries_that_contradict_themselves() {
     let cases = [
@@ -782,6 +783,17 @@ fn catalog_entries_that_contradict_themselves() {
                 label: "not used by this mode",
                 at: "p.toml:6:11",
                 spans: "[\"--\"]",
+            },
+        ),
+        (
+            "version = 1\n[[wrapper]]\nverb = [\"mvn\"]\nmode = \"strip\"\ncwd_flags = [\"-C\"]\n",
+            Expected {
+                kind: "Inconsistent",
+                message: "a `strip` wrapper needs `value_flags` or `flags`",
+                help: "list the options to strip, such as `value_flags = [\"-C\"]`",
+                label: "incomplete wrapper",
+                at: "p.toml:2:1",
+                spans: "[[wrapper]]",
             },
         ),
     ];

@@ -170,9 +170,9 @@ fn prefix_inner(
             || exactly(name, &options.cwd_flags)
             || listed(name, &prefix.query_flags)
             || listed(name, &options.judged_flags)
-            || listed(name, &prefix.flags)
+            || listed(name, &options.flags)
             || (!name.starts_with("--")
-                && [&prefix.query_flags, &options.judged_flags, &prefix.flags]
+                && [&prefix.query_flags, &options.judged_flags, &options.flags]
                     .iter()
                     .any(|list| exactly(name, list)))
     };
@@ -199,7 +199,7 @@ fn prefix_inner(
             let exact = |list: &[String]| exactly(name, list);
             let exact_other = exact(&prefix.options.value_flags)
                 || exact(&prefix.options.cwd_flags)
-                || exact(&prefix.flags);
+                || exact(&prefix.options.flags);
             if exact(&prefix.query_flags) || (!exact_other && listed(name, &prefix.query_flags)) {
                 return None;
             }
@@ -316,8 +316,9 @@ fn prefix_inner(
     })
 }
 
-/// `git -C DIR log` → (`git log`, DIR, transparent); `None` when none of the value flags is
-/// present. Stripping a `judged_flags` option makes the wrapper non-transparent.
+/// `git -C DIR log` → (`git log`, DIR, transparent), `mvn -q compile` → (`mvn compile`, …);
+/// `None` when none of the value flags or flags is present. Stripping a `judged_flags` option
+/// makes the wrapper non-transparent.
 fn strip_inner(
     options: &WrapperOptions,
     words: &[Word],
@@ -366,6 +367,8 @@ fn strip_inner(
             if exactly(name, &options.cwd_flags) {
                 cwd = moved(value.as_ref(), cwd.as_deref(), home);
             }
+        } else if inline.is_none() && exactly(name, &options.flags) {
+            stripped = true;
         } else {
             kept.push(word.clone());
         }

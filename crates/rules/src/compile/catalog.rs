@@ -491,8 +491,7 @@ fn wrapper_mode(
         },
     };
     // The keys each mode takes beyond `verb`, `privileged`, `mode` and `why`.
-    let prefix_only: [(&str, Option<Range<usize>>); 9] = [
-        ("flags", raw.flags.as_ref().map(Spanned::span)),
+    let prefix_only: [(&str, Option<Range<usize>>); 8] = [
         ("runs", raw.runs.as_ref().map(Spanned::span)),
         ("local_flags", raw.local_flags.as_ref().map(Spanned::span)),
         ("local_bins", raw.local_bins.as_ref().map(Spanned::span)),
@@ -502,7 +501,8 @@ fn wrapper_mode(
         ("query_flags", raw.query_flags.as_ref().map(Spanned::span)),
         ("appends_args", raw.appends_args.as_ref().map(Spanned::span)),
     ];
-    let options: [(&str, Option<Range<usize>>); 3] = [
+    let options: [(&str, Option<Range<usize>>); 4] = [
+        ("flags", raw.flags.as_ref().map(Spanned::span)),
         ("value_flags", raw.value_flags.as_ref().map(Spanned::span)),
         ("cwd_flags", raw.cwd_flags.as_ref().map(Spanned::span)),
         ("judged_flags", raw.judged_flags.as_ref().map(Spanned::span)),
@@ -545,12 +545,12 @@ fn wrapper_mode(
         value_flags: list(&mut raw.value_flags, "value_flags"),
         cwd_flags: list(&mut raw.cwd_flags, "cwd_flags"),
         judged_flags: list(&mut raw.judged_flags, "judged_flags"),
+        flags: list(&mut raw.flags, "flags"),
     };
     let exec_options = list(&mut raw.exec_options, "exec_options");
     let list_flags = list(&mut raw.list_flags, "list_flags");
     let null_flags = list(&mut raw.null_flags, "null_flags");
     let query_flags = list(&mut raw.query_flags, "query_flags");
-    let flags = list(&mut raw.flags, "flags");
     let local_flags = list(&mut raw.local_flags, "local_flags");
     let runs = match &raw.runs {
         None => None,
@@ -603,16 +603,15 @@ fn wrapper_mode(
             query_flags,
             appends_args: raw.appends_args.as_ref().is_some_and(|b| *b.get_ref()),
             null_flags,
-            flags,
             runs,
             local_flags,
             local_bins,
         })),
-        "strip" if options.value_flags.is_empty() => {
+        "strip" if options.value_flags.is_empty() && options.flags.is_empty() => {
             cx.error(
                 PolicyError::Inconsistent,
                 span.clone(),
-                "a `strip` wrapper needs `value_flags`".into(),
+                "a `strip` wrapper needs `value_flags` or `flags`".into(),
                 "incomplete wrapper",
                 Some("list the options to strip, such as `value_flags = [\"-C\"]`".into()),
             );

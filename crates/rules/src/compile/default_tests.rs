@@ -295,6 +295,7 @@ fn wrappers_hold_every_value(p: &Policy, file: &toml::Table) {
             value_flags: list("value_flags"),
             cwd_flags: list("cwd_flags"),
             judged_flags: list("judged_flags"),
+            flags: list("flags"),
         };
         let mode = match text(&raw, "mode").as_deref() {
             None | Some("prefix") => WrapperMode::Prefix(PrefixMode {
@@ -315,7 +316,6 @@ fn wrappers_hold_every_value(p: &Policy, file: &toml::Table) {
                 }),
                 local_flags: list("local_flags"),
                 local_bins: list("local_bins"),
-                flags: list("flags"),
             }),
             Some("exec-option") => WrapperMode::ExecOption(ExecMode {
                 exec_options: list("exec_options"),

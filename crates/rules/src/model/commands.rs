@@ -14,9 +14,9 @@ pub enum WrapperMode {
     /// The inner command of an option ending in `dir` (`-execdir`, `-okdir`) runs in each
     /// found file's directory, so its working directory is unknown.
     ExecOption(ExecMode),
-    /// The wrapper's verb stays and the `value_flags` (with their values) are removed, such as
-    /// `git -C DIR log` → `git log` run in `DIR`. Other options stay in place. Applies only when
-    /// one of the `value_flags` is present. Stripping one that is also in `judged_flags`
+    /// The wrapper's verb stays and the `value_flags` (with their values) and `flags` are
+    /// removed, such as `git -C DIR log` → `git log` run in `DIR`, `mvn -q compile` →
+    /// `mvn compile`. Other options stay in place. Applies only when one of them is present. Stripping one that is also in `judged_flags`
     /// (`git -c KEY=VALUE`) keeps the wrapper judged by itself, so the inner `git push --force`
     /// meets the deny rules while `git -c core.pager=… log` is not silently safe.
     Strip(WrapperOptions),
@@ -63,11 +63,6 @@ pub struct PrefixMode {
     /// parents, where an installed command is found (`node_modules/.bin`): when the inner
     /// command is there, the runner runs the project's copy.
     pub local_bins: Vec<String>,
-    /// The options that take no value. A wrapper's options are an exact allow-list: an option
-    /// listed nowhere (`flags`, `value_flags`, `cwd_flags`, `query_flags`, `judged_flags`)
-    /// makes the invocation `Opaque::UnknownOption` (see `shellgate_policy::expand`), so a
-    /// person decides (unless the wrapper is privileged, which never passes anyway).
-    pub flags: Vec<String>,
 }
 
 /// What an `exec-option` wrapper needs to find its inner commands.
@@ -100,6 +95,12 @@ pub struct WrapperOptions {
     /// `InvocationKind::Plain` (see `shellgate_policy::expand`) and is judged by itself, and
     /// its inner command is still unwrapped and judged. List such an option in `value_flags` too when it takes a value.
     pub judged_flags: Vec<String>,
+    /// The options that take no value. For `prefix`, a wrapper's options are an exact
+    /// allow-list: an option listed nowhere (`flags`, `value_flags`, `cwd_flags`,
+    /// `query_flags`, `judged_flags`) makes the invocation `Opaque::UnknownOption` (see
+    /// `shellgate_policy::expand`), so a person decides (unless the wrapper is privileged,
+    /// which never passes anyway). For `strip`, they are removed like the `value_flags`.
+    pub flags: Vec<String>,
 }
 
 /// Where a package runner's command comes from.
