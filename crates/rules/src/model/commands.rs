@@ -16,9 +16,10 @@ pub enum WrapperMode {
     ExecOption(ExecMode),
     /// The wrapper's verb stays and the `value_flags` (with their values) and `flags` are
     /// removed, such as `git -C DIR log` → `git log` run in `DIR`, `mvn -q compile` →
-    /// `mvn compile`. Other options stay in place. Applies only when one of them is present. Stripping one that is also in `judged_flags`
-    /// (`git -c KEY=VALUE`) keeps the wrapper judged by itself, so the inner `git push --force`
-    /// meets the deny rules while `git -c core.pager=… log` is not silently safe.
+    /// `mvn compile`. Other options stay in place. Applies only when one of them is present.
+    /// Stripping one that is also in `judged_flags` (`git -c KEY=VALUE`) keeps the wrapper
+    /// judged by itself, so the inner `git push --force` meets the deny rules while
+    /// `git -c core.pager=… log` is not silently safe.
     Strip(WrapperOptions),
 }
 
