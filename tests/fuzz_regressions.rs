@@ -129,6 +129,11 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         ("x${ a }", 40),
         ("\"${\na }\"", 40),
         ("${ a=1 }", 40),
+        // `!` before a command that starts with `&>` and fails: `&` was read as the end of the
+        // pipeline, so the command was parsed again as a command named `!`.
+        ("!&>$(", 40),
+        ("! &>>$(", 40),
+        ("<(!&>$(", 30),
     ];
     // These two repeat into valid text: `${` and a newline then `}` is an empty bash 5.3
     // command substitution, and `${ a; }x` one followed by `x`.
