@@ -134,6 +134,10 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         ("!&>$(", 40),
         ("! &>>$(", 40),
         ("<(!&>$(", 30),
+        // `while c; {`: a group that fails inside the condition, parsed again as the body
+        // (only `for` and `select` take a `{ …; }` body).
+        ("while s;{ ", 25),
+        ("until s\n{ ", 25),
     ];
     // These two repeat into valid text: `${` and a newline then `}` is an empty bash 5.3
     // command substitution, and `${ a; }x` one followed by `x`.
