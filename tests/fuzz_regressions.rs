@@ -138,6 +138,9 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         // (only `for` and `select` take a `{ …; }` body).
         ("while s;{ ", 25),
         ("until s\n{ ", 25),
+        // `coproc for((`: `for` read as a coprocess name before a subshell, then again as an
+        // arithmetic `for`.
+        ("coproc for((x; $(", 12),
     ];
     // These two repeat into valid text: `${` and a newline then `}` is an empty bash 5.3
     // command substitution, and `${ a; }x` one followed by `x`.
