@@ -348,6 +348,28 @@ fn render_prints_a_heredoc_body_read_inside_an_array_once() {
     );
 }
 
+// Crash input (parse target, session 24, run A9): 1.5 KiB around `A="${ #["⏎…$(… cd<< A;…)…`,
+// minimised by libFuzzer to `${ $(<<A);}⏎A`. The parse was right: the heredoc opened two
+// substitutions deep reads its body after the line. Render printed the outer word as written
+// and then the line end, but looked for pending heredocs only one substitution deep, so the
+// body and its terminator were dropped and the rendering did not parse.
+#[test]
+fn render_prints_a_heredoc_body_opened_two_substitutions_deep() {
+    for input in [
+        "${ $(<<A);}\nA",
+        "$( $(<<A);)\nA",
+        "echo \"$(echo $(cat <<A))\"\nbody\nA\n",
+        "for x in $(a $(<<A)); do b; done\nbody\nA\n",
+        "case $( $(<<A) ) in x) y;; esac\nbody\nA\n",
+        "[[ $( $(<<A) ) ]]\nbody\nA\n",
+        "x=$( $(<<A) ) y\nbody\nA\n",
+        "y >$( $(<<A) )\nbody\nA\n",
+    ] {
+        assert_round_trip(input);
+    }
+    assert_eq!(render("$( $(<<A);)\nA").unwrap(), "$( $(<<A);)\nA\n");
+}
+
 // Crash input (parse target, session 23): `usagePROMPT_COMMAND=( ){\nOF\n}` among other
 // definitions. The grammar took it for a function named `usagePROMPT_COMMAND=`; render printed
 // `usagePROMPT_COMMAND=() { OF\n}`, which reads back as the array assignment `…=()` and a

@@ -285,6 +285,7 @@ impl Printer<'_> {
             visit_heredocs(&sub.list, &mut |slot| {
                 if let Some(h) = self.heredocs.get(slot)
                     && h.body_span.start >= end
+                    && !self.pending.contains(&slot)
                 {
                     self.pending.push(slot);
                 }
@@ -426,7 +427,8 @@ fn command_start(command: &Command) -> Option<usize> {
     }
 }
 
-/// Calls `f` with the slot of every heredoc redirection in `list` (not inside its words).
+/// Calls `f` with the slot of every heredoc redirection in `list`, those in substitutions
+/// inside its words included (`$( $(<<A); )` opens `A` in a word of a word).
 fn visit_heredocs(list: &List, f: &mut dyn FnMut(usize)) {
     for item in &list.items {
         for pipeline in
@@ -443,7 +445,15 @@ fn visit_heredocs(list: &List, f: &mut dyn FnMut(usize)) {
 
 fn visit_command(command: &Command, f: &mut dyn FnMut(usize)) {
     let redirects: &[ARedirect] = match command {
-        Command::Simple(simple) => &simple.redirects,
+        Command::Simple(simple) => {
+            for assignment in &simple.assignments {
+                visit_subs(&assignment.subs, f);
+            }
+            for word in &simple.words {
+                visit_subs(&word.subs, f);
+            }
+            &simple.redirects
+        }
         Command::Compound(compound, redirects, _) => {
             visit_compound(compound, f);
             redirects
@@ -458,9 +468,16 @@ fn visit_command(command: &Command, f: &mut dyn FnMut(usize)) {
         }
     };
     for redirect in redirects {
-        if let ATarget::Heredoc(slot) = redirect.target {
-            f(slot);
+        match &redirect.target {
+            ATarget::Heredoc(slot) => f(*slot),
+            ATarget::Word(word) => visit_subs(&word.subs, f),
         }
+    }
+}
+
+fn visit_subs(subs: &[Sub], f: &mut dyn FnMut(usize)) {
+    for sub in subs {
+        visit_heredocs(&sub.list, f);
     }
 }
 
@@ -485,16 +502,32 @@ fn visit_compound(compound: &Compound, f: &mut dyn FnMut(usize)) {
             visit_heredocs(condition, f);
             visit_heredocs(&body.list, f);
         }
-        Compound::For { body, .. } | Compound::ArithFor { body, .. } => {
+        Compound::For { words, body, .. } => {
+            for word in words.iter().flatten() {
+                visit_subs(&word.subs, f);
+            }
             visit_heredocs(&body.list, f);
         }
-        Compound::Case { arms, .. } => {
+        Compound::ArithFor { expr, body } => {
+            visit_subs(&expr.subs, f);
+            visit_heredocs(&body.list, f);
+        }
+        Compound::Case { word, arms } => {
+            visit_subs(&word.subs, f);
             for arm in arms {
+                for pattern in &arm.patterns {
+                    visit_subs(&pattern.subs, f);
+                }
                 if let Some(body) = &arm.body {
                     visit_heredocs(body, f);
                 }
             }
         }
-        Compound::Cond { .. } | Compound::Arith { .. } => {}
+        Compound::Cond { items, .. } => {
+            for item in items {
+                visit_subs(&item.subs, f);
+            }
+        }
+        Compound::Arith { expr, .. } => visit_subs(&expr.subs, f),
     }
 }
