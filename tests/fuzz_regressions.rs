@@ -370,6 +370,27 @@ fn render_prints_a_heredoc_body_opened_two_substitutions_deep() {
     assert_eq!(render("$( $(<<A);)\nA").unwrap(), "$( $(<<A);)\nA\n");
 }
 
+// Crash input (parse target, session 24, run A10 on 4e26fb8), minimised by libFuzzer to
+// `<<EOF|(⏎$(n)⏎EOF⏎h)`: the newline after `|(` reads the body, before the subshell's first
+// command. Render printed `<<EOF | ( h⏎$(n)⏎EOF⏎)`, which parses, but with the body's `$(n)`
+// after `h`: the clauses came back in another order. A list whose first command the source
+// wrote after pending bodies now starts on a new line, after them.
+#[test]
+fn render_writes_bodies_read_before_a_lists_first_command_before_it() {
+    for input in [
+        "<<EOF|(\n$(n)\nEOF\nh)",
+        "<<EOF|{\n$(n)\nEOF\nh; }",
+        "<<EOF|if\n$(n)\nEOF\nh; then i; fi",
+        "<<EOF|while\n$(n)\nEOF\nh; do i; done",
+    ] {
+        assert_round_trip(input);
+    }
+    assert_eq!(
+        render("<<EOF|(\n$(n)\nEOF\nh)").unwrap(),
+        "<<EOF | ( \n$(n)\nEOF\nh\n)\n"
+    );
+}
+
 // Crash input (parse target, session 23): `usagePROMPT_COMMAND=( ){\nOF\n}` among other
 // definitions. The grammar took it for a function named `usagePROMPT_COMMAND=`; render printed
 // `usagePROMPT_COMMAND=() { OF\n}`, which reads back as the array assignment `…=()` and a

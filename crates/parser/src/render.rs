@@ -104,6 +104,16 @@ impl Printer<'_> {
     }
 
     fn list(&mut self, list: &List) {
+        // Bodies the source read before the list's first command (`<<A | (⏎body⏎A⏎h)`) are
+        // written before it, on a line of their own, so the clauses keep their source order.
+        if let Some(first) = list
+            .items
+            .first()
+            .and_then(|item| command_start(&item.and_or.first.first))
+            && self.pending_body_start().is_some_and(|body| body < first)
+        {
+            self.newline();
+        }
         let mut items = list.items.iter().peekable();
         while let Some(item) = items.next() {
             self.and_or(&item.and_or);
