@@ -92,6 +92,12 @@ impl Printer<'_> {
             .min()
     }
 
+    /// Whether pending heredoc bodies were read in the source before `next` (where what is
+    /// printed next starts): then they are written first, on a line of their own.
+    fn bodies_come_first(&self, next: Option<usize>) -> bool {
+        matches!((next, self.pending_body_start()), (Some(next), Some(body)) if body < next)
+    }
+
     /// Ends a line, unless heredoc bodies are pending and the source had `next` (the start of
     /// what is printed next) before them, on the same line: then `same_line` is printed
     /// instead, so the clauses keep their source order around the bodies (in `cat <<A; c=1`,
@@ -106,12 +112,11 @@ impl Printer<'_> {
     fn list(&mut self, list: &List) {
         // Bodies the source read before the list's first command (`<<A | (⏎body⏎A⏎h)`) are
         // written before it, on a line of their own, so the clauses keep their source order.
-        if let Some(first) = list
+        let first = list
             .items
             .first()
-            .and_then(|item| command_start(&item.and_or.first.first))
-            && self.pending_body_start().is_some_and(|body| body < first)
-        {
+            .and_then(|item| command_start(&item.and_or.first.first));
+        if self.bodies_come_first(first) {
             self.newline();
         }
         let mut items = list.items.iter().peekable();
@@ -169,9 +174,10 @@ impl Printer<'_> {
     fn operator(&mut self, op: Operator, next: Option<usize>) {
         self.out.push(' ');
         self.out.push_str(op.as_str());
-        match (next, self.pending_body_start()) {
-            (Some(next), Some(body)) if body < next => self.newline(),
-            _ => self.out.push(' '),
+        if self.bodies_come_first(next) {
+            self.newline();
+        } else {
+            self.out.push(' ');
         }
     }
 
