@@ -416,6 +416,9 @@ pub struct VerbRoles {
     pub recursive_flags: Arc<[String]>,
     /// Its `delete` and `read` operands are always recursive (`rg`, `find`, `du`).
     pub recursive: bool,
+    /// Given no `read` operand, a recursive invocation searches its working directory
+    /// (`rg KEY`, `grep -r KEY`; see [`crate::Policy::searches_cwd`]).
+    pub searches_cwd: bool,
 }
 
 /// The role of one key of a setting option's `KEY=VALUE` value.

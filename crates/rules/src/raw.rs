@@ -245,6 +245,7 @@ table! {
         value_flags: Vec<Text> = or_default,
         recursive_flags: Vec<Text> = or_default,
         recursive: bool = or_default,
+        searches_cwd: bool = or_default,
     }
 }
 

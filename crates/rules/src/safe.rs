@@ -153,8 +153,10 @@ impl Policy {
                 });
                 continue;
             }
+            // A first operand with expansions may split into several words (`grep $X file`
+            // with `X='-r KEY /'`): it keeps the role of the operands after it.
             let role = match (entry.first, entry.last) {
-                (Some(first), _) if n == 0 && first_applies => Some(first),
+                (Some(first), _) if n == 0 && first_applies && word.literal => Some(first),
                 (_, Some(last)) if count >= 2 && n + 1 == count => Some(last),
                 _ => entry.operands,
             };
@@ -179,6 +181,37 @@ impl Policy {
         }
         out.sort_by_key(|r| r.index);
         out
+    }
+
+    /// Whether `view` reads its working directory recursively because it names no directory
+    /// to search: its `[[verb]]` entry has `searches_cwd`, its reads are recursive (always, or
+    /// by one of its `recursive_flags`) and no operand is a `read` (`rg KEY`, `grep -r KEY`;
+    /// not `grep KEY`, which reads standard input, nor `rg KEY src`).
+    #[must_use]
+    pub fn searches_cwd(&self, view: &CommandView<'_>) -> bool {
+        let Some(entry) = self.lookup(&self.declared.verbs, view.words, true, &|_| true) else {
+            return false;
+        };
+        if !entry.searches_cwd {
+            return false;
+        }
+        let recursive = entry.recursive
+            || flags::scan(view.words, entry.verb.len(), &|name| {
+                entry.takes_value(name)
+            })
+            .flags
+            .iter()
+            .any(|hit| {
+                entry
+                    .recursive_flags
+                    .iter()
+                    .any(|spelling| flag_is(&hit.name, spelling))
+            });
+        recursive
+            && !self
+                .roles(view)
+                .iter()
+                .any(|role| role.role == Role::ReadPath && role.recursive)
     }
 
     /// The roles of the values of `view`'s setting options alone (`git -c KEY=VALUE`), by the

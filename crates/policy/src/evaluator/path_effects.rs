@@ -245,6 +245,9 @@ impl<'a> Run<'a> {
                 };
                 self.judge_path(word, &role.text, access, certainty, ctx, judged);
             }
+            if self.policy().searches_cwd(&view) {
+                self.judge_searched_cwd(words, ctx, judged);
+            }
             let verb = inv.words.first().map(|w| w.cooked.as_str());
             if matches!(verb, Some("cd" | "pushd")) && inv.words.first().is_some_and(|w| w.literal)
             {
@@ -379,6 +382,20 @@ impl<'a> Run<'a> {
             }
             None if access == Access::Read && self.state.read_all().is_some() => {}
             None => self.dynamic_path("(the working directory)", access, judged),
+        }
+    }
+
+    /// A search that names no directory (`rg KEY`, `grep -r KEY`) reads everything below its
+    /// working directory; an unknown working directory is a path not known until it runs.
+    fn judge_searched_cwd(&self, words: &[Word], ctx: &MatchContext<'_>, judged: &mut Judged) {
+        if ctx.cwd.is_some() {
+            let here = crate::expand::synthetic_word(
+                ".".to_owned(),
+                shellgate_parser::Span { start: 0, end: 0 },
+            );
+            self.judge_recursive_read(&here, ".", words, ctx, judged);
+        } else {
+            self.dynamic_path("(the working directory)", Access::Read, judged);
         }
     }
 

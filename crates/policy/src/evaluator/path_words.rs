@@ -25,6 +25,30 @@ pub(super) fn literal_path(word: &Word, text: &str, ctx: &MatchContext<'_>) -> O
         .and_then(|p| paths::normalize(&p))
 }
 
+/// The directory a recursive read of `word` reaches everything below, as far as it is known
+/// statically: the literal path, the path a leading `$HOME` stands for (`"$HOME/.aws"`), or
+/// for a glob the directory before its first pattern character (`~/.*` reaches below `~`).
+/// `None` for any other expansion (judged as a path not known until it runs).
+pub(super) fn searched_root(word: &Word, text: &str, ctx: &MatchContext<'_>) -> Option<PathBuf> {
+    if word.literal {
+        return literal_path(word, text, ctx);
+    }
+    if only_home_variable(word) {
+        let expanded = paths::expand_home_variable(text, ctx.home)?;
+        return paths::normalize(Path::new(&expanded));
+    }
+    if only_glob(word) {
+        let pattern_at = text.find(['*', '?', '['])?;
+        let dir = text
+            .get(..pattern_at)?
+            .rsplit_once('/')
+            .map_or(".", |(dir, _)| if dir.is_empty() { "/" } else { dir });
+        let tilde = dir.starts_with('~') && word.features.tilde;
+        return paths::expand(dir, tilde, ctx.cwd, ctx.home).and_then(|p| paths::normalize(&p));
+    }
+    None
+}
+
 /// Whether a word's only expansion is a leading `$HOME`/`${HOME}`.
 pub(super) fn only_home_variable(word: &Word) -> bool {
     let f = &word.features;

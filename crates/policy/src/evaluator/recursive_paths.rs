@@ -7,7 +7,7 @@ use crate::display;
 use crate::evaluation::ReasonKind;
 use crate::matching::MatchContext;
 
-use super::path_words::literal_path;
+use super::path_words::{literal_path, searched_root};
 use super::run::Run;
 use super::verdict::Judged;
 
@@ -30,7 +30,7 @@ impl Run<'_> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
-        let Some(dir) = literal_path(word, text, ctx) else {
+        let Some(dir) = searched_root(word, text, ctx) else {
             return;
         };
         let rule = self.gate.grant_rule();

@@ -403,6 +403,7 @@ impl Builder {
             value_flags: value_flags.into(),
             recursive_flags: recursive_flags.into(),
             recursive: raw.recursive,
+            searches_cwd: raw.searches_cwd,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.verbs);
     }
