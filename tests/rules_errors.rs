@@ -786,6 +786,17 @@ fn catalog_entries_that_contradict_themselves() {
             },
         ),
         (
+            "version = 1\n[[wrapper]]\nverb = [\"env\"]\nplain_settings = [\"user.name\"]\n",
+            Expected {
+                kind: "Inconsistent",
+                message: "`plain_settings` does not apply to a `prefix` wrapper",
+                help: "remove `plain_settings`, or give the wrapper the mode that uses it",
+                label: "not used by this mode",
+                at: "p.toml:4:18",
+                spans: "[\"user.name\"]",
+            },
+        ),
+        (
             "version = 1\n[[wrapper]]\nverb = [\"mvn\"]\nmode = \"strip\"\ncwd_flags = [\"-C\"]\n",
             Expected {
                 kind: "Inconsistent",

@@ -176,6 +176,8 @@ table! {
         terminators: Option<Spanned<Vec<Text>>> = get,
         list_flags: Option<Spanned<Vec<Text>>> = get,
         null_flags: Option<Spanned<Vec<Text>>> = get,
+        /// `strip` only.
+        plain_settings: Option<Spanned<Vec<Text>>> = get,
     }
 }
 

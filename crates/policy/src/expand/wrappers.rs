@@ -354,9 +354,6 @@ fn strip_inner(
         };
         if exactly(name, &options.value_flags) {
             stripped = true;
-            if exactly(name, &options.judged_flags) {
-                transparent = false;
-            }
             let value = match inline {
                 Some(v) => Some(synthetic_word(v, word.span)),
                 None => {
@@ -364,6 +361,9 @@ fn strip_inner(
                     words.get(i).cloned()
                 }
             };
+            if exactly(name, &options.judged_flags) && !plain_setting(options, value.as_ref()) {
+                transparent = false;
+            }
             if exactly(name, &options.cwd_flags) {
                 cwd = moved(value.as_ref(), cwd.as_deref(), home);
             }
@@ -379,6 +379,24 @@ fn strip_inner(
     }
     kept.extend(words.get(i..).unwrap_or_default().iter().cloned());
     Some((kept, cwd, transparent))
+}
+
+/// Whether a judged option's value is a literal setting whose key is one of the wrapper's
+/// `plain_settings` (`user.email=a@b`; `color.ui`).
+fn plain_setting(options: &WrapperOptions, value: Option<&Word>) -> bool {
+    value.is_some_and(|value| {
+        let key = value
+            .cooked
+            .split_once('=')
+            .map_or(value.cooked.as_str(), |(key, _)| key)
+            .to_ascii_lowercase();
+        value.literal
+            && !key.is_empty()
+            && options
+                .plain_settings
+                .iter()
+                .any(|glob| glob.is_match(&key))
+    })
 }
 
 /// The word ranges of every `-exec … ;` style inner command.

@@ -513,15 +513,28 @@ fn wrapper_mode(
         ("terminators", raw.terminators.as_ref().map(Spanned::span)),
         ("list_flags", raw.list_flags.as_ref().map(Spanned::span)),
     ];
+    let strip_only = (
+        "plain_settings",
+        raw.plain_settings.as_ref().map(Spanned::span),
+    );
     let foreign: Vec<(&str, Option<Range<usize>>)> = match name {
-        "prefix" => exec_only.to_vec(),
+        "prefix" => exec_only
+            .iter()
+            .chain(std::slice::from_ref(&strip_only))
+            .cloned()
+            .collect(),
         "strip" => prefix_only
             .iter()
             .chain(&exec_only)
             .chain(&[("null_flags", raw.null_flags.as_ref().map(Spanned::span))])
             .cloned()
             .collect(),
-        _ => prefix_only.iter().chain(&options).cloned().collect(),
+        _ => prefix_only
+            .iter()
+            .chain(&options)
+            .chain(&[strip_only])
+            .cloned()
+            .collect(),
     };
     for (key, at) in foreign {
         if let Some(at) = at {
@@ -536,17 +549,35 @@ fn wrapper_mode(
             );
         }
     }
+    let plain_settings = raw
+        .plain_settings
+        .as_mut()
+        .map(|keys| {
+            keys.get_mut()
+                .iter_mut()
+                .map(|key| {
+                    *key.get_mut() = key.get_ref().to_ascii_lowercase();
+                    WordGlob::new(cx.glob(key, "plain_settings"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let mut list = |field: &mut Option<Spanned<Vec<Text>>>, key: &str| -> Vec<String> {
         field
             .as_mut()
             .map(|f| cx.flags(f.get_mut(), key))
             .unwrap_or_default()
     };
+    let value_flags = list(&mut raw.value_flags, "value_flags");
+    let cwd_flags = list(&mut raw.cwd_flags, "cwd_flags");
+    let judged_flags = list(&mut raw.judged_flags, "judged_flags");
+    let flags = list(&mut raw.flags, "flags");
     let options = WrapperOptions {
-        value_flags: list(&mut raw.value_flags, "value_flags"),
-        cwd_flags: list(&mut raw.cwd_flags, "cwd_flags"),
-        judged_flags: list(&mut raw.judged_flags, "judged_flags"),
-        flags: list(&mut raw.flags, "flags"),
+        value_flags,
+        cwd_flags,
+        judged_flags,
+        flags,
+        plain_settings,
     };
     let exec_options = list(&mut raw.exec_options, "exec_options");
     let list_flags = list(&mut raw.list_flags, "list_flags");

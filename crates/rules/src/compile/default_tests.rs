@@ -296,6 +296,10 @@ fn wrappers_hold_every_value(p: &Policy, file: &toml::Table) {
             cwd_flags: list("cwd_flags"),
             judged_flags: list("judged_flags"),
             flags: list("flags"),
+            plain_settings: list("plain_settings")
+                .iter()
+                .map(|key| crate::glob::WordGlob::new(key.to_ascii_lowercase()))
+                .collect(),
         };
         let mode = match text(&raw, "mode").as_deref() {
             None | Some("prefix") => WrapperMode::Prefix(PrefixMode {

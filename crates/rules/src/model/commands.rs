@@ -1,6 +1,7 @@
 //! Commands that run other commands or code: wrappers (with their modes and options), shells
 //! whose argument is shell code, and interpreters whose code shellgate cannot read.
 
+use crate::glob::WordGlob;
 use crate::lazy::LazyRegexSet;
 
 /// How a wrapper finds its inner command, with what that way needs.
@@ -102,6 +103,11 @@ pub struct WrapperOptions {
     /// `shellgate_policy::expand`), so a person decides (unless the wrapper is privileged,
     /// which never passes anyway). For `strip`, they are removed like the `value_flags`.
     pub flags: Vec<String>,
+    /// For `strip`: setting keys (word globs over the key in ASCII lower case) that change
+    /// nothing that runs or is reached (`user.email`, `color.ui`). A `judged_flags` option whose
+    /// literal value is `KEY=VALUE` (or `KEY`) with such a key is stripped without making the
+    /// wrapper judged by itself (`git -c user.email=a@b commit` is `git commit`).
+    pub plain_settings: Vec<WordGlob>,
 }
 
 /// Where a package runner's command comes from.
