@@ -186,9 +186,10 @@ impl Policy {
     /// Whether `view` reads its working directory recursively because it names no directory
     /// to search: its `[[verb]]` entry has `searches_cwd`, its reads are recursive (always, or
     /// by one of its `recursive_flags`) and no operand is a `read` (`rg KEY`, `grep -r KEY`;
-    /// not `grep KEY`, which reads standard input, nor `rg KEY src`).
+    /// not `grep KEY`, which reads standard input, nor `rg KEY src`). `roles` are
+    /// [`Policy::roles`] of `view`.
     #[must_use]
-    pub fn searches_cwd(&self, view: &CommandView<'_>) -> bool {
+    pub fn searches_cwd(&self, view: &CommandView<'_>, roles: &[ArgRole]) -> bool {
         let Some(entry) = self.lookup(&self.declared.verbs, view.words, true, &|_| true) else {
             return false;
         };
@@ -208,8 +209,7 @@ impl Policy {
                     .any(|spelling| flag_is(&hit.name, spelling))
             });
         recursive
-            && !self
-                .roles(view)
+            && !roles
                 .iter()
                 .any(|role| role.role == Role::ReadPath && role.recursive)
     }

@@ -245,7 +245,7 @@ impl<'a> Run<'a> {
                 };
                 self.judge_path(word, &role.text, access, certainty, ctx, judged);
             }
-            if self.policy().searches_cwd(&view) {
+            if self.policy().searches_cwd(&view, &roles) {
                 self.judge_searched_cwd(words, ctx, judged);
             }
             let verb = inv.words.first().map(|w| w.cooked.as_str());
