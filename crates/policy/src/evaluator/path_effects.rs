@@ -228,7 +228,16 @@ impl<'a> Run<'a> {
                         continue;
                     }
                     Role::Variable => {
-                        if self.policy().is_secret_name(&role.text) {
+                        if !word.literal {
+                            judged.ask_unsaveable(
+                                ReasonKind::Exposure,
+                                None,
+                                format!(
+                                    "prints the variable `{}` names, which is not known until it runs (it may hold a secret)",
+                                    display::escape(&word.raw)
+                                ),
+                            );
+                        } else if self.policy().is_secret_name(&role.text) {
                             judged.ask_unsaveable(
                                 ReasonKind::Exposure,
                                 None,
