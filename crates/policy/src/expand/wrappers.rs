@@ -42,6 +42,9 @@ impl Walker<'_> {
                         },
                     );
                 }
+                if let Some(raw) = found.dynamic {
+                    self.dynamic(index, &dynamic_argument(&raw, &wrapper.verb));
+                }
                 let inner_words = words
                     .get(found.start..)
                     .map(<[Word]>::to_vec)
@@ -57,13 +60,21 @@ impl Walker<'_> {
                 );
             }
             WrapperMode::Strip(options) => {
-                let Some((inner_words, inner_cwd, transparent)) =
-                    strip_inner(options, &words, start, cwd, home.as_deref())
+                let Some(stripped) = strip_inner(options, &words, start, cwd, home.as_deref())
                 else {
                     return;
                 };
+                let Stripped {
+                    words: inner_words,
+                    cwd: inner_cwd,
+                    transparent,
+                    dynamic,
+                } = stripped;
                 if trusted && transparent {
                     self.mark_wrapper(index, wrapper.privileged);
+                }
+                if let Some(raw) = dynamic {
+                    self.dynamic(index, &dynamic_argument(&raw, &wrapper.verb));
                 }
                 self.inner(
                     index,
@@ -128,6 +139,10 @@ struct PrefixInner {
     transparent: bool,
     /// The first option the wrapper's entry does not list (non-privileged wrappers only).
     unknown: Option<String>,
+    /// The first option value or positional with expansions (raw): the shell may split it into
+    /// several words (`timeout $T ls` with `T='1 rm -rf ~'` runs `rm`), so where the command
+    /// starts is not known.
+    dynamic: Option<String>,
 }
 
 /// Whether `token` is one of `flags` (long options also by unambiguous prefix).
@@ -164,6 +179,12 @@ fn prefix_inner(
     let mut i = start;
     let mut transparent = true;
     let mut unknown: Option<String> = None;
+    let mut dynamic: Option<String> = None;
+    let mut note_value = |word: Option<&Word>| {
+        if let Some(word) = word.filter(|w| !w.literal) {
+            dynamic.get_or_insert_with(|| word.raw.clone());
+        }
+    };
     let options = &prefix.options;
     let known = |name: &str| {
         exactly(name, &options.value_flags)
@@ -215,6 +236,7 @@ fn prefix_inner(
                 || exactly(name, &prefix.options.cwd_flags);
             if takes && inline.is_none() {
                 i += 1;
+                note_value(words.get(i));
             }
             if exactly(name, &prefix.options.cwd_flags) {
                 cwd = match inline {
@@ -239,6 +261,7 @@ fn prefix_inner(
             if exactly(text, &prefix.options.cwd_flags) {
                 cwd = moved(words.get(i + 1), cwd.as_deref(), home);
             }
+            note_value(words.get(i + 1));
             i += 2;
             continue;
         }
@@ -261,6 +284,7 @@ fn prefix_inner(
                     if is_cwd {
                         cwd = moved(words.get(i + 1), cwd.as_deref(), home);
                     }
+                    note_value(words.get(i + 1));
                     i += 1;
                 } else if is_cwd {
                     cwd = moved(
@@ -304,6 +328,7 @@ fn prefix_inner(
     }
     let mut skip = prefix.positionals;
     while skip > 0 && words.get(i).is_some() {
+        note_value(words.get(i));
         skip -= 1;
         i += 1;
     }
@@ -313,7 +338,33 @@ fn prefix_inner(
         cwd,
         transparent,
         unknown,
+        dynamic,
     })
+}
+
+/// Why a wrapper's inner command is not known: one of its option values or positionals, `raw`,
+/// has expansions, which the shell may split into several words.
+fn dynamic_argument(raw: &str, verb: &[String]) -> String {
+    format!(
+        "`{}`: an argument of `{}` with expansions may become several words, so the command it \
+         runs is not known",
+        crate::display::escape(raw),
+        verb.join(" ")
+    )
+}
+
+/// A strip-mode wrapper's command with its options removed.
+struct Stripped {
+    /// The wrapper's verb and the words after the removed options (`git log`).
+    words: Vec<Word>,
+    /// The working directory the inner command runs in.
+    cwd: Option<PathBuf>,
+    /// False when a `judged_flags` option (not a plain setting) was removed.
+    transparent: bool,
+    /// The first removed option value with expansions (raw): the shell may split it, so the
+    /// words after it are not known to be the command (`git -C $D log` with `D='. -c
+    /// core.pager=sh'`).
+    dynamic: Option<String>,
 }
 
 /// `git -C DIR log` → (`git log`, DIR, transparent), `mvn -q compile` → (`mvn compile`, …);
@@ -325,10 +376,11 @@ fn strip_inner(
     start: usize,
     mut cwd: Option<PathBuf>,
     home: Option<&Path>,
-) -> Option<(Vec<Word>, Option<PathBuf>, bool)> {
+) -> Option<Stripped> {
     let mut kept: Vec<Word> = words.get(..start)?.to_vec();
     let mut stripped = false;
     let mut transparent = true;
+    let mut dynamic: Option<String> = None;
     let mut i = start;
     while let Some(word) = words.get(i) {
         let text = word.cooked.as_str();
@@ -364,6 +416,9 @@ fn strip_inner(
             if exactly(name, &options.judged_flags) && !plain_setting(options, value.as_ref()) {
                 transparent = false;
             }
+            if let Some(value) = value.as_ref().filter(|v| !v.literal) {
+                dynamic.get_or_insert_with(|| value.raw.clone());
+            }
             if exactly(name, &options.cwd_flags) {
                 cwd = moved(value.as_ref(), cwd.as_deref(), home);
             }
@@ -378,7 +433,12 @@ fn strip_inner(
         return None;
     }
     kept.extend(words.get(i..).unwrap_or_default().iter().cloned());
-    Some((kept, cwd, transparent))
+    Some(Stripped {
+        words: kept,
+        cwd,
+        transparent,
+        dynamic,
+    })
 }
 
 /// Whether a judged option's value is a literal setting whose key is one of the wrapper's
