@@ -391,6 +391,31 @@ fn render_writes_bodies_read_before_a_lists_first_command_before_it() {
     );
 }
 
+// Crash input (parse target, session 25, run B12 on c237770): `a[$…"\;sf"%\\⏎⏎|&⏎…]=1`,
+// reduced to `a[x|⏎y]=1`. The grammar ended a subscript at a newline, so the word `a[x` was a
+// command piped into `y]=1`; render joined the pipeline on one line, `a[x | y]=1`, which is one
+// assignment. Bash reads a subscript to its matching `]` across newlines (`a[x|⏎y]=1` sets
+// `a[0]`, and `a[x⏎echo hi` is a syntax error: unexpected end of file looking for `]`): the
+// grammar now does too.
+#[test]
+fn an_assignment_subscript_goes_on_across_newlines() {
+    for input in ["a[x|\ny]=1", "a[x\n]=1 b", "a[$(b)\n]=1; c", "x=$[1\n+2]"] {
+        assert_round_trip(input);
+    }
+    let out = parse("a[x|\ny]=1", &ParseOptions::default());
+    assert!(out.complete);
+    let clauses: Vec<_> = out.graph.clauses().collect();
+    assert_eq!(clauses.len(), 1);
+    assert_eq!(
+        clauses[0]
+            .assignments
+            .iter()
+            .map(|a| (a.name.as_str(), a.index.as_deref()))
+            .collect::<Vec<_>>(),
+        [("a", Some("x|\ny"))]
+    );
+}
+
 // Crash input (parse target, session 23): `usagePROMPT_COMMAND=( ){\nOF\n}` among other
 // definitions. The grammar took it for a function named `usagePROMPT_COMMAND=`; render printed
 // `usagePROMPT_COMMAND=() { OF\n}`, which reads back as the array assignment `…=()` and a
