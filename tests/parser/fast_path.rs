@@ -154,3 +154,35 @@ fn grammar_stays_under_its_limits_where_the_scanner_accepts() {
     }
     assert_same("near the size limit", &inputs);
 }
+
+/// `splits` marks a word whose parameter expansion, command substitution or arithmetic stands
+/// outside double quotes, in both parsers: (input, the `splits` of each word of the first
+/// clause).
+#[test]
+fn splits_marks_expansions_outside_double_quotes() {
+    let cases: [(&str, &[bool]); 12] = [
+        ("head -n $N f", &[false, false, true, false]),
+        ("head -n ${N} f", &[false, false, true, false]),
+        ("head -n \"$N\" f", &[false, false, false, false]),
+        ("head -n $\"$N\" f", &[false, false, false, false]),
+        ("head -n '$N' f", &[false, false, false, false]),
+        ("head -n \"$a\"$b f", &[false, false, true, false]),
+        ("echo $(date) \"$(date)\"", &[false, true, false]),
+        ("echo `date` \"`date`\"", &[false, true, false]),
+        ("echo $((1+2)) \"$((1+2))\"", &[false, true, false]),
+        ("cat <(ls) x*", &[false, false, false]),
+        (
+            "git commit -m \"$(cat <<'EOF'\nit's \"x\" $y\nEOF\n)\"",
+            &[false, false, false, false],
+        ),
+        ("a=$b c $d", &[false, true]),
+    ];
+    let options = ParseOptions::default();
+    for (input, expected) in cases {
+        for output in [parse(input, &options), parse_grammar(input, &options)] {
+            let clause = output.graph.get(0).unwrap();
+            let got: Vec<bool> = clause.argv.iter().map(|w| w.features.splits).collect();
+            assert_eq!(got, expected, "{input:?}");
+        }
+    }
+}

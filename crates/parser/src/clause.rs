@@ -57,6 +57,11 @@ pub struct WordFeatures {
     pub brace: bool,
     /// A leading unquoted `~` form (`~`, `~/x`, `~user`, `~+`, `~-`).
     pub tilde: bool,
+    /// A parameter expansion, command substitution or arithmetic expansion outside double
+    /// quotes (`$x`, `${x}`, `$(…)`, `` `…` ``, `$((…))`): the shell splits its result into
+    /// several words (`head -n $N` with `N='1 /etc/shadow'` gets two), each a possible option
+    /// or operand. Not set by process substitution, which is one path.
+    pub splits: bool,
 }
 
 impl WordFeatures {

@@ -19,6 +19,8 @@ pub(crate) struct WordAcc {
     shape: String,
     track_shape: bool,
     saw_brace: bool,
+    /// Inside double quotes (`"…"`, `$"…"`): expansions are not split.
+    in_double: bool,
 }
 
 impl WordAcc {
@@ -92,9 +94,20 @@ impl WordAcc {
     }
 
     /// An expansion, kept as its source text (the caller records its features and lists).
-    pub fn expansion(&mut self, raw: &str) {
+    /// `splits`: its result is split into words when it is not inside double quotes (false
+    /// for a process substitution and an extended glob).
+    pub fn expansion(&mut self, raw: &str, splits: bool) {
         self.cooked.push_str(raw);
         self.placeholder();
+        if splits && !self.in_double {
+            self.features.splits = true;
+        }
+    }
+
+    /// Enters (`true`) or leaves (`false`) double quotes; returns the previous state, to be
+    /// restored when they close (`$"…"` may nest inside `$(…)` inside `"…"`).
+    pub fn double_quotes(&mut self, inside: bool) -> bool {
+        std::mem::replace(&mut self.in_double, inside)
     }
 
     /// The finished word.
@@ -166,6 +179,7 @@ fn merge_features(into: &mut WordFeatures, from: WordFeatures) {
     into.arithmetic |= from.arithmetic;
     into.glob |= from.glob;
     into.brace |= from.brace;
+    into.splits |= from.splits;
 }
 
 /// Unescapes the body of a backquote substitution as bash does (`\$`, `` \` ``, `\\`, and `\"`

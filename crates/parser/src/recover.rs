@@ -216,6 +216,8 @@ impl Tokenizer<'_> {
         let word = self.touch(i);
         word.cooked.push(c);
         word.features.parameter |= parameter;
+        // Whether the `$` is inside double quotes is not tracked here: say it may split.
+        word.features.splits |= parameter;
     }
 
     fn end_word(&mut self, i: usize) {

@@ -179,6 +179,19 @@ impl Policy {
                 };
             }
         }
+        // A value the shell splits into several words (`head -n $N` with `N='1 ~/.ssh/id_rsa'`)
+        // may hand the command more operands: it takes the strongest path role the entry
+        // gives an operand, and is judged as a path not known until it runs.
+        if let Some(path_role) = entry.strongest_operand_path() {
+            for role in &mut out {
+                let splits = words.get(role.index).is_some_and(|w| w.features.splits);
+                if splits && role.role == Role::Value {
+                    role.role = path_role;
+                    role.recursive =
+                        recursive && matches!(path_role, Role::DeletePath | Role::ReadPath);
+                }
+            }
+        }
         out.sort_by_key(|r| r.index);
         out
     }
@@ -247,6 +260,20 @@ impl VerbRoles {
     /// The role of an option's value: by `options`, or for a setting option by the key of its
     /// `KEY=VALUE` (or `KEY VALUE`) text, whose role then covers the value alone; otherwise a
     /// plain value.
+    /// The strongest path role an operand of this entry can have (`delete` over `write` over
+    /// `read`), if any: what a split word may become.
+    fn strongest_operand_path(&self) -> Option<Role> {
+        let roles = [self.operands, self.first, self.last];
+        [Role::DeletePath, Role::WritePath, Role::ReadPath]
+            .into_iter()
+            .find(|strong| {
+                roles
+                    .iter()
+                    .flatten()
+                    .any(|r| r == strong || (*r == Role::Pathspec && *strong == Role::ReadPath))
+            })
+    }
+
     fn value_role(&self, hit: &flags::ValueHit) -> ArgRole {
         let plain = |role: Role, text: &str| ArgRole {
             index: hit.index,

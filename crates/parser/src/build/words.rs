@@ -35,16 +35,19 @@ impl Builder<'_, '_, '_> {
             Rule::sq => acc.single_quoted(quoted(part.as_str(), "'")),
             Rule::dollar_sq => acc.ansi_c(quoted(part.as_str(), "$'")),
             Rule::dq | Rule::dollar_dq => {
+                let outer = acc.double_quotes(true);
                 for inner in part.into_inner() {
                     self.build_part(inner, Quoting::Double, false, acc)?;
                 }
+                acc.double_quotes(outer);
                 acc.placeholder();
             }
             Rule::lone_dollar => acc.lone_dollar(),
             _ => {
                 // Expansions: keep the source text, record features and nested lists.
                 let raw = self.raw(&part);
-                acc.expansion(&raw);
+                let splits = !matches!(part.as_rule(), Rule::procsub | Rule::extglob);
+                acc.expansion(&raw, splits);
                 self.collect_subs(part, &mut acc.subs, &mut acc.features)?;
             }
         }

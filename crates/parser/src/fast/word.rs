@@ -184,6 +184,13 @@ impl Scanner<'_> {
 
     /// `dq_inner ~ "\""` after the opening quote of `"…"` or `$"…"`.
     fn double_quoted(&mut self, acc: &mut WordAcc) -> Fast<()> {
+        let outer = acc.double_quotes(true);
+        self.double_quoted_inner(acc)?;
+        acc.double_quotes(outer);
+        Some(())
+    }
+
+    fn double_quoted_inner(&mut self, acc: &mut WordAcc) -> Fast<()> {
         loop {
             match self.peek()? {
                 b'"' => {
@@ -258,7 +265,7 @@ impl Scanner<'_> {
 
     /// `param_simple`, ending at `end`.
     fn parameter(&mut self, acc: &mut WordAcc, end: usize) -> Fast<()> {
-        acc.expansion(self.raw(self.pos, end)?);
+        acc.expansion(self.raw(self.pos, end)?, true);
         acc.features.parameter = true;
         self.pos = end;
         Some(())
@@ -284,7 +291,7 @@ impl Scanner<'_> {
             return None;
         }
         let end = inner + len + 1;
-        acc.expansion(self.raw(start, end)?);
+        acc.expansion(self.raw(start, end)?, true);
         acc.features.parameter = true;
         self.pos = end;
         Some(())
@@ -308,7 +315,7 @@ impl Scanner<'_> {
         let list = self.body(Some(b')'))?;
         self.depth -= 1;
         self.pos += 1;
-        acc.expansion(self.raw(start, self.pos)?);
+        acc.expansion(self.raw(start, self.pos)?, kind == SubKind::Command);
         match kind {
             SubKind::Command => acc.features.command_substitution = true,
             SubKind::Process => acc.features.process_substitution = true,
@@ -351,7 +358,7 @@ impl Scanner<'_> {
         let list = Scanner::new(&text, self.original, Some(&table), self.depth).body(None)?;
         self.depth -= 1;
         self.pos = at + 1;
-        acc.expansion(self.raw(start, self.pos)?);
+        acc.expansion(self.raw(start, self.pos)?, true);
         acc.features.command_substitution = true;
         acc.subs.push(Sub {
             kind: SubKind::Command,
