@@ -180,9 +180,10 @@ impl Policy {
             }
         }
         // A value the shell splits into several words (`head -n $N` with `N='1 ~/.ssh/id_rsa'`)
-        // may hand the command more operands: it takes the strongest path role the entry
-        // gives an operand, and is judged as a path not known until it runs.
-        if let Some(path_role) = entry.strongest_operand_path() {
+        // may hand the command more operands or options: it takes the strongest role the entry
+        // gives an operand or option value, and is judged as a path not known until it runs
+        // (or as code that runs).
+        if let Some(path_role) = entry.strongest_role() {
             for role in &mut out {
                 let splits = words.get(role.index).is_some_and(|w| w.features.splits);
                 if splits && role.role == Role::Value {
@@ -257,23 +258,34 @@ impl VerbRoles {
             || self.options.iter().any(|(o, _)| flag_is(name, o))
     }
 
+    /// The strongest role an operand or option value of this entry can have, if any is more
+    /// than a plain value: what a word the shell splits may become, as another operand or an
+    /// option with its value (`curl -H $H` with `H='x -o ~/.bashrc'`). Running code comes
+    /// first, then `delete`, `write`, `upload` and `read`.
+    fn strongest_role(&self) -> Option<Role> {
+        let roles = || {
+            [self.operands, self.first, self.last]
+                .into_iter()
+                .flatten()
+                .chain(self.options.iter().map(|(_, role)| *role))
+                .chain(self.settings.iter().map(|setting| setting.role))
+        };
+        [
+            Role::Exec,
+            Role::DeletePath,
+            Role::WritePath,
+            Role::Upload,
+            Role::ReadPath,
+        ]
+        .into_iter()
+        .find(|strong| {
+            roles().any(|r| r == *strong || (r == Role::Pathspec && *strong == Role::ReadPath))
+        })
+    }
+
     /// The role of an option's value: by `options`, or for a setting option by the key of its
     /// `KEY=VALUE` (or `KEY VALUE`) text, whose role then covers the value alone; otherwise a
     /// plain value.
-    /// The strongest path role an operand of this entry can have (`delete` over `write` over
-    /// `read`), if any: what a split word may become.
-    fn strongest_operand_path(&self) -> Option<Role> {
-        let roles = [self.operands, self.first, self.last];
-        [Role::DeletePath, Role::WritePath, Role::ReadPath]
-            .into_iter()
-            .find(|strong| {
-                roles
-                    .iter()
-                    .flatten()
-                    .any(|r| r == strong || (*r == Role::Pathspec && *strong == Role::ReadPath))
-            })
-    }
-
     fn value_role(&self, hit: &flags::ValueHit) -> ArgRole {
         let plain = |role: Role, text: &str| ArgRole {
             index: hit.index,
