@@ -32,8 +32,8 @@ impl<'a> Run<'a> {
 
     /// A `[[ … ]]` or `(( … ))` expression: nothing runs but the shell, so it passes — unless
     /// bash could evaluate text as arithmetic, where `a[$(cmd)]` runs a command: a word with
-    /// `[`, `$(` or a backquote, or (in `((` or an arithmetic `[[` comparison) a word that is
-    /// not literal. Substitutions inside are clauses of their own; redirections are judged.
+    /// `[`, `$(` or a backquote, the name `-v`/`-R` test when it is not literal, or (in `((` or
+    /// an arithmetic `[[` comparison) a word that is not literal. Substitutions inside are clauses of their own; redirections are judged.
     pub(super) fn judge_keyword(
         &self,
         keyword: &str,
@@ -48,7 +48,15 @@ impl<'a> Run<'a> {
                 "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
             )
         });
-        let risky = inv.words.iter().find(|w| {
+        // `[[ -v $x ]]`: the name's value is looked up as a variable, and a value such as
+        // `a[$(cmd)]` has its subscript evaluated (bash runs `cmd`).
+        let tested_name = inv.words.windows(2).find_map(|pair| match pair {
+            [test, name] if test.literal && matches!(test.cooked.as_str(), "-v" | "-R") => {
+                (!name.literal).then_some(name)
+            }
+            _ => None,
+        });
+        let risky = tested_name.or_else(|| inv.words.iter().find(|w| {
             w.cooked.contains(['[', '`'])
                 || w.cooked.contains("$(")
                 // `(( x + 1 ))`: the value of a variable is evaluated as arithmetic too, and
@@ -59,7 +67,7 @@ impl<'a> Run<'a> {
                     && comparison
                     && !matches!(w.cooked.as_str(), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge")
                     && (!w.literal || has_identifier(&w.cooked)))
-        });
+        }));
         match risky {
             None => judged.reason(
                 ReasonKind::Safe,
