@@ -416,6 +416,28 @@ fn an_assignment_subscript_goes_on_across_newlines() {
     );
 }
 
+// Crash input (parse target, session 25, run A13 on 625fb47, after the fix above): 1 KiB of
+// `a[]=v` words, minimised by libFuzzer to `r[ #]⏎]=`. The word `r[` was a command with the
+// comment ` #]`; render dropped the comment, and `r[⏎]=` read back as one assignment. Where an
+// assignment may stand, bash reads `NAME[` to its matching `]` as one word (`r[ #]` is a
+// command named `r[ #]`). Such a word that is not an assignment and whose brackets hold a blank,
+// a newline or an operator is now refused (incomplete: the gate asks), not split.
+#[test]
+fn a_bracketed_command_word_with_a_blank_inside_is_refused() {
+    for input in ["r[ #]\n]=", "r[ x]", "x=1 r[a;b] c", "declare r[ #]\n]=1"] {
+        let out = parse(input, &ParseOptions::default());
+        assert!(!out.complete, "{input:?} parsed completely");
+        assert_eq!(
+            out.diagnostics.first().map(|d| d.kind),
+            Some(DiagnosticKind::Syntax),
+            "{input:?}"
+        );
+    }
+    for input in ["r[x]y", "echo r[ x]", "a[x y]=1 b", "declare a[1 + 2]=3"] {
+        assert_round_trip(input);
+    }
+}
+
 // Crash input (parse target, session 23): `usagePROMPT_COMMAND=( ){\nOF\n}` among other
 // definitions. The grammar took it for a function named `usagePROMPT_COMMAND=`; render printed
 // `usagePROMPT_COMMAND=() { OF\n}`, which reads back as the array assignment `…=()` and a
