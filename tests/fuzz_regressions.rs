@@ -422,9 +422,20 @@ fn an_assignment_subscript_goes_on_across_newlines() {
 // assignment may stand, bash reads `NAME[` to its matching `]` as one word (`r[ #]` is a
 // command named `r[ #]`). Such a word that is not an assignment and whose brackets hold a blank,
 // a newline or an operator is now refused (incomplete: the gate asks), not split.
+// Then (run A14 on 8ed7762, after 3,712,430 executions; minimised to `i[;#[⏎]`): a `[` that
+// never closes. Bash calls it a syntax error (unexpected end of file looking for `]`); the
+// grammar read `i[`, `;`, the comment `#[` and `]`, and render, dropping the comment, made
+// `i[⏎]`. Such a word is refused too.
 #[test]
 fn a_bracketed_command_word_with_a_blank_inside_is_refused() {
-    for input in ["r[ #]\n]=", "r[ x]", "x=1 r[a;b] c", "declare r[ #]\n]=1"] {
+    for input in [
+        "r[ #]\n]=",
+        "r[ x]",
+        "x=1 r[a;b] c",
+        "declare r[ #]\n]=1",
+        "i[;#[\n]",
+        "a[x",
+    ] {
         let out = parse(input, &ParseOptions::default());
         assert!(!out.complete, "{input:?} parsed completely");
         assert_eq!(
