@@ -26,6 +26,18 @@ fn assert_round_trip(input: &str) {
     assert_eq!(out.graph, again.graph, "{input:?} renders as {rendered:?}");
 }
 
+/// Asserts that `input` does not parse completely, and that the first diagnostic is a syntax error.
+#[track_caller]
+fn assert_syntax_error(input: &str) {
+    let out = parse(input, &ParseOptions::default());
+    assert!(!out.complete, "{input:?} parsed completely");
+    assert_eq!(
+        out.diagnostics.first().map(|d| d.kind),
+        Some(DiagnosticKind::Syntax),
+        "{input:?}"
+    );
+}
+
 /// Parses on a thread with the default 2 MiB stack and returns the output with the time taken.
 fn timed_parse(input: String) -> (ParseOutput, Duration) {
     std::thread::Builder::new()
@@ -436,13 +448,7 @@ fn a_bracketed_command_word_with_a_blank_inside_is_refused() {
         "i[;#[\n]",
         "a[x",
     ] {
-        let out = parse(input, &ParseOptions::default());
-        assert!(!out.complete, "{input:?} parsed completely");
-        assert_eq!(
-            out.diagnostics.first().map(|d| d.kind),
-            Some(DiagnosticKind::Syntax),
-            "{input:?}"
-        );
+        assert_syntax_error(input);
     }
     for input in ["r[x]y", "echo r[ x]", "a[x y]=1 b", "declare a[1 + 2]=3"] {
         assert_round_trip(input);
@@ -463,13 +469,7 @@ fn an_assignment_shaped_word_is_not_a_function_name() {
         "x+=( ) { a; }",
         "x[1]=() { a; }",
     ] {
-        let out = parse(input, &ParseOptions::default());
-        assert!(!out.complete, "{input:?} parsed completely");
-        assert_eq!(
-            out.diagnostics.first().map(|d| d.kind),
-            Some(DiagnosticKind::Syntax),
-            "{input:?}"
-        );
+        assert_syntax_error(input);
     }
     assert_round_trip("function x= { a; }");
     assert_round_trip("function x=() { a; }");
