@@ -32,8 +32,9 @@ impl<'a> Run<'a> {
 
     /// A `[[ … ]]` or `(( … ))` expression: nothing runs but the shell, so it passes — unless
     /// bash could evaluate text as arithmetic, where `a[$(cmd)]` runs a command: a word with
-    /// `[`, `$(` or a backquote, the name `-v`/`-R` test when it is not literal, or (in `((` or
-    /// an arithmetic `[[` comparison) a word that is not literal. Substitutions inside are clauses of their own; redirections are judged.
+    /// `[`, `$(` or a backquote, the name of a `-v`/`-R` test when it is not literal, or (in
+    /// `((` or an arithmetic `[[` comparison) a word that is not literal. Substitutions inside
+    /// are clauses of their own; redirections are judged.
     pub(super) fn judge_keyword(
         &self,
         keyword: &str,
