@@ -153,6 +153,11 @@ fn parse_time_is_bounded_under_exponential_backtracking() {
         // `coproc for((`: `for` read as a coprocess name before a subshell, then again as an
         // arithmetic `for`.
         ("coproc for((x; $(", 12),
+        // A keyword glued to a process substitution (`do>(…`): one word in bash, but the
+        // keyword was tried after the word failed, and the substitution parsed twice per level.
+        ("while l do>(", 30),
+        ("until l do<(", 30),
+        ("if l then>(", 30),
     ];
     // These two repeat into valid text: `${` and a newline then `}` is an empty bash 5.3
     // command substitution, and `${ a; }x` one followed by `x`.
@@ -453,6 +458,36 @@ fn a_bracketed_command_word_with_a_blank_inside_is_refused() {
     for input in ["r[x]y", "echo r[ x]", "a[x y]=1 b", "declare a[1 + 2]=3"] {
         assert_round_trip(input);
     }
+}
+
+// Slow input (parse target, session 25: 0.8–1.9 KiB took 130–300 ms, near pest's work limit;
+// reduced to `while l do>(` repeated). Bash reads a keyword glued to a process substitution as
+// one word (`do>(x)` runs or passes `do/dev/fd/63`), but the grammar ended a keyword at any `<`
+// or `>`: after the word `do>(…` failed, `do` was tried as the keyword and the substitution
+// parsed again, twice per nesting level. A keyword now ends only where bash ends it.
+#[test]
+fn a_keyword_glued_to_a_process_substitution_is_one_word() {
+    for input in [
+        "while false; do>(cat); done",
+        "if true; then>(cat); fi",
+        "{ a; }>(cat)",
+    ] {
+        assert_syntax_error(input);
+    }
+    for input in [
+        "while l do>(x); do y; done",
+        "echo then<(x) done>(y)",
+        "do>(x)",
+    ] {
+        assert_round_trip(input);
+    }
+    let out = parse("while l do>(x); do y; done", &ParseOptions::default());
+    let argv: Vec<Vec<&str>> = out
+        .graph
+        .clauses()
+        .map(|c| c.argv.iter().map(|w| w.raw.as_str()).collect())
+        .collect();
+    assert_eq!(argv, [vec!["l", "do>(x)"], vec!["x"], vec!["y"]]);
 }
 
 // Crash input (parse target, session 23): `usagePROMPT_COMMAND=( ){\nOF\n}` among other

@@ -85,12 +85,14 @@ const RESERVED: &[&[u8]] = &[
 /// The grammar's `decl_name`: builtins whose arguments may be assignments.
 const DECLARATION: &[&[u8]] = &[b"declare", b"typeset", b"local", b"export", b"readonly"];
 
-/// The grammar's `delim_end` (a carriage return never reaches the scanner).
-const fn is_delim_end(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
-    )
+/// The grammar's `delim_end` at `b`, followed by `next` (a carriage return never reaches the
+/// scanner; `<(` and `>(` go on with the word).
+const fn is_delim_end(b: u8, next: Option<u8>) -> bool {
+    match b {
+        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' => true,
+        b'<' | b'>' => !matches!(next, Some(b'(')),
+        _ => false,
+    }
 }
 
 struct Scanner<'a> {
@@ -157,9 +159,11 @@ impl<'a> Scanner<'a> {
     /// The text from here to the next `delim_end` (or the end of the input).
     fn token(&self) -> &'a [u8] {
         let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        let len = rest
-            .iter()
-            .position(|&b| is_delim_end(b))
+        let len = (0..rest.len())
+            .find(|&i| {
+                rest.get(i)
+                    .is_some_and(|&b| is_delim_end(b, rest.get(i + 1).copied()))
+            })
             .unwrap_or(rest.len());
         rest.get(..len).unwrap_or_default()
     }
