@@ -411,6 +411,11 @@ impl Builder {
                 &mut settings.release_names,
             ),
             (
+                "console_names",
+                &raw.console_names,
+                &mut settings.console_names,
+            ),
+            (
                 "secret_names",
                 &raw.secret_names,
                 &mut settings.secret_names,

@@ -419,6 +419,9 @@ pub struct VerbRoles {
     /// Given no `read` operand, a recursive invocation searches its working directory
     /// (`rg KEY`, `grep -r KEY`; see [`crate::Policy::searches_cwd`]).
     pub searches_cwd: bool,
+    /// Its writes change a file's mode, owner or times, never its content (`chmod`, `touch`):
+    /// a script it names stays the project's code (see [`crate::Policy::keeps_content`]).
+    pub keeps_content: bool,
 }
 
 /// The role of one key of a setting option's `KEY=VALUE` value.
@@ -577,6 +580,11 @@ pub struct Settings {
     /// `release-prod`) that deploys, publishes or releases: such code is not run silently
     /// even inside a run zone. Every layer may add globs.
     pub release_names: Vec<String>,
+    /// Globs over the operands of a project script or program (`manage.py shell`, `bin/rails
+    /// runner CODE`, `manage.py flush`) that open a console running the code it is given, or
+    /// change data or accounts kept outside the project's files (a database): such a call is
+    /// not run silently even inside a run zone. Every layer may add globs.
+    pub console_names: Vec<String>,
     /// Globs over variable names whose values are secrets (`*TOKEN*`, `AWS_SECRET_*`):
     /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
     /// agent's transcript, so it needs a person. Every layer may add globs.
@@ -614,6 +622,7 @@ impl Default for Settings {
             max_shell_depth: 8,
             disposable: Vec::new(),
             release_names: Vec::new(),
+            console_names: Vec::new(),
             secret_names: Vec::new(),
             code_loading_variables: Vec::new(),
             command_variables: Vec::new(),

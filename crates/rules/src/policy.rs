@@ -76,6 +76,8 @@ pub struct Policy {
     pub(crate) pipeline_rules: Vec<usize>,
     /// `settings.release_names` as one set.
     pub(crate) release_set: LazyGlobSet,
+    /// `settings.console_names` as one set.
+    pub(crate) console_set: LazyGlobSet,
     /// `settings.secret_names` as one set.
     pub(crate) secret_set: LazyGlobSet,
     /// `settings.code_loading_variables` as one set.
@@ -196,11 +198,13 @@ impl Policy {
             .map(str::to_owned)
             .collect();
         let release_set = LazyGlobSet::new(settings.release_names.clone());
+        let console_set = LazyGlobSet::new(settings.console_names.clone());
         let secret_set = LazyGlobSet::new(settings.secret_names.clone());
         let code_loading_set = WordGlobSet::new(settings.code_loading_variables.clone());
         let command_variable_set = WordGlobSet::new(settings.command_variables.clone());
         Self {
             release_set,
+            console_set,
             secret_set,
             code_loading_set,
             command_variable_set,
@@ -318,6 +322,18 @@ impl Policy {
         found
             .first()
             .and_then(|i| self.declared.settings.release_names.get(*i))
+            .map(String::as_str)
+    }
+
+    /// The `settings.console_names` glob an operand of a project script or program matches, if
+    /// any.
+    #[must_use]
+    pub fn console_name(&self, operand: &str) -> Option<&str> {
+        let mut found = Vec::new();
+        self.console_set.matches_into(operand, &mut found);
+        found
+            .first()
+            .and_then(|i| self.declared.settings.console_names.get(*i))
             .map(String::as_str)
     }
 

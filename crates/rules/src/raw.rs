@@ -51,6 +51,7 @@ table! {
         max_shell_depth: Option<Spanned<i64>> = get,
         disposable: Option<TextList> = get,
         release_names: Option<TextList> = get,
+        console_names: Option<TextList> = get,
         secret_names: Option<TextList> = get,
         code_loading_variables: Option<TextList> = get,
         command_variables: Option<TextList> = get,
@@ -248,6 +249,7 @@ table! {
         recursive_flags: Vec<Text> = or_default,
         recursive: bool = or_default,
         searches_cwd: bool = or_default,
+        keeps_content: bool = or_default,
     }
 }
 

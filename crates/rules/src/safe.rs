@@ -197,6 +197,14 @@ impl Policy {
         out
     }
 
+    /// Whether `view`'s writes leave every file's content as it was: its `[[verb]]` entry has
+    /// `keeps_content` (`chmod +x run.sh`, `touch run.sh`).
+    #[must_use]
+    pub fn keeps_content(&self, view: &CommandView<'_>) -> bool {
+        self.lookup(&self.declared.verbs, view.words, true, &|_| true)
+            .is_some_and(|entry| entry.keeps_content)
+    }
+
     /// Whether `view` reads its working directory recursively because it names no directory
     /// to search: its `[[verb]]` entry has `searches_cwd`, its reads are recursive (always, or
     /// by one of its `recursive_flags`) and no operand is a `read` (`rg KEY`, `grep -r KEY`;

@@ -1,6 +1,8 @@
 //! Judging one invocation: a wrapper through what it runs, a leaf by its executable, its code,
 //! the safe catalog and the approved patterns.
 
+use std::path::PathBuf;
+
 use shellgate_parser::Word;
 use shellgate_rules::{Decision, EffectClass, SafeVerdict};
 
@@ -144,6 +146,14 @@ impl<'a> Run<'a> {
         // call (`python3 -m pytest`) knows more than the interpreter entry.
         let mut project_file: Option<(String, &str)> = None;
         let mut inline_read = false;
+        // The interpreter itself, when it is the project's own program (`.venv/bin/python`).
+        let project_interpreter = match &executable {
+            Executable::Path(path) => path
+                .to_str()
+                .and_then(|p| self.project_code_file(p, &ctx))
+                .map(|file| (PathBuf::from(file), first.cooked.clone())),
+            Executable::Name(_) | Executable::Unknown => None,
+        };
         let interpreter_call = match &inv.opaque {
             None => false,
             // The catalog entry names the code flag or the "script" word (`python3 -m pytest`,
@@ -162,20 +172,13 @@ impl<'a> Run<'a> {
             // other file named `python` may be anything.
             Some(Opaque::Interpreter {
                 inline_read: true, ..
-            }) if match &executable {
-                Executable::Name(_) => true,
-                Executable::Path(path) => path
-                    .to_str()
-                    .and_then(|p| self.project_code_file(p, &ctx))
-                    .is_some(),
-                Executable::Unknown => false,
-            } =>
-            {
+            }) if matches!(executable, Executable::Name(_)) || project_interpreter.is_some() => {
                 judged.reason(
                     ReasonKind::Interpreter,
                     None,
                     "its inline code only imports modules and calls listed builtins",
                 );
+                judged.project_code.extend(project_interpreter);
                 inline_read = true;
                 true
             }

@@ -118,6 +118,7 @@ impl<'a> Run<'a> {
                     .iter()
                     .any(|step| step.via == crate::expand::Via::ExecOption);
             let roles = self.policy().roles(&view);
+            self.recording.set(!self.policy().keeps_content(&view));
             for role in &roles {
                 let Some(word) = words.get(role.index) else {
                     continue;
@@ -340,6 +341,7 @@ impl<'a> Run<'a> {
                     zone: None,
                 });
             }
+            self.recording.set(true);
         }
         self.judge_redirects(inv, ctx, judged);
     }
@@ -361,6 +363,17 @@ impl<'a> Run<'a> {
         if first.literal && matches!(first.cooked.as_str(), "cd" | "pushd" | "popd") {
             return;
         }
+        // A command that writes files into its working directory (`unzip`, `patch`, `tar -x`)
+        // may write a script run after it; a repository command or a toolchain changes the
+        // project's own files, which stay the project's code.
+        let writes_files_here = matches!(
+            safe,
+            SafeVerdict::Admitted {
+                writes_cwd: true,
+                class,
+                ..
+            } if !matches!(class, EffectClass::Repository | EffectClass::Toolchain)
+        );
         let access = match safe {
             SafeVerdict::Admitted {
                 class: EffectClass::Pure,
@@ -381,6 +394,9 @@ impl<'a> Run<'a> {
             Some(cwd) => {
                 let resolved =
                     paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
+                if writes_files_here {
+                    self.record_write(&resolved);
+                }
                 self.judge_resolved(
                     &resolved,
                     &resolved.to_string_lossy(),
@@ -482,6 +498,10 @@ impl<'a> Run<'a> {
         } else {
             lexical.clone()
         };
+        if access == Access::Write && certainty == Certainty::Certain {
+            self.record_write(&resolved);
+            self.record_write(&lexical);
+        }
         if resolved != lexical {
             judged.reason(
                 ReasonKind::Path,
@@ -527,6 +547,13 @@ impl<'a> Run<'a> {
         };
         let base = paths::expand(base_text, tilde, ctx.cwd, ctx.home)?;
         let lexical = paths::normalize(&base)?;
+        if access == Access::Write && certainty == Certainty::Certain {
+            // Any file below the glob's directory may be one it writes.
+            self.record_write(&lexical);
+            if let Some(resolved) = paths::resolve_symlinks(&base) {
+                self.record_write(&resolved);
+            }
+        }
         // A protected path below the glob: check the glob as if it were a path too.
         let mut whole = lexical.clone();
         for component in &split.rest {
@@ -572,6 +599,18 @@ impl<'a> Run<'a> {
             }
         }
         Some(())
+    }
+
+    /// Remembers that the command writes `path` (a file, or a directory it may write below).
+    fn record_write(&self, path: &Path) {
+        if !self.recording.get() {
+            return;
+        }
+        if let Ok(mut written) = self.written.try_borrow_mut()
+            && !written.iter().any(|w| w == path)
+        {
+            written.push(path.to_path_buf());
+        }
     }
 
     /// A path that cannot be known statically: untrusted.

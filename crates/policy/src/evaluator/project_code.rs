@@ -16,7 +16,9 @@ use super::verdict::Judged;
 
 impl Run<'_> {
     /// The absolute path of a script or program named `text` (as written on the command line,
-    /// relative to the invocation's working directory) when it lies inside a run zone.
+    /// relative to the invocation's working directory) when it lies inside a run zone. The file
+    /// need not exist: a missing script or program runs nothing, and one that this command
+    /// writes before running it is not the project's code (see [`Run::judge_written_code`]).
     pub(super) fn project_code_file(&self, text: &str, ctx: &MatchContext<'_>) -> Option<String> {
         // A file name, not a subcommand (`bun add`), a URL or an assignment-like word.
         if !(text.contains('/') || text.contains('.')) || text.contains("://") || text.contains('=')
@@ -31,11 +33,6 @@ impl Run<'_> {
             lexical
         };
         self.state.run_zone_for(&resolved)?;
-        // On a real file system the file must be there (a missing script runs nothing, and the
-        // word may be something else: a subcommand, an argument).
-        if ctx.symlinks && !resolved.is_file() {
-            return None;
-        }
         resolved.to_str().map(str::to_owned)
     }
 
@@ -100,6 +97,25 @@ impl Run<'_> {
             .iter()
             .filter(|w| !w.cooked.starts_with('-'))
             .find_map(|w| self.policy().release_name(&w.cooked).map(|glob| (w, glob)));
+        let console = args
+            .iter()
+            .filter(|w| !w.cooked.starts_with('-'))
+            .find_map(|w| self.policy().console_name(&w.cooked).map(|glob| (w, glob)));
+        if let Some((word, glob)) = console {
+            // What it runs is whatever it is handed next time: never saved.
+            judged.saveable = false;
+            judged.reason(
+                ReasonKind::Code,
+                None,
+                format!(
+                    "`{}` is given `{}`, which opens a console that runs the code it is given or changes data kept outside the project's files (`{}` in `settings.console_names`)",
+                    display::escape(shown),
+                    display::escape(&word.raw),
+                    display::escape(glob)
+                ),
+            );
+            return false;
+        }
         if let Some((word, glob)) = operand {
             judged.reason(
                 ReasonKind::Code,
@@ -144,6 +160,35 @@ impl Run<'_> {
                 display::escape(shown)
             ),
         );
+        judged.project_code.push((path, shown.to_owned()));
         true
+    }
+
+    /// A script or program that ran silently as the project's own code, but that the command
+    /// itself writes (`cat > t.py <<EOF … EOF; python3 t.py`, `unzip x.zip && ./run.sh`), is
+    /// code the command brings, as unreadable as inline code: it needs a person.
+    pub(super) fn judge_written_code(&mut self) {
+        let written = self.written.take();
+        if written.is_empty() {
+            return;
+        }
+        for judged in &mut self.judged {
+            let brought: Vec<String> = judged
+                .project_code
+                .iter()
+                .filter(|(file, _)| written.iter().any(|w| file.starts_with(w)))
+                .map(|(_, shown)| shown.clone())
+                .collect();
+            for shown in brought {
+                judged.ask_unsaveable(
+                    ReasonKind::Code,
+                    None,
+                    format!(
+                        "`{}` is written by this command: code it brings, which the gate cannot read",
+                        display::escape(&shown)
+                    ),
+                );
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! One evaluation in progress: the state shared by the judging steps, and the walk over every
 //! invocation.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 
 use shellgate_parser::ParseOutput;
@@ -30,6 +30,13 @@ pub(super) struct Run<'a> {
     pub(super) asked_by: Vec<DenyHit>,
     pub(super) errors: Vec<String>,
     pub(super) protected_cache: RefCell<Vec<(PathBuf, Option<&'a Protected>)>>,
+    /// Files and directories the command writes through its operands, option values and
+    /// redirections (and the working directories of commands that write there, such as
+    /// `unzip`): a script among them is not the project's code but code the command brings.
+    pub(super) written: RefCell<Vec<PathBuf>>,
+    /// False while judging the operands of a command whose writes keep every file's content
+    /// (`chmod +x run.sh`): they are not recorded in `written`.
+    pub(super) recording: Cell<bool>,
 }
 
 impl<'a> Run<'a> {
@@ -51,6 +58,8 @@ impl<'a> Run<'a> {
             asked_by: Vec::new(),
             errors: Vec::new(),
             protected_cache: RefCell::new(Vec::new()),
+            written: RefCell::new(Vec::new()),
+            recording: Cell::new(true),
         }
     }
 
@@ -64,6 +73,7 @@ impl<'a> Run<'a> {
             let judged = self.judge(invocation);
             self.judged.push(judged);
         }
+        self.judge_written_code();
         // Words the shell expands outside any clause (`for v in ${!x}`, `case $((x)) in`).
         if let Some(why) =
             shellgate_parser::evaluates::unjudged_evaluation(self.command, &self.parsed.graph)

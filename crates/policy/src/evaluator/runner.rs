@@ -138,6 +138,9 @@ impl Run<'_> {
                                 display::escape(&candidate.to_string_lossy())
                             ),
                         );
+                        judged
+                            .project_code
+                            .push((resolved, candidate.to_string_lossy().into_owned()));
                         return true;
                     }
                 }

@@ -35,6 +35,9 @@ pub(super) struct Judged {
     pub(super) runs_code: Option<String>,
     /// What it does on the network (roles `url`, `upload`, `send`, `method`).
     pub(super) net: NetFacts,
+    /// The files it runs silently as the project's own code (a script or program inside a run
+    /// zone), resolved, with each as written.
+    pub(super) project_code: Vec<(PathBuf, String)>,
 }
 
 /// The network effects of an invocation, from its argument roles.
@@ -64,6 +67,7 @@ impl Judged {
             writes_paths: false,
             runs_code: None,
             net: NetFacts::default(),
+            project_code: Vec::new(),
         }
     }
 

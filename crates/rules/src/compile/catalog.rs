@@ -404,6 +404,7 @@ impl Builder {
             recursive_flags: recursive_flags.into(),
             recursive: raw.recursive,
             searches_cwd: raw.searches_cwd,
+            keeps_content: raw.keeps_content,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.verbs);
     }

@@ -356,6 +356,7 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
     let mut roles = p.verb_roles().iter();
     for raw in tables_of(file, "verb") {
         let role = |key: &str| text(&raw, key).map(|name| Role::from_name(&name).unwrap());
+        let flag = |key: &str| raw.get(key).is_some_and(|v| v.as_bool().unwrap());
         for verb in prefixes(&raw) {
             let entry = roles.next().unwrap();
             let mut options = entry.options.to_vec();
@@ -373,6 +374,7 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                     assign,
                     &entry.value_flags[..],
                     &entry.recursive_flags[..],
+                    (entry.recursive, entry.searches_cwd, entry.keeps_content),
                 ),
                 (
                     &verb,
@@ -384,6 +386,11 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                     role_pairs(&raw, "assign"),
                     &strings(raw.get("value_flags"))[..],
                     &strings(raw.get("recursive_flags"))[..],
+                    (
+                        flag("recursive"),
+                        flag("searches_cwd"),
+                        flag("keeps_content"),
+                    ),
                 ),
             );
         }
@@ -411,6 +418,8 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
     assert_eq!(p.declared.settings.disposable, list("disposable"));
     assert_eq!(p.declared.settings.release_names, list("release_names"));
     assert_eq!(p.release_set.patterns(), list("release_names"));
+    assert_eq!(p.declared.settings.console_names, list("console_names"));
+    assert_eq!(p.console_set.patterns(), list("console_names"));
     assert_eq!(p.declared.settings.secret_names, list("secret_names"));
     assert_eq!(p.secret_set.patterns(), list("secret_names"));
     assert_eq!(
