@@ -261,6 +261,10 @@ pub struct SafeEntry {
     /// The command also writes below its working directory (`tar -x`, `patch`, `wget`), so
     /// that directory must be in a write zone.
     pub writes_cwd: bool,
+    /// Its operands name the project's scripts, targets, recipes or tasks (`npm run build`,
+    /// `make test`): one that matches `settings.release_names` or `settings.console_names`
+    /// keeps the command out of its class (see [`crate::Policy::safe`]).
+    pub tasks: bool,
     /// A declaration builtin (`export`, `local`): its `NAME=value` operands are assignments,
     /// never split into words, so an expansion in one cannot become an option.
     pub declares: bool,

@@ -117,6 +117,7 @@ table! {
         pure: bool = or_default,
         hooks: bool = or_default,
         writes_cwd: bool = or_default,
+        tasks: bool = or_default,
         declares: bool = or_default,
         unless_bare: Option<Text> = get,
         value_flags: Vec<Text> = or_default,

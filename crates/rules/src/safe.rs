@@ -73,7 +73,7 @@ impl Policy {
             if replaced {
                 continue;
             }
-            match entry_verdict(entry, view, &role_takes) {
+            match entry_verdict(entry, view, &role_takes, &|task| self.task_refusal(task)) {
                 admitted @ SafeVerdict::Admitted { class, .. } => {
                     let better = match &best {
                         Some(SafeVerdict::Admitted { class: known, .. }) => class < *known,
@@ -91,6 +91,20 @@ impl Policy {
             }
         }
         best.or(refusal).unwrap_or(SafeVerdict::NotCatalogued)
+    }
+
+    /// Why a task, script or target name keeps a `tasks` entry's command out of its class:
+    /// it, or one of its `/`-separated parts (`deploy/prod`), matches `settings.release_names`
+    /// or `settings.console_names`.
+    fn task_refusal(&self, task: &str) -> Option<&'static str> {
+        let mut names = std::iter::once(task).chain(task.split('/'));
+        if names.clone().any(|name| self.release_name(name).is_some()) {
+            Some(RELEASE_WHY)
+        } else if names.any(|name| self.console_name(name).is_some()) {
+            Some(CONSOLE_WHY)
+        } else {
+            None
+        }
     }
 
     /// Whether a `[[verb]]` entry gives `view`'s arguments their roles (else [`Policy::roles`]
@@ -330,12 +344,21 @@ fn setting_role<'t>(settings: &[Setting], text: &'t str) -> Option<(Role, &'t st
     })
 }
 
+/// Why a `tasks` entry's command given a task that deploys, publishes or releases is not part
+/// of its class.
+const RELEASE_WHY: &str =
+    "a task, script or target that deploys, publishes or releases (`settings.release_names`)";
+/// Why a `tasks` entry's command given a console or data task is not part of its class.
+const CONSOLE_WHY: &str = "a task, script or target that opens a console or changes data kept outside the project's files (`settings.console_names`)";
+
 /// What one catalog entry (whose verb prefix the words start with) says; `role_takes` tells
-/// which flags the command's argument roles give a value.
+/// which flags the command's argument roles give a value, `task_refusal` why a task name
+/// keeps a `tasks` entry's command out of its class.
 fn entry_verdict<'p>(
     entry: &'p SafeEntry,
     view: &CommandView<'_>,
     role_takes: &dyn Fn(&str) -> bool,
+    task_refusal: &dyn Fn(&str) -> Option<&'static str>,
 ) -> SafeVerdict<'p> {
     let start = entry.verb.len();
     let takes = |name: &str| entry.value_flags.iter().any(|v| v == name) || role_takes(name);
@@ -352,6 +375,7 @@ fn entry_verdict<'p>(
     }
     let option_aware = !entry.unless_flags.is_empty()
         || !entry.unless_args.is_empty()
+        || entry.tasks
         || entry.max_operands.is_some();
     let can_be_option = |index: &&usize| {
         let Some(word) = view.words.get(**index) else {
@@ -360,8 +384,9 @@ fn entry_verdict<'p>(
         if entry.declares && assignment_shaped(&word.raw) {
             return false;
         }
-        // A glob's names could still match an `unless_args` pattern (`make d*` → `deploy`).
-        !entry.unless_args.is_empty() || word.may_expand_to_option()
+        // A glob's names could still match an `unless_args` pattern or a task name (`make d*`
+        // → `deploy`).
+        !entry.unless_args.is_empty() || entry.tasks || word.may_expand_to_option()
     };
     if option_aware && let Some(index) = scan.dynamic.iter().find(can_be_option) {
         return SafeVerdict::Unsafe {
@@ -378,6 +403,19 @@ fn entry_verdict<'p>(
                 return SafeVerdict::Unsafe {
                     token: word.cooked.clone(),
                     why: &unless.why,
+                };
+            }
+        }
+    }
+    if entry.tasks {
+        for &index in &scan.operands {
+            let Some(word) = view.words.get(index) else {
+                continue;
+            };
+            if let Some(why) = task_refusal(&word.cooked) {
+                return SafeVerdict::Unsafe {
+                    token: word.cooked.clone(),
+                    why,
                 };
             }
         }

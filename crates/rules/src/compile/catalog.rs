@@ -108,6 +108,7 @@ impl Builder {
             class,
             hooks: raw.hooks,
             writes_cwd: raw.writes_cwd,
+            tasks: raw.tasks,
             declares: raw.declares,
             unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),
             why,
