@@ -39,6 +39,24 @@ pub enum Examples {
     SkipEmbeddedDefault,
 }
 
+/// What a task or operand name says it does (see [`Policy::named_task`]), with the glob it
+/// matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NamedTask<'p> {
+    /// It deploys, publishes or releases (`settings.release_names`).
+    Release(&'p str),
+    /// It opens a console or changes data kept outside the project's files
+    /// (`settings.console_names`).
+    Console(&'p str),
+}
+
+/// The first glob of `list` (compiled as `set`) that `text` matches.
+fn first_glob<'p>(set: &LazyGlobSet, list: &'p [String], text: &str) -> Option<&'p str> {
+    let mut found = Vec::new();
+    set.matches_into(text, &mut found);
+    found.first().and_then(|i| list.get(*i)).map(String::as_str)
+}
+
 /// One command to judge: its words, assignment prefixes, redirections, and where it runs.
 ///
 /// A view does not own anything; it is made from an invocation the gate's walk found
@@ -317,24 +335,29 @@ impl Policy {
     /// The `settings.release_names` glob a program or script file name matches, if any.
     #[must_use]
     pub fn release_name(&self, file_name: &str) -> Option<&str> {
-        let mut found = Vec::new();
-        self.release_set.matches_into(file_name, &mut found);
-        found
-            .first()
-            .and_then(|i| self.declared.settings.release_names.get(*i))
-            .map(String::as_str)
+        first_glob(
+            &self.release_set,
+            &self.declared.settings.release_names,
+            file_name,
+        )
     }
 
-    /// The `settings.console_names` glob an operand of a project script or program matches, if
-    /// any.
+    /// What a task, script or target name, or an operand of a project script or program, says
+    /// it does: the name, or one of its `/`-separated parts (`deploy/prod`), matches
+    /// `settings.release_names` (checked first) or `settings.console_names`.
     #[must_use]
-    pub fn console_name(&self, operand: &str) -> Option<&str> {
-        let mut found = Vec::new();
-        self.console_set.matches_into(operand, &mut found);
-        found
-            .first()
-            .and_then(|i| self.declared.settings.console_names.get(*i))
-            .map(String::as_str)
+    pub fn named_task(&self, name: &str) -> Option<NamedTask<'_>> {
+        let mut names = std::iter::once(name).chain(name.split('/'));
+        let settings = &self.declared.settings;
+        names
+            .clone()
+            .find_map(|n| first_glob(&self.release_set, &settings.release_names, n))
+            .map(NamedTask::Release)
+            .or_else(|| {
+                names
+                    .find_map(|n| first_glob(&self.console_set, &settings.console_names, n))
+                    .map(NamedTask::Console)
+            })
     }
 
     /// Whether a variable name looks like it holds a secret (`settings.secret_names`). Names

@@ -5,7 +5,7 @@ use shellgate_parser::Word;
 use crate::classify::TokenClass;
 use crate::flags::{self, flag_is};
 use crate::model::{ArgRole, EffectClass, Role, SafeEntry, Setting, VerbRoles};
-use crate::policy::{CommandView, Policy};
+use crate::policy::{CommandView, NamedTask, Policy};
 
 /// Why a dynamic argument makes an option-aware safe verb unsafe.
 const DYNAMIC_WHY: &str = "a dynamic argument could expand to an unsafe option";
@@ -93,18 +93,13 @@ impl Policy {
         best.or(refusal).unwrap_or(SafeVerdict::NotCatalogued)
     }
 
-    /// Why a task, script or target name keeps a `tasks` entry's command out of its class:
-    /// it, or one of its `/`-separated parts (`deploy/prod`), matches `settings.release_names`
-    /// or `settings.console_names`.
+    /// Why a task, script or target name keeps a `tasks` entry's command out of its class
+    /// (see [`Policy::named_task`]).
     fn task_refusal(&self, task: &str) -> Option<&'static str> {
-        let mut names = std::iter::once(task).chain(task.split('/'));
-        if names.clone().any(|name| self.release_name(name).is_some()) {
-            Some(RELEASE_WHY)
-        } else if names.any(|name| self.console_name(name).is_some()) {
-            Some(CONSOLE_WHY)
-        } else {
-            None
-        }
+        self.named_task(task).map(|named| match named {
+            NamedTask::Release(_) => RELEASE_WHY,
+            NamedTask::Console(_) => CONSOLE_WHY,
+        })
     }
 
     /// Whether a `[[verb]]` entry gives `view`'s arguments their roles (else [`Policy::roles`]

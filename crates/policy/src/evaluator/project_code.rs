@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use shellgate_rules::Access;
+use shellgate_rules::{Access, NamedTask};
 
 use crate::display;
 use crate::evaluation::ReasonKind;
@@ -93,35 +93,32 @@ impl Run<'_> {
         args: &[shellgate_parser::Word],
         judged: &mut Judged,
     ) -> bool {
-        let operand = args
+        let named = args
             .iter()
             .filter(|w| !w.cooked.starts_with('-'))
-            .find_map(|w| self.policy().release_name(&w.cooked).map(|glob| (w, glob)));
-        let console = args
-            .iter()
-            .filter(|w| !w.cooked.starts_with('-'))
-            .find_map(|w| self.policy().console_name(&w.cooked).map(|glob| (w, glob)));
-        if let Some((word, glob)) = console {
-            // What it runs is whatever it is handed next time: never saved.
-            judged.saveable = false;
-            judged.reason(
-                ReasonKind::Code,
-                None,
-                format!(
-                    "`{}` is given `{}`, which opens a console that runs the code it is given or changes data kept outside the project's files (`{}` in `settings.console_names`)",
-                    display::escape(shown),
-                    display::escape(&word.raw),
-                    display::escape(glob)
+            .find_map(|w| self.policy().named_task(&w.cooked).map(|named| (w, named)));
+        if let Some((word, named)) = named {
+            let (what, glob, list) = match named {
+                NamedTask::Release(glob) => (
+                    "looks like it deploys, publishes or releases",
+                    glob,
+                    "release_names",
                 ),
-            );
-            return false;
-        }
-        if let Some((word, glob)) = operand {
+                NamedTask::Console(glob) => {
+                    // What it runs is whatever it is handed next time: never saved.
+                    judged.saveable = false;
+                    (
+                        "opens a console that runs the code it is given or changes data kept outside the project's files",
+                        glob,
+                        "console_names",
+                    )
+                }
+            };
             judged.reason(
                 ReasonKind::Code,
                 None,
                 format!(
-                    "`{}` is given `{}`, which looks like it deploys, publishes or releases (`{}` in `settings.release_names`)",
+                    "`{}` is given `{}`, which {what} (`{}` in `settings.{list}`)",
                     display::escape(shown),
                     display::escape(&word.raw),
                     display::escape(glob)
