@@ -343,20 +343,15 @@ impl Policy {
     }
 
     /// What a task, script or target name, or an operand of a project script or program, says
-    /// it does: the name, or one of its `/`-separated parts (`deploy/prod`), matches
-    /// `settings.release_names` (checked first) or `settings.console_names`.
+    /// it does: it matches `settings.release_names` (checked first) or
+    /// `settings.console_names`.
     #[must_use]
     pub fn named_task(&self, name: &str) -> Option<NamedTask<'_>> {
-        let mut names = std::iter::once(name).chain(name.split('/'));
         let settings = &self.declared.settings;
-        names
-            .clone()
-            .find_map(|n| first_glob(&self.release_set, &settings.release_names, n))
+        first_glob(&self.release_set, &settings.release_names, name)
             .map(NamedTask::Release)
             .or_else(|| {
-                names
-                    .find_map(|n| first_glob(&self.console_set, &settings.console_names, n))
-                    .map(NamedTask::Console)
+                first_glob(&self.console_set, &settings.console_names, name).map(NamedTask::Console)
             })
     }
 

@@ -93,13 +93,21 @@ impl Policy {
         best.or(refusal).unwrap_or(SafeVerdict::NotCatalogued)
     }
 
-    /// Why a task, script or target name keeps a `tasks` entry's command out of its class
-    /// (see [`Policy::named_task`]).
+    /// Why a task, script or target name keeps a `tasks` entry's command out of its class:
+    /// the name or one of its `/`-separated parts (`deploy/prod`) is a named task (see
+    /// [`Policy::named_task`]); a release name wins over a console name.
     fn task_refusal(&self, task: &str) -> Option<&'static str> {
-        self.named_task(task).map(|named| match named {
-            NamedTask::Release(_) => RELEASE_WHY,
-            NamedTask::Console(_) => CONSOLE_WHY,
-        })
+        let named: Vec<NamedTask<'_>> = std::iter::once(task)
+            .chain(task.split('/'))
+            .filter_map(|name| self.named_task(name))
+            .collect();
+        if named.iter().any(|n| matches!(n, NamedTask::Release(_))) {
+            Some(RELEASE_WHY)
+        } else if named.is_empty() {
+            None
+        } else {
+            Some(CONSOLE_WHY)
+        }
     }
 
     /// Whether a `[[verb]]` entry gives `view`'s arguments their roles (else [`Policy::roles`]
