@@ -145,7 +145,8 @@ fn a_user_layer_can_override_the_safe_catalog() {
         verdict,
         SafeVerdict::Unsafe {
             token: "-v".to_owned(),
-            why: "shows control characters"
+            why: "shows control characters",
+            saveable: true,
         }
     );
 }

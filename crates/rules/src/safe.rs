@@ -34,6 +34,9 @@ pub enum SafeVerdict<'p> {
         token: String,
         /// Why (from the catalog).
         why: &'p str,
+        /// A grant may stand for it. Not for a console task (`just shell`): a grant would also
+        /// approve whatever code it is handed next time.
+        saveable: bool,
     },
     /// Not in the catalog (or its verb is dynamic, or a binary outside the trusted dirs).
     NotCatalogued,
@@ -93,20 +96,21 @@ impl Policy {
         best.or(refusal).unwrap_or(SafeVerdict::NotCatalogued)
     }
 
-    /// Why a task, script or target name keeps a `tasks` entry's command out of its class:
-    /// the name or one of its `/`-separated parts (`deploy/prod`) is a named task (see
-    /// [`Policy::named_task`]); a release name wins over a console name.
-    fn task_refusal(&self, task: &str) -> Option<&'static str> {
+    /// Why a task, script or target name keeps a `tasks` entry's command out of its class,
+    /// and whether a grant may stand for it: the name or one of its `/`-separated parts
+    /// (`deploy/prod`) is a named task (see [`Policy::named_task`]); a release name wins over
+    /// a console name, which is never saved.
+    fn task_refusal(&self, task: &str) -> Option<(&'static str, bool)> {
         let named: Vec<NamedTask<'_>> = std::iter::once(task)
             .chain(task.split('/'))
             .filter_map(|name| self.named_task(name))
             .collect();
         if named.iter().any(|n| matches!(n, NamedTask::Release(_))) {
-            Some(RELEASE_WHY)
+            Some((RELEASE_WHY, true))
         } else if named.is_empty() {
             None
         } else {
-            Some(CONSOLE_WHY)
+            Some((CONSOLE_WHY, false))
         }
     }
 
@@ -356,12 +360,12 @@ const CONSOLE_WHY: &str = "a task, script or target that opens a console or chan
 
 /// What one catalog entry (whose verb prefix the words start with) says; `role_takes` tells
 /// which flags the command's argument roles give a value, `task_refusal` why a task name
-/// keeps a `tasks` entry's command out of its class.
+/// keeps a `tasks` entry's command out of its class (and whether a grant may stand for it).
 fn entry_verdict<'p>(
     entry: &'p SafeEntry,
     view: &CommandView<'_>,
     role_takes: &dyn Fn(&str) -> bool,
-    task_refusal: &dyn Fn(&str) -> Option<&'static str>,
+    task_refusal: &dyn Fn(&str) -> Option<(&'static str, bool)>,
 ) -> SafeVerdict<'p> {
     let start = entry.verb.len();
     let takes = |name: &str| entry.value_flags.iter().any(|v| v == name) || role_takes(name);
@@ -372,6 +376,7 @@ fn entry_verdict<'p>(
                 return SafeVerdict::Unsafe {
                     token: cooked(view.words, hit.index),
                     why: &unless.why,
+                    saveable: true,
                 };
             }
         }
@@ -395,6 +400,7 @@ fn entry_verdict<'p>(
         return SafeVerdict::Unsafe {
             token: cooked(view.words, *index),
             why: DYNAMIC_WHY,
+            saveable: true,
         };
     }
     if !entry.unless_args.is_empty() {
@@ -406,6 +412,7 @@ fn entry_verdict<'p>(
                 return SafeVerdict::Unsafe {
                     token: word.cooked.clone(),
                     why: &unless.why,
+                    saveable: true,
                 };
             }
         }
@@ -415,10 +422,11 @@ fn entry_verdict<'p>(
             let Some(word) = view.words.get(index) else {
                 continue;
             };
-            if let Some(why) = task_refusal(&word.cooked) {
+            if let Some((why, saveable)) = task_refusal(&word.cooked) {
                 return SafeVerdict::Unsafe {
                     token: word.cooked.clone(),
                     why,
+                    saveable,
                 };
             }
         }
@@ -429,6 +437,7 @@ fn entry_verdict<'p>(
         return SafeVerdict::Unsafe {
             token: cooked(view.words, extra),
             why: &max.why,
+            saveable: true,
         };
     }
     if let Some(why) = &entry.unless_bare
@@ -437,6 +446,7 @@ fn entry_verdict<'p>(
         return SafeVerdict::Unsafe {
             token: entry.verb.join(" "),
             why,
+            saveable: true,
         };
     }
     SafeVerdict::Admitted {

@@ -281,11 +281,18 @@ impl<'a> Run<'a> {
                         return;
                     }
                 }
-                SafeVerdict::Unsafe { token, why } => judged.reason(
-                    ReasonKind::Unsafe,
-                    None,
-                    format!("`{}`: {why}", display::escape(&token)),
-                ),
+                SafeVerdict::Unsafe {
+                    token,
+                    why,
+                    saveable,
+                } => {
+                    judged.saveable &= saveable;
+                    judged.reason(
+                        ReasonKind::Unsafe,
+                        None,
+                        format!("`{}`: {why}", display::escape(&token)),
+                    );
+                }
                 SafeVerdict::NotCatalogued => {}
             }
             if let Some((file, shown)) = &project_file
