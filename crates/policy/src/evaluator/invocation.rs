@@ -11,6 +11,7 @@ use crate::expand::{Invocation, InvocationKind, Opaque};
 use crate::display;
 use crate::evaluation::{ClauseVerdict, ReasonKind};
 use crate::matching::{self, Executable, Token};
+use crate::paths;
 use crate::proposal::{self, ProposalInput};
 
 use super::clause_text::clause_text;
@@ -92,6 +93,12 @@ impl<'a> Run<'a> {
             // A bare assignment or redirection: nothing runs.
             return;
         };
+        if class.is_none() {
+            judged.writes_below = Some(ctx.cwd.map_or_else(
+                || PathBuf::from("/"),
+                |cwd| paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf()),
+            ));
+        }
         let tokens: Vec<Token<'_>> = inv.words.iter().map(token).collect();
         // The executable.
         let executable = match tokens.first() {
@@ -179,6 +186,8 @@ impl<'a> Run<'a> {
                     "its inline code only imports modules and calls listed builtins",
                 );
                 judged.project_code.extend(project_interpreter);
+                // Code that only imports and computes writes nothing.
+                judged.writes_below = None;
                 inline_read = true;
                 true
             }

@@ -163,9 +163,17 @@ impl Run<'_> {
 
     /// A script or program that ran silently as the project's own code, but that the command
     /// itself writes (`cat > t.py <<EOF … EOF; python3 t.py`, `unzip x.zip && ./run.sh`), is
-    /// code the command brings, as unreadable as inline code: it needs a person.
+    /// code the command brings, as unreadable as inline code: it needs a person. A command the
+    /// catalog does not admit may write anything below its working directory (`git clone URL
+    /// && python3 x/setup.py`), unless it is itself the project's code.
     pub(super) fn judge_written_code(&mut self) {
-        let written = self.written.take();
+        let mut written = self.written.take();
+        written.extend(
+            self.judged
+                .iter()
+                .filter(|j| j.project_code.is_empty())
+                .filter_map(|j| j.writes_below.clone()),
+        );
         if written.is_empty() {
             return;
         }

@@ -38,6 +38,10 @@ pub(super) struct Judged {
     /// The files it runs silently as the project's own code (a script or program inside a run
     /// zone), resolved, with each as written.
     pub(super) project_code: Vec<(PathBuf, String)>,
+    /// A command the catalog does not admit has effects the gate does not know: it may write
+    /// anything below its working directory (`git clone URL` writes `./NAME`). That directory
+    /// (`/` when it is not known statically).
+    pub(super) writes_below: Option<PathBuf>,
 }
 
 /// The network effects of an invocation, from its argument roles.
@@ -68,6 +72,7 @@ impl Judged {
             runs_code: None,
             net: NetFacts::default(),
             project_code: Vec::new(),
+            writes_below: None,
         }
     }
 
