@@ -40,6 +40,11 @@ struct Operand<'a> {
     certainty: Certainty,
 }
 
+/// The word `.`: the working directory, as a path operand the command did not write.
+fn working_directory_word() -> Word {
+    crate::expand::synthetic_word(".".to_owned(), shellgate_parser::Span { start: 0, end: 0 })
+}
+
 /// The devices an access of `access` may name without touching a file (`/dev/null`, …).
 fn exempt(access: Access) -> &'static [&'static str] {
     match access {
@@ -295,10 +300,7 @@ impl<'a> Run<'a> {
                 }
             }
             if found_reads {
-                let here = crate::expand::synthetic_word(
-                    ".".to_owned(),
-                    shellgate_parser::Span { start: 0, end: 0 },
-                );
+                let here = working_directory_word();
                 let roots = inv
                     .found_below
                     .iter()
@@ -414,10 +416,7 @@ impl<'a> Run<'a> {
     /// working directory; an unknown working directory is a path not known until it runs.
     fn judge_searched_cwd(&self, words: &[Word], ctx: &MatchContext<'_>, judged: &mut Judged) {
         if ctx.cwd.is_some() {
-            let here = crate::expand::synthetic_word(
-                ".".to_owned(),
-                shellgate_parser::Span { start: 0, end: 0 },
-            );
+            let here = working_directory_word();
             self.judge_recursive_read(&here, ".", words, ctx, judged);
         } else {
             self.dynamic_path("(the working directory)", Access::Read, judged);
