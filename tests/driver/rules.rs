@@ -118,19 +118,7 @@ fn verdict(v: &SafeVerdict<'_>) -> String {
 }
 
 fn role(r: Role) -> &'static str {
-    match r {
-        Role::ReadPath => "read",
-        Role::WritePath => "write",
-        Role::Exec => "exec",
-        Role::DeletePath => "delete",
-        Role::Pathspec => "pathspec",
-        Role::Url => "url",
-        Role::Upload => "upload",
-        Role::Send => "send",
-        Role::Method => "method",
-        Role::Variable => "variable",
-        Role::Value => "value",
-    }
+    r.as_str()
 }
 
 fn run_case(case: &Case, policy: &Policy) -> Option<String> {

@@ -56,6 +56,7 @@ mod clause_text;
 mod combine;
 mod invocation;
 mod keyword;
+mod link_targets;
 mod network;
 mod path_effects;
 mod path_words;

@@ -328,6 +328,10 @@ pub enum Role {
     WritePath,
     /// A path that is removed: recursively when one of the entry's `recursive_flags` is given.
     DeletePath,
+    /// A path the command gives another name (`ln TARGET LINK`, `cp -s SOURCE DEST`): it is
+    /// read, and whatever writes through the new name — later in the same command, before
+    /// anything can look at the link — writes it, so it is also a possible write.
+    Link,
     /// Code or a program that is run.
     Exec,
     /// A URL or host the command connects to (`curl URL`).
@@ -351,10 +355,11 @@ pub enum Role {
 
 impl Role {
     /// Every role.
-    pub const ALL: [Self; 11] = [
+    pub const ALL: [Self; 12] = [
         Self::ReadPath,
         Self::WritePath,
         Self::DeletePath,
+        Self::Link,
         Self::Exec,
         Self::Url,
         Self::Upload,
@@ -365,14 +370,15 @@ impl Role {
         Self::Value,
     ];
 
-    /// The name used in policy files: `read`, `write`, `delete`, `exec`, `url`, `upload`,
-    /// `send`, `method`, `variable`, `pathspec`, `value`.
+    /// The name used in policy files: `read`, `write`, `delete`, `link`, `exec`, `url`,
+    /// `upload`, `send`, `method`, `variable`, `pathspec`, `value`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::ReadPath => "read",
             Self::WritePath => "write",
             Self::DeletePath => "delete",
+            Self::Link => "link",
             Self::Exec => "exec",
             Self::Url => "url",
             Self::Upload => "upload",
@@ -382,6 +388,13 @@ impl Role {
             Self::Pathspec => "pathspec",
             Self::Value => "value",
         }
+    }
+
+    /// Whether a recursive entry (or flag) reaches everything below a path with this role:
+    /// a delete, a read, or a link (`cp -rs DIR`).
+    #[must_use]
+    pub const fn follows_below(self) -> bool {
+        matches!(self, Self::DeletePath | Self::ReadPath | Self::Link)
     }
 
     /// The role named `name`, if any.
@@ -418,6 +431,9 @@ pub struct VerbRoles {
     pub value_flags: Arc<[String]>,
     /// Flags that make its `delete` and `read` operands recursive (`rm -r`, `grep -r`).
     pub recursive_flags: Arc<[String]>,
+    /// Flags that make its `read` operands the targets of new links ([`Role::Link`]:
+    /// `cp -s`, `cp -l`).
+    pub link_flags: Arc<[String]>,
     /// Its `delete` and `read` operands are always recursive (`rg`, `find`, `du`).
     pub recursive: bool,
     /// Given no `read` operand, a recursive invocation searches its working directory

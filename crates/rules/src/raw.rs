@@ -248,6 +248,7 @@ table! {
         settings: BTreeMap<Text, Text> = or_default,
         value_flags: Vec<Text> = or_default,
         recursive_flags: Vec<Text> = or_default,
+        link_flags: Vec<Text> = or_default,
         recursive: bool = or_default,
         searches_cwd: bool = or_default,
         keeps_content: bool = or_default,

@@ -152,6 +152,8 @@ impl Policy {
         };
         let first_applies = entry.first.is_some() && !given(&entry.first_unless);
         let recursive = entry.recursive || given(&entry.recursive_flags);
+        // `cp -s`, `cp -l`: the sources become the targets of new links.
+        let links = given(&entry.link_flags);
         let mut out: Vec<ArgRole> = scan.values.iter().map(|v| entry.value_role(v)).collect();
         let count = scan.operands.len();
         for (n, index) in scan.operands.iter().enumerate() {
@@ -170,7 +172,7 @@ impl Policy {
                     index: *index,
                     role,
                     text: value.to_owned(),
-                    recursive: recursive && matches!(role, Role::DeletePath | Role::ReadPath),
+                    recursive: recursive && role.follows_below(),
                 });
                 continue;
             }
@@ -179,6 +181,7 @@ impl Policy {
             let role = match (entry.first, entry.last) {
                 (Some(first), _) if n == 0 && first_applies && word.literal => Some(first),
                 (_, Some(last)) if count >= 2 && n + 1 == count => Some(last),
+                _ if links && entry.operands == Some(Role::ReadPath) => Some(Role::Link),
                 _ => entry.operands,
             };
             if let Some(role) = role {
@@ -186,7 +189,7 @@ impl Policy {
                     index: *index,
                     role,
                     text: word.cooked.clone(),
-                    recursive: recursive && matches!(role, Role::DeletePath | Role::ReadPath),
+                    recursive: recursive && role.follows_below(),
                 });
             }
         }
@@ -209,8 +212,7 @@ impl Policy {
                 let splits = words.get(role.index).is_some_and(|w| w.features.splits);
                 if splits && role.role == Role::Value {
                     role.role = path_role;
-                    role.recursive =
-                        recursive && matches!(path_role, Role::DeletePath | Role::ReadPath);
+                    role.recursive = recursive && path_role.follows_below();
                 }
             }
         }
@@ -290,7 +292,7 @@ impl VerbRoles {
     /// The strongest role an operand or option value of this entry can have, if any is more
     /// than a plain value: what a word the shell splits may become, as another operand or an
     /// option with its value (`curl -H $H` with `H='x -o ~/.bashrc'`). Running code comes
-    /// first, then `delete`, `write`, `upload` and `read`.
+    /// first, then `delete`, `write`, `link`, `upload` and `read`.
     fn strongest_role(&self) -> Option<Role> {
         let roles = || {
             [self.operands, self.first, self.last]
@@ -303,6 +305,7 @@ impl VerbRoles {
             Role::Exec,
             Role::DeletePath,
             Role::WritePath,
+            Role::Link,
             Role::Upload,
             Role::ReadPath,
         ]

@@ -136,7 +136,7 @@ impl<'a> Run<'a> {
                 if found_anywhere && crate::expand::holds_placeholder(&word.cooked) {
                     let access = match role.role {
                         Role::ReadPath => Some(Access::Read),
-                        Role::WritePath | Role::DeletePath => Some(Access::Write),
+                        Role::WritePath | Role::DeletePath | Role::Link => Some(Access::Write),
                         _ => None,
                     };
                     if let Some(access) = access {
@@ -160,6 +160,13 @@ impl<'a> Run<'a> {
                         if role.recursive {
                             self.judge_recursive_read(word, &role.text, words, ctx, judged);
                         }
+                        Access::Read
+                    }
+                    Role::Link => {
+                        if role.recursive {
+                            self.judge_recursive_read(word, &role.text, words, ctx, judged);
+                        }
+                        self.judge_link_target(word, &role.text, &roles, words, ctx, judged);
                         Access::Read
                     }
                     Role::WritePath if reads_only && certainty == Certainty::Possible => {

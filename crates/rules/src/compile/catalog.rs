@@ -317,6 +317,7 @@ impl Builder {
         let first = raw.first.as_ref().and_then(|r| cx.role(r, "first"));
         let first_unless = cx.flags(&mut raw.first_unless, "first_unless");
         let recursive_flags = cx.flags(&mut raw.recursive_flags, "recursive_flags");
+        let link_flags = cx.flags(&mut raw.link_flags, "link_flags");
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
@@ -403,6 +404,7 @@ impl Builder {
             settings: settings.into(),
             value_flags: value_flags.into(),
             recursive_flags: recursive_flags.into(),
+            link_flags: link_flags.into(),
             recursive: raw.recursive,
             searches_cwd: raw.searches_cwd,
             keeps_content: raw.keeps_content,

@@ -376,6 +376,7 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                     assign,
                     &entry.value_flags[..],
                     &entry.recursive_flags[..],
+                    &entry.link_flags[..],
                     (entry.recursive, entry.searches_cwd, entry.keeps_content),
                 ),
                 (
@@ -388,6 +389,7 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                     role_pairs(&raw, "assign"),
                     &strings(raw.get("value_flags"))[..],
                     &strings(raw.get("recursive_flags"))[..],
+                    &strings(raw.get("link_flags"))[..],
                     (
                         flag("recursive"),
                         flag("searches_cwd"),

@@ -1,0 +1,89 @@
+//! The targets of links a command makes (`ln -s TARGET LINK`, `cp -s SOURCE DEST`): whatever
+//! writes through the new name writes the target. A later command that writes through the
+//! link is judged by where the link points (symbolic links are resolved), but a clause of the
+//! same command runs before anything can look at the link (`ln -s ~/.bashrc rc; echo x >> rc`).
+//! So the target is judged as a *possible* write as well as a read: outside the write zones,
+//! or protected, it needs a person (never a refusal: the link alone changes nothing).
+
+use std::path::Path;
+
+use shellgate_parser::Word;
+use shellgate_rules::{Access, ArgRole, Decision, Role};
+
+use crate::display;
+use crate::evaluation::ReasonKind;
+use crate::matching::MatchContext;
+
+use super::path_effects::Certainty;
+use super::path_words::searched_root;
+use super::run::Run;
+use super::verdict::Judged;
+
+impl Run<'_> {
+    /// Judges the link target `text` (the word `word`, read already) of a command whose other
+    /// argument roles are `roles` over `words`.
+    pub(super) fn judge_link_target(
+        &self,
+        word: &Word,
+        text: &str,
+        roles: &[ArgRole],
+        words: &[Word],
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        self.judge_path(word, text, Access::Write, Certainty::Possible, ctx, judged);
+        // A relative target is relative to the link's directory, not the working directory
+        // (`ln -s ../../.bashrc sub/rc`). The link is the last operand or the target directory
+        // (`-t DIR`): the target is judged from that path and from its parent, whichever is the
+        // directory the link lands in.
+        let relative = word.literal && !text.starts_with('/') && !text.starts_with('~');
+        if relative {
+            let places = roles
+                .iter()
+                .filter(|r| matches!(r.role, Role::WritePath | Role::DeletePath))
+                .filter(|r| words.get(r.index).is_some_and(|w| w.literal));
+            for place in places {
+                let place = Path::new(&place.text);
+                for base in [Some(place), place.parent()].into_iter().flatten() {
+                    if base.as_os_str().is_empty() {
+                        continue;
+                    }
+                    let from_link = crate::expand::synthetic_word(
+                        base.join(text).to_string_lossy().into_owned(),
+                        word.span,
+                    );
+                    let joined = from_link.cooked.clone();
+                    for (access, certainty) in [
+                        (Access::Read, Certainty::Certain),
+                        (Access::Write, Certainty::Possible),
+                    ] {
+                        self.judge_path(&from_link, &joined, access, certainty, ctx, judged);
+                    }
+                }
+            }
+        }
+        // A linked directory makes everything below it writable under another name: a
+        // protected path below it (`ln -s ~/.config c`) needs a person.
+        let Some(dir) = searched_root(word, text, ctx) else {
+            return;
+        };
+        let rule = self.gate.grant_rule();
+        // (The target itself was judged above.)
+        if let Some((entry, base)) = rule
+            .protected_below(&dir, ctx.home, |entry| entry.write != Decision::Approved)
+            .filter(|(_, base)| *base != dir)
+        {
+            judged.ask_unsaveable(
+                ReasonKind::Path,
+                Some(entry.id.clone()),
+                format!(
+                    "a link to `{}` lets what follows write `{}` under another name ({}: {})",
+                    display::escape(&dir.to_string_lossy()),
+                    display::escape(&base.to_string_lossy()),
+                    entry.id,
+                    entry.why
+                ),
+            );
+        }
+    }
+}
