@@ -271,6 +271,10 @@ pub struct SafeEntry {
     /// Why the entry does not admit the command without any argument (`printenv` alone prints
     /// every variable).
     pub unless_bare: Option<String>,
+    /// Why the files it writes below its working directory are named by its input, not its
+    /// arguments (`tar -x`, `unzip`, `patch`): any of them may be a protected path, so it is
+    /// admitted only when it names what it writes (a `write` operand: `patch src/a.c`).
+    pub input_names: Option<String>,
     /// Why it is safe.
     pub why: String,
     /// Operating systems it applies to (empty: all). Names as in `std::env::consts::OS`, with
@@ -470,6 +474,8 @@ pub struct ArgRole {
     /// A [`Role::DeletePath`] removed, or a [`Role::ReadPath`] read, with everything below it
     /// (the entry is `recursive`, or one of its `recursive_flags` was given).
     pub recursive: bool,
+    /// An operand, not an option's value.
+    pub operand: bool,
 }
 
 /// A zone template such as `{project}` or `{home}/.cache`.

@@ -93,6 +93,28 @@ impl Policy {
                 }
             }
         }
+        // What `tar -x`, `unzip` or `patch` writes is named by its input, unless its operands
+        // name the files it writes (`patch src/app.c < fix.diff`).
+        let input_names = best.as_ref().and_then(|verdict| match verdict {
+            SafeVerdict::Admitted { verb, class, .. } => entries
+                .iter()
+                .find(|e| e.verb.as_slice() == *verb && e.class == *class)
+                .and_then(|e| e.input_names.as_deref())
+                .map(|why| (verb.join(" "), why)),
+            SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => None,
+        });
+        if let Some((token, why)) = input_names
+            && !self
+                .roles(view)
+                .iter()
+                .any(|r| r.role == Role::WritePath && r.operand)
+        {
+            return SafeVerdict::Unsafe {
+                token,
+                why,
+                saveable: true,
+            };
+        }
         best.or(refusal).unwrap_or(SafeVerdict::NotCatalogued)
     }
 
@@ -141,6 +163,7 @@ impl Policy {
                     role: Role::WritePath,
                     text: w.cooked.clone(),
                     recursive: false,
+                    operand: true,
                 })
                 .collect();
         };
@@ -173,6 +196,7 @@ impl Policy {
                     role,
                     text: value.to_owned(),
                     recursive: recursive && role.follows_below(),
+                    operand: true,
                 });
                 continue;
             }
@@ -190,6 +214,7 @@ impl Policy {
                     role,
                     text: word.cooked.clone(),
                     recursive: recursive && role.follows_below(),
+                    operand: true,
                 });
             }
         }
@@ -324,6 +349,7 @@ impl VerbRoles {
             role,
             text: text.to_owned(),
             recursive: false,
+            operand: false,
         };
         if self.setting_flags.contains(&hit.flag) {
             return setting_role(&self.settings, &hit.text).map_or_else(

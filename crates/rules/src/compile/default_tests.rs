@@ -234,6 +234,7 @@ fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
                         entry.tasks,
                         entry.declares,
                         &entry.unless_bare,
+                        &entry.input_names,
                         &entry.value_flags[..],
                     ),
                     (
@@ -247,6 +248,7 @@ fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
                         boolean(&raw, "tasks"),
                         boolean(&raw, "declares"),
                         &text(&raw, "unless_bare"),
+                        &text(&raw, "input_names"),
                         &strings(raw.get("value_flags"))[..],
                     ),
                     "{at}"
