@@ -300,8 +300,10 @@ fn git_top_level_options_do_not_hide_deny_rules() {
         ("git --no-pager push --force origin main", HardDenied),
         ("git --bare push -f origin main", HardDenied),
         ("git --no-pager -c x=y push --force origin main", HardDenied),
-        // `-c` still makes git judged by itself.
-        ("git -c core.pager=less log", NeedsPrompt),
+        // `-c` still makes git judged by itself, unless it sets the pager or the editor to a
+        // read-only program.
+        ("git -c core.pager=./pager log", NeedsPrompt),
+        ("git -c core.pager=less log", Approved),
         ("git --git-dir=../other/.git log", NeedsPrompt),
         ("git -C .. log", Approved),
         ("git --no-pager log", Approved),

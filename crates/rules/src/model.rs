@@ -338,6 +338,11 @@ pub enum Role {
     Link,
     /// Code or a program that is run.
     Exec,
+    /// A program another program starts with no arguments from this command line — a pager or
+    /// an editor (`git -c core.pager=less`): code that runs, like [`Role::Exec`], unless it
+    /// names one program that the catalog admits by itself as pure or read-only (`cat`,
+    /// `true`), as for an editor or pager variable.
+    Program,
     /// A URL or host the command connects to (`curl URL`).
     Url,
     /// A file whose content is sent over the network (`curl -T FILE`).
@@ -359,12 +364,13 @@ pub enum Role {
 
 impl Role {
     /// Every role.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::ReadPath,
         Self::WritePath,
         Self::DeletePath,
         Self::Link,
         Self::Exec,
+        Self::Program,
         Self::Url,
         Self::Upload,
         Self::Send,
@@ -374,8 +380,8 @@ impl Role {
         Self::Value,
     ];
 
-    /// The name used in policy files: `read`, `write`, `delete`, `link`, `exec`, `url`,
-    /// `upload`, `send`, `method`, `variable`, `pathspec`, `value`.
+    /// The name used in policy files: `read`, `write`, `delete`, `link`, `exec`, `program`,
+    /// `url`, `upload`, `send`, `method`, `variable`, `pathspec`, `value`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -384,6 +390,7 @@ impl Role {
             Self::DeletePath => "delete",
             Self::Link => "link",
             Self::Exec => "exec",
+            Self::Program => "program",
             Self::Url => "url",
             Self::Upload => "upload",
             Self::Send => "send",

@@ -136,6 +136,51 @@ impl Policy {
         }
     }
 
+    /// Whether `value` is one program name, looked up on `PATH`, that the catalog admits with
+    /// no arguments as pure or read-only (`true`, `cat`): a pager or an editor set to it runs
+    /// nothing else (`GIT_PAGER=cat`, `git -c core.editor=true`).
+    #[must_use]
+    pub fn harmless_program(&self, value: &str) -> bool {
+        if value.is_empty()
+            || !value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+        {
+            return false;
+        }
+        let word = Word {
+            raw: value.to_owned(),
+            cooked: value.to_owned(),
+            literal: true,
+            features: shellgate_parser::WordFeatures::default(),
+            span: shellgate_parser::Span { start: 0, end: 0 },
+        };
+        let view = CommandView {
+            words: std::slice::from_ref(&word),
+            assignments: &[],
+            redirects: &[],
+            cwd: None,
+            home: None,
+        };
+        matches!(
+            self.safe(&view),
+            SafeVerdict::Admitted {
+                class: EffectClass::Pure | EffectClass::ReadOnly,
+                ..
+            }
+        )
+    }
+
+    /// Whether `setting` (`KEY=VALUE`), the value of one of the setting options of `view`'s
+    /// `[[verb]]` entry, sets a pager or an editor (`program` role) to a
+    /// [harmless program](Policy::harmless_program): `git -c core.pager=cat`.
+    #[must_use]
+    pub fn sets_harmless_program(&self, view: &CommandView<'_>, setting: &str) -> bool {
+        self.lookup(&self.declared.verbs, view.words, true, &|_| true)
+            .and_then(|entry| setting_role(&entry.settings, setting))
+            .is_some_and(|(role, program)| role == Role::Program && self.harmless_program(program))
+    }
+
     /// Whether a `[[verb]]` entry gives `view`'s arguments their roles (else [`Policy::roles`]
     /// guesses: path-shaped operands are possible writes).
     #[must_use]
@@ -317,7 +362,7 @@ impl VerbRoles {
     /// The strongest role an operand or option value of this entry can have, if any is more
     /// than a plain value: what a word the shell splits may become, as another operand or an
     /// option with its value (`curl -H $H` with `H='x -o ~/.bashrc'`). Running code comes
-    /// first, then `delete`, `write`, `link`, `upload` and `read`.
+    /// first (`exec`, `program`), then `delete`, `write`, `link`, `upload` and `read`.
     fn strongest_role(&self) -> Option<Role> {
         let roles = || {
             [self.operands, self.first, self.last]
@@ -328,6 +373,7 @@ impl VerbRoles {
         };
         [
             Role::Exec,
+            Role::Program,
             Role::DeletePath,
             Role::WritePath,
             Role::Link,

@@ -163,39 +163,9 @@ impl Run<'_> {
         let set = names.iter().filter(|n| **n == name).count();
         let harmless = values
             .iter()
-            .filter(|(n, value)| *n == name && self.is_harmless_program(value))
+            .filter(|(n, value)| *n == name && self.policy().harmless_program(value))
             .count();
         set > 0 && set == harmless
-    }
-
-    /// Whether `value` is one program name, looked up on `PATH`, that the catalog admits with
-    /// no arguments as pure or read-only (`true`, `cat`).
-    fn is_harmless_program(&self, value: &str) -> bool {
-        if value.is_empty()
-            || !value
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
-        {
-            return false;
-        }
-        let word = crate::expand::synthetic_word(
-            value.to_owned(),
-            shellgate_parser::Span { start: 0, end: 0 },
-        );
-        let view = shellgate_rules::CommandView {
-            words: std::slice::from_ref(&word),
-            assignments: &[],
-            redirects: &[],
-            cwd: None,
-            home: None,
-        };
-        matches!(
-            self.policy().safe(&view),
-            shellgate_rules::SafeVerdict::Admitted {
-                class: shellgate_rules::EffectClass::Pure | shellgate_rules::EffectClass::ReadOnly,
-                ..
-            }
-        )
     }
 
     /// A command whose output goes to the transcript (a pure or read-only one) that expands a

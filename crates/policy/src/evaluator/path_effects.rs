@@ -199,7 +199,12 @@ impl<'a> Run<'a> {
                         Access::Write
                     }
                     // Code that runs: the command can only be approved exactly (see `judge_leaf`).
-                    Role::Exec => {
+                    // A pager or editor that names one pure or read-only program runs nothing
+                    // else (`git -c core.pager=cat log`), as for `GIT_PAGER=cat`.
+                    Role::Program if word.literal && self.policy().harmless_program(&role.text) => {
+                        continue;
+                    }
+                    Role::Exec | Role::Program => {
                         if judged.runs_code.is_none() {
                             judged.runs_code = Some(display::escape(&word.raw));
                         }

@@ -48,7 +48,7 @@ impl Walker<'_> {
         codes.extend(
             roles
                 .into_iter()
-                .filter(|r| r.role == Role::Exec)
+                .filter(|r| matches!(r.role, Role::Exec | Role::Program))
                 .filter(|r| inv.words.get(r.index).is_some_and(|w| w.literal))
                 // An option's value (`-e CMD`, `--to-command=CMD`), not an operand that
                 // names a program or a document (`open report.pdf`).

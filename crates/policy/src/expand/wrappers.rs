@@ -60,7 +60,16 @@ impl Walker<'_> {
                 );
             }
             WrapperMode::Strip(options) => {
-                let Some(stripped) = strip_inner(options, &words, start, cwd, home.as_deref())
+                let view = shellgate_rules::CommandView {
+                    words: &words,
+                    assignments: &[],
+                    redirects: &[],
+                    cwd: None,
+                    home: None,
+                };
+                let harmless = |setting: &str| self.policy.sets_harmless_program(&view, setting);
+                let Some(stripped) =
+                    strip_inner(options, &words, start, cwd, home.as_deref(), &harmless)
                 else {
                     return;
                 };
@@ -369,13 +378,15 @@ struct Stripped {
 
 /// `git -C DIR log` → (`git log`, DIR, transparent), `mvn -q compile` → (`mvn compile`, …);
 /// `None` when none of the value flags or flags is present. Stripping a `judged_flags` option
-/// makes the wrapper non-transparent.
+/// makes the wrapper non-transparent, unless its value is a plain setting or sets a pager or
+/// an editor to a harmless program (`harmless`: `core.pager=cat`).
 fn strip_inner(
     options: &WrapperOptions,
     words: &[Word],
     start: usize,
     mut cwd: Option<PathBuf>,
     home: Option<&Path>,
+    harmless: &dyn Fn(&str) -> bool,
 ) -> Option<Stripped> {
     let mut kept: Vec<Word> = words.get(..start)?.to_vec();
     let mut stripped = false;
@@ -413,7 +424,13 @@ fn strip_inner(
                     words.get(i).cloned()
                 }
             };
-            if exactly(name, &options.judged_flags) && !plain_setting(options, value.as_ref()) {
+            let harmless_program = value
+                .as_ref()
+                .is_some_and(|v| v.literal && harmless(&v.cooked));
+            if exactly(name, &options.judged_flags)
+                && !plain_setting(options, value.as_ref())
+                && !harmless_program
+            {
                 transparent = false;
             }
             if let Some(value) = value.as_ref().filter(|v| !v.literal) {
