@@ -82,7 +82,7 @@ fn opaque(o: &Opaque) -> &'static str {
     match o {
         Opaque::Interpreter { .. } => "interpreter",
         Opaque::ScriptFile { .. } => "script_file",
-        Opaque::Remote => "remote",
+        Opaque::Remote { .. } => "remote",
         Opaque::DynamicCode { .. } => "dynamic_code",
         Opaque::DepthLimit => "depth_limit",
         Opaque::NestedIncomplete => "nested_incomplete",

@@ -118,8 +118,12 @@ pub enum Opaque {
         /// The script operand (or the file redirected into the shell's standard input).
         path: String,
     },
-    /// The code runs on another machine (`ssh host …`).
-    Remote,
+    /// The code runs where the gate cannot follow it: another machine (`ssh host …`), a
+    /// container (`docker exec`), the program of a terminal pane (`tmux send-keys`).
+    Remote {
+        /// What the command does, from its `[[shell]]` entry.
+        why: String,
+    },
     /// The code is not known statically (`bash -c "$x"`, `eval "$(…)"`, a shell reading a
     /// pipe).
     DynamicCode {

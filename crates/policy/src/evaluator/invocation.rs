@@ -407,9 +407,9 @@ pub(super) fn opaque_reason(opaque: &Opaque) -> (ReasonKind, String) {
                 display::escape(path)
             ),
         ),
-        Opaque::Remote => (
+        Opaque::Remote { why } => (
             ReasonKind::Opaque,
-            "runs code on another machine".to_owned(),
+            format!("{why}: the code runs where the gate cannot follow it"),
         ),
         Opaque::DynamicCode { why } => (ReasonKind::Opaque, why.clone()),
         Opaque::Interpreter { why, .. } => (ReasonKind::Interpreter, why.clone()),

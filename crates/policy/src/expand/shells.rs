@@ -43,7 +43,15 @@ impl Walker<'_> {
         let home = inv.home.clone();
         let text = inv.text.clone();
         if shell.remote {
-            self.set_opaque(index, Opaque::Remote);
+            self.set_opaque(
+                index,
+                Opaque::Remote {
+                    why: shell
+                        .why
+                        .clone()
+                        .unwrap_or_else(|| "runs code in another program".to_owned()),
+                },
+            );
         }
         let (code, after) = match found {
             Found::Nothing => return,
