@@ -89,6 +89,9 @@ impl<'a> Run<'a> {
         };
         let leaf = !inv.words.is_empty();
         if leaf {
+            if class == Some(EffectClass::Toolchain) {
+                self.start_build(ctx.cwd);
+            }
             self.judge_cwd(inv, ctx, safe, judged);
             // A finder's roles are those of its own words, not of the commands it carries.
             let own = self
@@ -356,6 +359,7 @@ impl<'a> Run<'a> {
                 });
             }
             self.recording.set(true);
+            self.finish_build();
         }
         self.judge_redirects(inv, ctx, judged);
     }
@@ -512,6 +516,8 @@ impl<'a> Run<'a> {
         if access == Access::Write && certainty == Certainty::Certain {
             self.record_write(&resolved);
             self.record_write(&lexical);
+        } else if access == Access::Read {
+            self.record_build_input(Some(&resolved));
         }
         if resolved != lexical {
             judged.reason(
@@ -564,6 +570,8 @@ impl<'a> Run<'a> {
             if let Some(resolved) = paths::resolve_symlinks(&base) {
                 self.record_write(&resolved);
             }
+        } else if access == Access::Read {
+            self.record_build_input(Some(&lexical));
         }
         // A protected path below the glob: check the glob as if it were a path too.
         let mut whole = lexical.clone();
@@ -614,7 +622,7 @@ impl<'a> Run<'a> {
 
     /// Remembers that the command writes `path` (a file, or a directory it may write below).
     fn record_write(&self, path: &Path) {
-        if !self.recording.get() {
+        if !self.recording.get() || self.record_build_output(path) {
             return;
         }
         if let Ok(mut written) = self.written.try_borrow_mut()
@@ -626,6 +634,9 @@ impl<'a> Run<'a> {
 
     /// A path that cannot be known statically: untrusted.
     pub(super) fn dynamic_path(&self, raw: &str, access: Access, judged: &mut Judged) {
+        if access == Access::Read {
+            self.record_build_input(None);
+        }
         let shown = display::escape(raw);
         judged.reason(
             ReasonKind::Path,

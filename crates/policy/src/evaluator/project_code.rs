@@ -174,6 +174,7 @@ impl Run<'_> {
                 .filter(|j| j.project_code.is_empty())
                 .filter_map(|j| j.writes_below.clone()),
         );
+        self.add_brought_builds(&mut written);
         if written.is_empty() {
             return;
         }

@@ -37,6 +37,9 @@ pub(super) struct Run<'a> {
     /// False while judging the operands of a command whose writes keep every file's content
     /// (`chmod +x run.sh`): they are not recorded in `written`.
     pub(super) recording: Cell<bool>,
+    /// The toolchain clauses' builds (see [`super::builds`]), and the one being judged.
+    pub(super) builds: RefCell<Vec<super::builds::Build>>,
+    pub(super) building: RefCell<Option<super::builds::Build>>,
 }
 
 impl<'a> Run<'a> {
@@ -60,6 +63,8 @@ impl<'a> Run<'a> {
             protected_cache: RefCell::new(Vec::new()),
             written: RefCell::new(Vec::new()),
             recording: Cell::new(true),
+            builds: RefCell::new(Vec::new()),
+            building: RefCell::new(None),
         }
     }
 
