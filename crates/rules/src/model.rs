@@ -450,8 +450,9 @@ pub struct VerbRoles {
     /// Given no `read` operand, a recursive invocation searches its working directory
     /// (`rg KEY`, `grep -r KEY`; see [`crate::Policy::searches_cwd`]).
     pub searches_cwd: bool,
-    /// Its writes change a file's mode, owner or times, never its content (`chmod`, `touch`):
-    /// a script it names stays the project's code (see [`crate::Policy::keeps_content`]).
+    /// Its writes change a file's mode, owner or times, or remove it, never put content in it
+    /// (`chmod`, `touch`, `rm`): a script it names stays the project's code (see
+    /// [`crate::Policy::keeps_content`]).
     pub keeps_content: bool,
 }
 

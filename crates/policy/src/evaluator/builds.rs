@@ -44,9 +44,7 @@ impl Run<'_> {
             .try_borrow_mut()
             .ok()
             .and_then(|mut b| b.take());
-        if let (Some(build), Ok(mut builds)) = (build, self.builds.try_borrow_mut())
-            && !build.outputs.is_empty()
-        {
+        if let (Some(build), Ok(mut builds)) = (build, self.builds.try_borrow_mut()) {
             builds.push(build);
         }
     }

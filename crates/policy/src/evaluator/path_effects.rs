@@ -516,7 +516,7 @@ impl<'a> Run<'a> {
         if access == Access::Write && certainty == Certainty::Certain {
             self.record_write(&resolved);
             self.record_write(&lexical);
-        } else if access == Access::Read {
+        } else {
             self.record_build_input(Some(&resolved));
         }
         if resolved != lexical {
@@ -570,7 +570,7 @@ impl<'a> Run<'a> {
             if let Some(resolved) = paths::resolve_symlinks(&base) {
                 self.record_write(&resolved);
             }
-        } else if access == Access::Read {
+        } else {
             self.record_build_input(Some(&lexical));
         }
         // A protected path below the glob: check the glob as if it were a path too.
@@ -634,9 +634,7 @@ impl<'a> Run<'a> {
 
     /// A path that cannot be known statically: untrusted.
     pub(super) fn dynamic_path(&self, raw: &str, access: Access, judged: &mut Judged) {
-        if access == Access::Read {
-            self.record_build_input(None);
-        }
+        self.record_build_input(None);
         let shown = display::escape(raw);
         judged.reason(
             ReasonKind::Path,
