@@ -2,7 +2,8 @@
 //!
 //! * Bundled short flags: `-rf` is `-r -f`; a single-dash token is also kept whole, so a
 //!   single-dash long option such as find's `-delete` matches too.
-//! * Long options: `--name=value` counts as `--name`. A given long option also matches any
+//! * Long options: `--name=value` counts as `--name`; so does `-name=value` for a whole
+//!   single-dash option that takes a value (Go's `-coverprofile=c.out`). A given long option also matches any
 //!   listed spelling it is a non-empty prefix of (`--rec` matches `--recursive`), because GNU
 //!   getopt accepts unambiguous prefixes; this only ever makes a deny rule or an unsafe flag
 //!   match *more*, never less.
@@ -85,7 +86,19 @@ pub fn scan(words: &[Word], start: usize, takes_value: &dyn Fn(&str) -> bool) ->
                 }
             }
         } else if text.len() > 1 && text.starts_with('-') {
-            if takes_value(text) {
+            let attached = text
+                .split_once('=')
+                .filter(|(name, _)| name.chars().count() > 2 && takes_value(name));
+            if let Some((name, value)) = attached {
+                // A whole single-dash option with its value attached (Go's
+                // `-coverprofile=c.out`).
+                push_flag(&mut out, name, i);
+                out.values.push(ValueHit {
+                    flag: name.to_owned(),
+                    index: i,
+                    text: value.to_owned(),
+                });
+            } else if takes_value(text) {
                 // A whole single-dash option that takes a value, such as find's `-name`.
                 push_flag(&mut out, text, i);
                 i += 1;

@@ -197,18 +197,31 @@ impl Policy {
         let words = view.words;
         let entry = self.lookup(&self.declared.verbs, words, true, &|_| true);
         let Some(entry) = entry else {
+            // The value of `--opt=VALUE` and of a `KEY=VALUE` operand (`pytest
+            // --basetemp=DIR`, `pytest -o cache_dir=DIR`) is a path like an operand.
             let scan = flags::scan(words, 1, &|_| false);
-            return scan
-                .operands
-                .iter()
-                .filter_map(|i| words.get(*i).map(|w| (*i, w)))
-                .filter(|(_, w)| self.classify(&w.cooked) == TokenClass::Path)
-                .map(|(index, w)| ArgRole {
+            let operands = scan.operands.iter().filter_map(|i| {
+                let w = words.get(*i)?;
+                let text = w
+                    .cooked
+                    .split_once('=')
+                    .map_or(w.cooked.as_str(), |(_, v)| v);
+                Some((*i, text, true))
+            });
+            let attached = words.iter().enumerate().skip(1).filter_map(|(i, w)| {
+                let (name, value) = w.cooked.split_once('=')?;
+                (w.literal && name.starts_with("--") && !scan.operands.contains(&i))
+                    .then_some((i, value, false))
+            });
+            return operands
+                .chain(attached)
+                .filter(|(_, text, _)| self.classify(text) == TokenClass::Path)
+                .map(|(index, text, operand)| ArgRole {
                     index,
                     role: Role::WritePath,
-                    text: w.cooked.clone(),
+                    text: text.to_owned(),
                     recursive: false,
-                    operand: true,
+                    operand,
                 })
                 .collect();
         };
