@@ -32,7 +32,25 @@ fn cd_words(argv: &[Word]) -> Option<(&str, &[Word])> {
 
 /// True when the command changes the working directory of the shell that runs it.
 pub(crate) fn changes_cwd(argv: &[Word]) -> bool {
-    cd_words(argv).is_some()
+    cd_words(argv).is_some() || runs_a_directory_change(argv)
+}
+
+/// True for `eval` and `trap` given code that may change the directory of this shell
+/// (`eval cd ~`, `trap 'cd /etc' DEBUG`): the directory after them is not known statically.
+fn runs_a_directory_change(argv: &[Word]) -> bool {
+    let Some((first, rest)) = argv.split_first() else {
+        return false;
+    };
+    if !(first.literal && matches!(first.cooked.as_str(), "eval" | "trap")) {
+        return false;
+    }
+    rest.iter().any(|word| {
+        !word.literal
+            || word
+                .cooked
+                .split(|c: char| c.is_whitespace() || ";&|(){}`".contains(c))
+                .any(|token| matches!(token, "cd" | "pushd" | "popd"))
+    })
 }
 
 /// The directory after running `argv` in `cwd`, or `None` when `argv` is not a directory
@@ -42,6 +60,9 @@ pub(crate) fn apply(
     cwd: Option<&Path>,
     home: Option<&Path>,
 ) -> Option<Option<PathBuf>> {
+    if runs_a_directory_change(argv) {
+        return Some(None);
+    }
     let (verb, args) = cd_words(argv)?;
     if verb == "popd" {
         return Some(None);
@@ -175,5 +196,13 @@ mod tests {
         assert_eq!(run("popd", Some("/x")), Some(None));
         assert_eq!(run("pushd", Some("/x")), Some(None));
         assert_eq!(run("ls /tmp", Some("/x")), None);
+    }
+
+    #[test]
+    fn eval_and_trap_code_that_changes_directory_makes_it_unknown() {
+        assert_eq!(run("eval cd /tmp", Some("/x")), Some(None));
+        assert_eq!(run("trap cd;pwd DEBUG", Some("/x")), Some(None));
+        assert_eq!(run("eval echo cd-rom", Some("/x")), None);
+        assert_eq!(run("trap true EXIT", Some("/x")), None);
     }
 }
