@@ -22,7 +22,9 @@
 //! * identifiers are ASCII (Python folds `ｐｒｉｎｔ` into `print`);
 //! * f-string replacement fields are read with the same rules; a field that does not close
 //!   inside its string is rejected;
-//! * modules whose import acts by itself (`antigravity` opens a browser) are rejected.
+//! * modules whose import acts by itself (`antigravity` opens a browser) are rejected;
+//! * the environment as a whole (`os.environ`) is rejected: printed, it puts every credential
+//!   in it into the transcript.
 
 use shellgate_rules::InlineReader;
 
@@ -36,6 +38,10 @@ const KEYWORDS: &[&str] = &[
 const REJECTED_KEYWORDS: &[&str] = &[
     "def", "class", "lambda", "with", "del", "global", "nonlocal", "async", "await", "yield",
 ];
+
+/// Names that hold the whole environment (`os.environ`): printing one puts every credential
+/// in it into the agent's transcript.
+const ENVIRONMENT_NAMES: &[&str] = &["environ", "environb"];
 
 /// Keyword arguments that make a builtin call a function or write to an object.
 const REJECTED_KEYWORD_ARGUMENTS: &[&str] = &["key", "file"];
@@ -86,6 +92,11 @@ fn check(tokens: &[Token], reader: &InlineReader) -> Result<(), String> {
             Token::Name(name) => {
                 if REJECTED_KEYWORDS.contains(&name.as_str()) {
                     return Err(format!("`{name}` is not read"));
+                }
+                if ENVIRONMENT_NAMES.contains(&name.as_str()) {
+                    return Err(format!(
+                        "`{name}` holds the environment, credentials included"
+                    ));
                 }
                 if name.starts_with("__") && !reader.names.iter().any(|n| n == name) {
                     return Err(format!("the name `{name}` is not read"));
