@@ -416,6 +416,11 @@ impl Builder {
                 &mut settings.console_names,
             ),
             (
+                "toolchain_code",
+                &raw.toolchain_code,
+                &mut settings.toolchain_code,
+            ),
+            (
                 "secret_names",
                 &raw.secret_names,
                 &mut settings.secret_names,

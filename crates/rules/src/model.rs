@@ -619,6 +619,11 @@ pub struct Settings {
     /// change data or accounts kept outside the project's files (a database): such a call is
     /// not run silently even inside a run zone. Every layer may add globs.
     pub console_names: Vec<String>,
+    /// Globs over the file names a project toolchain runs or loads as code (`Makefile`,
+    /// `package.json`, `conftest.py`, `build.rs`): one that the same command writes below a
+    /// toolchain's working directory makes that toolchain run code the command brings. Every
+    /// layer may add globs.
+    pub toolchain_code: Vec<String>,
     /// Globs over variable names whose values are secrets (`*TOKEN*`, `AWS_SECRET_*`):
     /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
     /// agent's transcript, so it needs a person. Every layer may add globs.
@@ -657,6 +662,7 @@ impl Default for Settings {
             disposable: Vec::new(),
             release_names: Vec::new(),
             console_names: Vec::new(),
+            toolchain_code: Vec::new(),
             secret_names: Vec::new(),
             code_loading_variables: Vec::new(),
             command_variables: Vec::new(),

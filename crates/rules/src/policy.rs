@@ -96,6 +96,8 @@ pub struct Policy {
     pub(crate) release_set: LazyGlobSet,
     /// `settings.console_names` as one set.
     pub(crate) console_set: LazyGlobSet,
+    /// `settings.toolchain_code` as one set.
+    pub(crate) toolchain_code_set: LazyGlobSet,
     /// `settings.secret_names` as one set.
     pub(crate) secret_set: LazyGlobSet,
     /// `settings.code_loading_variables` as one set.
@@ -217,12 +219,14 @@ impl Policy {
             .collect();
         let release_set = LazyGlobSet::new(settings.release_names.clone());
         let console_set = LazyGlobSet::new(settings.console_names.clone());
+        let toolchain_code_set = LazyGlobSet::new(settings.toolchain_code.clone());
         let secret_set = LazyGlobSet::new(settings.secret_names.clone());
         let code_loading_set = WordGlobSet::new(settings.code_loading_variables.clone());
         let command_variable_set = WordGlobSet::new(settings.command_variables.clone());
         Self {
             release_set,
             console_set,
+            toolchain_code_set,
             secret_set,
             code_loading_set,
             command_variable_set,
@@ -340,6 +344,13 @@ impl Policy {
             &self.declared.settings.release_names,
             file_name,
         )
+    }
+
+    /// Whether a file name is one a project toolchain runs or loads as code
+    /// (`settings.toolchain_code`: `Makefile`, `conftest.py`).
+    #[must_use]
+    pub fn is_toolchain_code(&self, file_name: &str) -> bool {
+        self.toolchain_code_set.is_match(file_name)
     }
 
     /// What a task, script or target name, or an operand of a project script or program, says

@@ -52,6 +52,7 @@ table! {
         disposable: Option<TextList> = get,
         release_names: Option<TextList> = get,
         console_names: Option<TextList> = get,
+        toolchain_code: Option<TextList> = get,
         secret_names: Option<TextList> = get,
         code_loading_variables: Option<TextList> = get,
         command_variables: Option<TextList> = get,

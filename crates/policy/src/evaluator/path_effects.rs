@@ -91,6 +91,7 @@ impl<'a> Run<'a> {
         if leaf {
             if class == Some(EffectClass::Toolchain) {
                 self.start_build(ctx.cwd);
+                judged.runs_below = ctx.cwd.map(Path::to_path_buf);
             }
             self.judge_cwd(inv, ctx, safe, judged);
             // A finder's roles are those of its own words, not of the commands it carries.

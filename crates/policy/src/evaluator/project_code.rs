@@ -167,7 +167,8 @@ impl Run<'_> {
     /// catalog does not admit may write anything below its working directory (`git clone URL
     /// && python3 x/setup.py`), unless it is itself the project's code.
     pub(super) fn judge_written_code(&mut self) {
-        let mut written = self.written.take();
+        let known = self.written.take();
+        let mut written = known.clone();
         written.extend(
             self.judged
                 .iter()
@@ -178,7 +179,30 @@ impl Run<'_> {
         if written.is_empty() {
             return;
         }
+        let policy = self.policy();
         for judged in &mut self.judged {
+            // A toolchain runs the build files, tests and configuration below its working
+            // directory (`settings.toolchain_code`): one this command writes, or the whole
+            // directory written by it (cloned, copied), is code it brings.
+            let toolchain_code = judged.runs_below.as_ref().and_then(|dir| {
+                known.iter().find(|w| {
+                    paths::is_within(dir, w)
+                        || (paths::is_within(w, dir)
+                            && w.file_name()
+                                .and_then(|n| n.to_str())
+                                .is_some_and(|n| policy.is_toolchain_code(n)))
+                })
+            });
+            if let Some(w) = toolchain_code {
+                judged.ask_unsaveable(
+                    ReasonKind::Code,
+                    None,
+                    format!(
+                        "runs the project's build files, tests or configuration, and this command writes `{}`: code it brings, which the gate cannot read",
+                        display::escape(&w.to_string_lossy())
+                    ),
+                );
+            }
             let brought: Vec<String> = judged
                 .project_code
                 .iter()

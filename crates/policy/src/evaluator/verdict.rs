@@ -42,6 +42,9 @@ pub(super) struct Judged {
     /// anything below its working directory (`git clone URL` writes `./NAME`). That directory
     /// (`/` when it is not known statically).
     pub(super) writes_below: Option<PathBuf>,
+    /// A project toolchain: the working directory whose build files, tests and configuration
+    /// it runs (see `Run::judge_written_code`).
+    pub(super) runs_below: Option<PathBuf>,
 }
 
 /// The network effects of an invocation, from its argument roles.
@@ -73,6 +76,7 @@ impl Judged {
             net: NetFacts::default(),
             project_code: Vec::new(),
             writes_below: None,
+            runs_below: None,
         }
     }
 

@@ -426,6 +426,8 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
     assert_eq!(p.release_set.patterns(), list("release_names"));
     assert_eq!(p.declared.settings.console_names, list("console_names"));
     assert_eq!(p.console_set.patterns(), list("console_names"));
+    assert_eq!(p.declared.settings.toolchain_code, list("toolchain_code"));
+    assert_eq!(p.toolchain_code_set.patterns(), list("toolchain_code"));
     assert_eq!(p.declared.settings.secret_names, list("secret_names"));
     assert_eq!(p.secret_set.patterns(), list("secret_names"));
     assert_eq!(
