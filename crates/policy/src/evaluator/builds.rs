@@ -15,7 +15,9 @@ use super::run::Run;
 /// One toolchain clause's inputs and outputs.
 #[derive(Debug, Default)]
 pub(super) struct Build {
-    /// Its working directory and the paths it reads.
+    /// Its working directory: what the command writes below it may be a source.
+    dir: Option<PathBuf>,
+    /// The paths it reads.
     inputs: Vec<PathBuf>,
     /// Its working directory and the paths it writes through its operands and option values.
     outputs: Vec<PathBuf>,
@@ -26,10 +28,11 @@ pub(super) struct Build {
 impl Run<'_> {
     /// Starts recording a toolchain clause that runs in `cwd`.
     pub(super) fn start_build(&self, cwd: Option<&Path>) {
-        let here: Vec<PathBuf> = cwd.map(Path::to_path_buf).into_iter().collect();
+        let dir = cwd.map(Path::to_path_buf);
         let build = Build {
-            inputs: here.clone(),
-            outputs: here,
+            outputs: dir.iter().cloned().collect(),
+            dir,
+            inputs: Vec::new(),
             unknown_input: cwd.is_none(),
         };
         if let Ok(mut building) = self.building.try_borrow_mut() {
@@ -74,14 +77,19 @@ impl Run<'_> {
     pub(super) fn add_brought_builds(&self, written: &mut Vec<PathBuf>) {
         let mut builds = self.builds.take();
         loop {
+            let touched = |path: &PathBuf| {
+                written
+                    .iter()
+                    .any(|w| paths::is_within(w, path) || paths::is_within(path, w))
+            };
+            // (A build outside the run zones asks by itself; its directory is not a source.)
             let (brought, kept): (Vec<Build>, Vec<Build>) = builds.into_iter().partition(|build| {
                 build.unknown_input
-                    || build.inputs.iter().any(|input| {
-                        self.state.run_zone_for(input).is_none()
-                            || written
-                                .iter()
-                                .any(|w| paths::is_within(w, input) || paths::is_within(input, w))
-                    })
+                    || build.dir.as_ref().is_some_and(touched)
+                    || build
+                        .inputs
+                        .iter()
+                        .any(|input| self.state.run_zone_for(input).is_none() || touched(input))
             });
             if brought.is_empty() {
                 return;
