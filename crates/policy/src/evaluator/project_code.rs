@@ -165,7 +165,10 @@ impl Run<'_> {
     /// itself writes (`cat > t.py <<EOF … EOF; python3 t.py`, `unzip x.zip && ./run.sh`), is
     /// code the command brings, as unreadable as inline code: it needs a person. A command the
     /// catalog does not admit may write anything below its working directory (`git clone URL
-    /// && python3 x/setup.py`), unless it is itself the project's code.
+    /// && python3 x/setup.py`), unless it is itself the project's code. A toolchain runs code
+    /// the command brings when the command writes one of its build files below its directory
+    /// (`settings.toolchain_code`) or wrote the directory as a whole; what a build makes from
+    /// such sources counts as written (see [`super::builds`]).
     pub(super) fn judge_written_code(&mut self) {
         let known = self.written.take();
         let mut written = known.clone();
