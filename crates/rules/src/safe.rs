@@ -276,14 +276,24 @@ impl Policy {
                 });
             }
         }
-        // A pathspec is a read when it looks like a path, else a value.
+        // A pathspec is a read when it looks like a path, else a value. An object name that
+        // names a file in a revision or in the index (`HEAD:.env`, `origin/main:src/x.rs`,
+        // `:0:.env`) reads that file's committed content: the path after the revision is the
+        // read.
         for role in &mut out {
             if role.role == Role::Pathspec {
-                role.role = if self.classify(&role.text) == TokenClass::Path {
-                    Role::ReadPath
+                if let Some(path) =
+                    object_path(&role.text).filter(|path| self.classify(path) == TokenClass::Path)
+                {
+                    role.text = path.to_owned();
+                    role.role = Role::ReadPath;
                 } else {
-                    Role::Value
-                };
+                    role.role = if self.classify(&role.text) == TokenClass::Path {
+                        Role::ReadPath
+                    } else {
+                        Role::Value
+                    };
+                }
             }
         }
         // A value the shell splits into several words (`head -n $N` with `N='1 ~/.ssh/id_rsa'`)
@@ -423,6 +433,30 @@ impl VerbRoles {
             .map_or(Role::Value, |(_, r)| *r);
         plain(role, &hit.text)
     }
+}
+
+/// The file an object name reads (`HEAD:.env` → `.env`, `:0:.env` → `.env`), if `text` is
+/// one: a revision and a path joined by `:`, or `:PATH` (optionally `:STAGE:PATH`) for the
+/// index. Not a URL, not pathspec magic (`:(exclude)x`, `:!x`) and not a message search
+/// (`:/fix`).
+fn object_path(text: &str) -> Option<&str> {
+    if text.contains("://") {
+        return None;
+    }
+    let (revision, path) = text.split_once(':')?;
+    let path = if revision.is_empty() {
+        let path = match path.split_once(':') {
+            Some((stage, rest)) if matches!(stage, "0" | "1" | "2" | "3") => rest,
+            _ => path,
+        };
+        if path.starts_with(['/', '(', '!', '^']) {
+            return None;
+        }
+        path
+    } else {
+        path
+    };
+    (!path.is_empty()).then_some(path)
 }
 
 /// The role `settings` give the value of `KEY=VALUE`, `KEY VALUE` or `KEY = VALUE` (ssh takes
