@@ -201,6 +201,7 @@ table! {
         split_only: bool = or_default,
         privileged: bool = or_default,
         query_flags: Vec<Text> = or_default,
+        env_flags: Vec<Text> = or_default,
         why: Option<Text> = get,
     }
 }

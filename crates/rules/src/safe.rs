@@ -55,15 +55,31 @@ impl Policy {
     /// systems only.
     #[must_use]
     pub fn safe(&self, view: &CommandView<'_>) -> SafeVerdict<'_> {
+        self.safe_in(view, false)
+    }
+
+    /// What the catalog says about `view` when its program is a file in any directory
+    /// (`./gradlew build -p /tmp/x`, `node_modules/.bin/jest -c /tmp/x.js`), judged by its
+    /// name as [`Policy::safe`] judges a trusted one. The project's own programs run silently
+    /// as the project's code, but not when an entry for their name refuses the call.
+    #[must_use]
+    pub fn safe_anywhere(&self, view: &CommandView<'_>) -> SafeVerdict<'_> {
+        self.safe_in(view, true)
+    }
+
+    fn safe_in(&self, view: &CommandView<'_>, any_dir: bool) -> SafeVerdict<'_> {
         let os = std::env::consts::OS;
         // Flags that take a value: the entry's own, and those its argument roles know of.
         let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
         let role_takes = |name: &str| roles.is_some_and(|r| r.takes_value(name));
         let mut best: Option<SafeVerdict<'_>> = None;
         let mut refusal: Option<SafeVerdict<'_>> = None;
-        let entries = self.lookup_all(&self.declared.safe, view.words, false, &|e: &SafeEntry| {
-            e.os.is_empty() || e.os.iter().any(|o| o == os)
-        });
+        let entries = self.lookup_all(
+            &self.declared.safe,
+            view.words,
+            any_dir,
+            &|e: &SafeEntry| e.os.is_empty() || e.os.iter().any(|o| o == os),
+        );
         for (i, entry) in entries.iter().enumerate() {
             // A later layer's entry for the same verb in the same table replaces this one
             // (a user layer tightens `cat` with `unless_flags`); entries of other tables for

@@ -304,7 +304,15 @@ impl<'a> Run<'a> {
                 }
                 SafeVerdict::NotCatalogued => {}
             }
-            if let Some((file, shown)) = &project_file
+            // A catalog entry for the program's name that refuses the call (`./gradlew build
+            // -p /tmp/x`, `node_modules/.bin/jest -c /tmp/x.config.js`) knows more than "the
+            // file is the project's".
+            let refused = project_file.is_some()
+                && matches!(executable, Executable::Path(_))
+                && self.judge_refused_anywhere(inv, judged);
+            if unsafe_word.is_none()
+                && !refused
+                && let Some((file, shown)) = &project_file
                 && self.project_code_runs(
                     file,
                     shown,

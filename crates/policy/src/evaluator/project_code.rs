@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use shellgate_rules::{Access, NamedTask};
+use crate::expand::Invocation;
+use shellgate_rules::{Access, NamedTask, SafeVerdict};
 
 use crate::display;
 use crate::evaluation::ReasonKind;
@@ -79,6 +80,26 @@ impl Run<'_> {
                 false
             }
         }
+    }
+
+    /// Whether the catalog entry for the name of `inv`'s program, a file outside the trusted
+    /// bin directories, refuses the call (`./gradlew build -p /tmp/x`); records why.
+    pub(super) fn judge_refused_anywhere(&self, inv: &Invocation, judged: &mut Judged) -> bool {
+        let SafeVerdict::Unsafe {
+            token,
+            why,
+            saveable,
+        } = self.policy().safe_anywhere(&inv.view())
+        else {
+            return false;
+        };
+        judged.saveable &= saveable;
+        judged.reason(
+            ReasonKind::Unsafe,
+            None,
+            format!("`{}`: {why}", display::escape(&token)),
+        );
+        true
     }
 
     /// Whether a project script or program (`file`, resolved inside a run zone; `shown` as

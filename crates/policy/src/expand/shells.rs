@@ -145,6 +145,14 @@ impl Walker<'_> {
         } else {
             code
         };
+        // `tmux new-session -e NAME=VALUE CMD`: the code runs with the variable exported.
+        let code = match env_exports(shell, &words) {
+            Ok(exports) => exports + &code,
+            Err(why) => {
+                self.dynamic(index, &why);
+                return;
+            }
+        };
         let options = ParseOptions {
             cwd: code_cwd,
             home: code_home.clone(),
@@ -246,6 +254,72 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
     } else {
         Found::Nothing
     }
+}
+
+/// `export 'NAME=VALUE';` for each value of one of `shell`'s `env_flags` among its options
+/// (`-e NAME=VALUE`, `-eNAME=VALUE`, bundled `-de NAME=VALUE`), or why a value is not known
+/// statically.
+fn env_exports(shell: &Shell, words: &[Word]) -> Result<String, String> {
+    let mut exports = String::new();
+    if shell.env_flags.is_empty() {
+        return Ok(exports);
+    }
+    let mut export = |word: &Word, value: &str| {
+        if !word.literal {
+            return Err(format!(
+                "the variable `{}` given to the new shell is not known statically",
+                word.raw
+            ));
+        }
+        exports.push_str("export '");
+        exports.push_str(&value.replace('\'', "'\\''"));
+        exports.push_str("';\n");
+        Ok(())
+    };
+    let mut i = shell.verb.len();
+    while let Some(word) = words.get(i) {
+        let text = word.cooked.as_str();
+        if !word.literal || text == "--" || text.len() < 2 || !text.starts_with('-') {
+            break;
+        }
+        let (name, inline) = if text.starts_with("--") {
+            match text.split_once('=') {
+                Some((n, v)) => (n.to_owned(), Some(v)),
+                None => (text.to_owned(), None),
+            }
+        } else {
+            // The first short option that takes a value takes the rest of the word, or the
+            // next word.
+            let body = text.get(1..).unwrap_or_default();
+            let found = body.char_indices().find_map(|(pos, c)| {
+                let name = format!("-{c}");
+                let rest = body.get(pos + c.len_utf8()..).unwrap_or_default();
+                (exactly(&name, &shell.value_flags) || exactly(&name, &shell.env_flags))
+                    .then(|| (name, (!rest.is_empty()).then_some(rest)))
+            });
+            match found {
+                Some(found) => found,
+                None => {
+                    i += 1;
+                    continue;
+                }
+            }
+        };
+        let takes = exactly(&name, &shell.value_flags) || exactly(&name, &shell.env_flags);
+        match (exactly(&name, &shell.env_flags), inline) {
+            (true, Some(value)) => export(word, value)?,
+            (true, None) => {
+                if let Some(value) = words.get(i + 1) {
+                    export(value, &value.cooked)?;
+                }
+                i += 1;
+            }
+            (false, None) if takes => i += 1,
+            (false, _) => {}
+        }
+        i += 1;
+    }
+    Ok(exports)
 }
 
 /// What a shell reading standard input reads.

@@ -186,6 +186,7 @@ impl Builder {
         let code_flags = cx.flags(&mut raw.code_flags, "code_flags");
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
         let query_flags = cx.flags(&mut raw.query_flags, "query_flags");
+        let env_flags = cx.flags(&mut raw.env_flags, "env_flags");
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
         if code_flags.is_empty()
             && !raw.code_operand
@@ -221,6 +222,7 @@ impl Builder {
             split_only: raw.split_only,
             privileged: raw.privileged,
             query_flags,
+            env_flags,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.shells);

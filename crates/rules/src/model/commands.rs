@@ -163,6 +163,9 @@ pub struct Shell {
     /// Options that make it print something and exit (`bash --version`): with one of them and
     /// no code flag or operand, standard input is not read as code.
     pub query_flags: Vec<String>,
+    /// Options whose value (`NAME=VALUE`) is a variable of the environment the code runs in
+    /// (`tmux new-session -e NAME=VALUE`): the code is judged as if it began by exporting it.
+    pub env_flags: Vec<String>,
     /// What it does, for explanations.
     pub why: Option<String>,
 }
