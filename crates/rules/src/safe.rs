@@ -67,6 +67,22 @@ impl Policy {
         self.safe_in(view, true)
     }
 
+    /// The file a `tasks` entry's command runs when its task operand is a path (`bun run
+    /// /tmp/x.js`, `bun test ./x.test.ts`): the first operand, when it is path-shaped
+    /// (`[classify]` class `path`). The evaluator judges it as a script it runs.
+    #[must_use]
+    pub fn task_file<'w>(&self, view: &CommandView<'w>) -> Option<&'w Word> {
+        let entries = self.lookup_all(&self.declared.safe, view.words, false, &|e: &SafeEntry| {
+            e.tasks
+        });
+        entries.iter().find_map(|entry| {
+            let takes = |name: &str| entry.value_flags.iter().any(|v| v == name);
+            let scan = flags::scan(view.words, entry.verb.len(), &takes);
+            let word = view.words.get(*scan.operands.first()?)?;
+            (self.classify(&word.cooked) == TokenClass::Path).then_some(word)
+        })
+    }
+
     fn safe_in(&self, view: &CommandView<'_>, any_dir: bool) -> SafeVerdict<'_> {
         let os = std::env::consts::OS;
         // Flags that take a value: the entry's own, and those its argument roles know of.

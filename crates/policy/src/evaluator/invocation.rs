@@ -286,7 +286,11 @@ impl<'a> Run<'a> {
                         return;
                     }
                     let runs_code = class == EffectClass::Toolchain || hooks;
-                    if !runs_code || self.runs_in_run_zone(&ctx, judged) {
+                    if !runs_code {
+                        return;
+                    }
+                    if self.runs_in_run_zone(&ctx, judged) && self.task_file_runs(inv, &ctx, judged)
+                    {
                         return;
                     }
                 }

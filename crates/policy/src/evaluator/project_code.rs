@@ -82,6 +82,33 @@ impl Run<'_> {
         }
     }
 
+    /// Whether a toolchain whose task is a file (`bun run src/cli.ts`) runs it as the
+    /// project's code: the file is inside a run zone. One outside (`bun run /tmp/x.js`) is code
+    /// from elsewhere; records why.
+    pub(super) fn task_file_runs(
+        &self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) -> bool {
+        let view = inv.view();
+        let Some(word) = self.policy().task_file(&view) else {
+            return true;
+        };
+        if word.literal && self.project_code_file(&word.cooked, ctx).is_some() {
+            return true;
+        }
+        judged.reason(
+            ReasonKind::Code,
+            None,
+            format!(
+                "runs `{}`, a file outside every run zone (code from elsewhere)",
+                display::escape(&word.raw)
+            ),
+        );
+        false
+    }
+
     /// Whether the catalog entry for the name of `inv`'s program, a file outside the trusted
     /// bin directories, refuses the call (`./gradlew build -p /tmp/x`); records why.
     pub(super) fn judge_refused_anywhere(&self, inv: &Invocation, judged: &mut Judged) -> bool {
