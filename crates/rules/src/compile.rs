@@ -421,6 +421,11 @@ impl Builder {
                 &mut settings.toolchain_code,
             ),
             (
+                "repository_programs",
+                &raw.repository_programs,
+                &mut settings.repository_programs,
+            ),
+            (
                 "secret_names",
                 &raw.secret_names,
                 &mut settings.secret_names,

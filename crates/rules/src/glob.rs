@@ -9,8 +9,9 @@
 //! * `[…]` is a class (`[!…]` or `[^…]` negated, `a-z` ranges, `]` first is literal), `{a,b}`
 //!   alternatives, and `\` escapes the next character.
 //!
-//! Matched against a *word* rather than a path (a grant's word glob such as `v*`, or one
-//! segment of a grant's path glob), the word is one segment: `*` and `?` also match `/`.
+//! Matched against a *word* rather than a path (`unless_args`, a grant's word glob such as
+//! `v*`, or one segment of a grant's path glob), the word is one segment: `*` and `?` also
+//! match `/`.
 //!
 //! A command's own globs (`rm src/*.rs`) are not in this dialect: bash expands them against
 //! the file system with its own rules, which the gate emulates where it judges them.
@@ -26,7 +27,7 @@ pub(crate) fn path_glob(pattern: &str) -> Result<globset::Glob, globset::Error> 
 }
 
 /// The dialect over one word or segment: `/` is an ordinary character.
-fn word_glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
+pub(crate) fn word_glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
     GlobBuilder::new(pattern).literal_separator(false).build()
 }
 

@@ -21,11 +21,16 @@ use regex::{Regex, RegexSet};
 use crate::classify::{Classifier, TokenClass};
 use crate::glob;
 
-/// Compiles globs of the policy dialect (see `glob.rs`) into one set.
-pub(crate) fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
+/// Compiles globs of the policy dialect (see `glob.rs`) into one set: over paths, or over
+/// whole words (`words`: `*` and `?` also match `/`).
+pub(crate) fn glob_set(patterns: &[String], words: bool) -> Result<GlobSet, globset::Error> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
-        builder.add(glob::path_glob(pattern)?);
+        builder.add(if words {
+            glob::word_glob(pattern)?
+        } else {
+            glob::path_glob(pattern)?
+        });
     }
     builder.build()
 }
@@ -39,6 +44,8 @@ pub(crate) fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
 #[derive(Clone)]
 pub(crate) struct LazyGlobSet {
     patterns: Vec<String>,
+    /// Matched against whole words: `*` and `?` also match `/`.
+    words: bool,
     /// Grouped by guard on first use (boxed: most sets are never used).
     groups: OnceLock<Box<GlobGroups>>,
 }
@@ -149,7 +156,7 @@ impl GlobGroup {
         }
     }
 
-    fn set(&self, patterns: &[String]) -> Option<&GlobSet> {
+    fn set(&self, patterns: &[String], words: bool) -> Option<&GlobSet> {
         self.set
             .get_or_init(|| {
                 let mine: Vec<String> = self
@@ -157,20 +164,21 @@ impl GlobGroup {
                     .iter()
                     .filter_map(|i| patterns.get(*i).cloned())
                     .collect();
-                glob_set(&mine).ok()
+                glob_set(&mine, words).ok()
             })
             .as_ref()
     }
 
     /// Whether one of the group's globs matches (true when they cannot be compiled).
-    fn is_match(&self, patterns: &[String], text: &str) -> bool {
-        self.set(patterns).is_none_or(|set| set.is_match(text))
+    fn is_match(&self, patterns: &[String], words: bool, text: &str) -> bool {
+        self.set(patterns, words)
+            .is_none_or(|set| set.is_match(text))
     }
 
     /// Appends the set indices of the group's globs matching `text` (all of them when they
     /// cannot be compiled).
-    fn matches_into(&self, patterns: &[String], text: &str, out: &mut Vec<usize>) {
-        match self.set(patterns) {
+    fn matches_into(&self, patterns: &[String], words: bool, text: &str, out: &mut Vec<usize>) {
+        match self.set(patterns, words) {
             Some(set) => out.extend(
                 set.matches(text)
                     .into_iter()
@@ -212,12 +220,29 @@ impl GlobGroups {
 }
 
 impl LazyGlobSet {
-    /// A set compiled when first matched.
+    /// A set of path globs, compiled when first matched.
     pub(crate) const fn new(patterns: Vec<String>) -> Self {
         Self {
             patterns,
+            words: false,
             groups: OnceLock::new(),
         }
+    }
+
+    /// A set of globs over whole words (`*` and `?` also match `/`), compiled when first
+    /// matched.
+    pub(crate) const fn over_words(patterns: Vec<String>) -> Self {
+        Self {
+            patterns,
+            words: true,
+            groups: OnceLock::new(),
+        }
+    }
+
+    /// Whether the globs are matched against whole words.
+    #[cfg(test)]
+    pub(crate) const fn is_over_words(&self) -> bool {
+        self.words
     }
 
     fn groups(&self) -> &GlobGroups {
@@ -244,7 +269,7 @@ impl LazyGlobSet {
                 .groups()
                 .candidates(text)
                 .iter()
-                .any(|g| g.is_match(&self.patterns, text))
+                .any(|g| g.is_match(&self.patterns, self.words, text))
     }
 
     /// The indices of the globs matching `text`, ascending, into `out` (cleared first);
@@ -255,7 +280,7 @@ impl LazyGlobSet {
             return;
         }
         for group in self.groups().candidates(text) {
-            group.matches_into(&self.patterns, text, out);
+            group.matches_into(&self.patterns, self.words, text, out);
         }
         out.sort_unstable();
         out.dedup();
@@ -264,19 +289,19 @@ impl LazyGlobSet {
     /// Builds every part now; the error says why one cannot be built.
     #[cfg(test)]
     pub(crate) fn force(&self) -> Result<(), String> {
-        glob_set(&self.patterns).map_err(|e| e.to_string())?;
+        glob_set(&self.patterns, self.words).map_err(|e| e.to_string())?;
         let groups = self.groups();
         groups.literals.force()?;
         for group in groups.guarded.iter().chain(&groups.unguarded) {
             group
-                .set(&self.patterns)
+                .set(&self.patterns, self.words)
                 .ok_or("a glob group cannot be built")?;
         }
         Ok(())
     }
 }
 
-/// The longest run of literal characters that every path a glob (`*` not crossing `/`)
+/// The longest run of literal characters that every text a glob (over paths or words)
 /// matches contains, or `None` (then the glob is always tried).
 ///
 /// Sound by construction: reading left to right, literal characters match themselves, `*`
@@ -611,7 +636,7 @@ mod tests {
             "*.pem".to_owned(),
         ];
         let lazy = LazyGlobSet::new(patterns.clone());
-        let compiled = glob_set(&patterns).unwrap();
+        let compiled = glob_set(&patterns, false).unwrap();
         for text in [
             "/etc/passwd",
             "~/.ssh/id_rsa",

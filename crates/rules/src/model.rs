@@ -454,6 +454,10 @@ pub struct VerbRoles {
     /// (`chmod`, `touch`, `rm`): a script it names stays the project's code (see
     /// [`crate::Policy::keeps_content`]).
     pub keeps_content: bool,
+    /// Its destination may be a directory that the other operands are copied or moved into
+    /// (`cp x.sh .git/hooks`, `mv settings.json .claude/`, `cp -t DIR FILE`): each source is
+    /// also written as `DEST/NAME`.
+    pub into_directory: bool,
 }
 
 /// The role of one key of a setting option's `KEY=VALUE` value.
@@ -484,6 +488,10 @@ pub struct ArgRole {
     pub recursive: bool,
     /// An operand, not an option's value.
     pub operand: bool,
+    /// A path a copy, move or link may create inside its destination directory (`cp x.sh
+    /// .git/hooks` → `.git/hooks/x.sh`; see the `[[verb]]` key `into_directory`): judged
+    /// against the protected paths only, since its zone is its destination's.
+    pub inside: bool,
 }
 
 /// A zone template such as `{project}` or `{home}/.cache`.
@@ -624,6 +632,11 @@ pub struct Settings {
     /// toolchain's working directory makes that toolchain run code the command brings. Every
     /// layer may add globs.
     pub toolchain_code: Vec<String>,
+    /// Globs over command names of programs that run code their repository's configuration
+    /// names (git: `core.fsmonitor`, `core.sshCommand`, diff and merge drivers): one that works
+    /// in a directory the same command wrote as a whole (copied, made), or in which it wrote a
+    /// bare repository's `config`, runs code the command brings. Every layer may add globs.
+    pub repository_programs: Vec<String>,
     /// Globs over variable names whose values are secrets (`*TOKEN*`, `AWS_SECRET_*`):
     /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
     /// agent's transcript, so it needs a person. Every layer may add globs.
@@ -663,6 +676,7 @@ impl Default for Settings {
             release_names: Vec::new(),
             console_names: Vec::new(),
             toolchain_code: Vec::new(),
+            repository_programs: Vec::new(),
             secret_names: Vec::new(),
             code_loading_variables: Vec::new(),
             command_variables: Vec::new(),

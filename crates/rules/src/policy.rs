@@ -98,6 +98,8 @@ pub struct Policy {
     pub(crate) console_set: LazyGlobSet,
     /// `settings.toolchain_code` as one set.
     pub(crate) toolchain_code_set: LazyGlobSet,
+    /// `settings.repository_programs` as one set.
+    pub(crate) repository_program_set: LazyGlobSet,
     /// `settings.secret_names` as one set.
     pub(crate) secret_set: LazyGlobSet,
     /// `settings.code_loading_variables` as one set.
@@ -220,6 +222,7 @@ impl Policy {
         let release_set = LazyGlobSet::new(settings.release_names.clone());
         let console_set = LazyGlobSet::new(settings.console_names.clone());
         let toolchain_code_set = LazyGlobSet::new(settings.toolchain_code.clone());
+        let repository_program_set = LazyGlobSet::new(settings.repository_programs.clone());
         let secret_set = LazyGlobSet::new(settings.secret_names.clone());
         let code_loading_set = WordGlobSet::new(settings.code_loading_variables.clone());
         let command_variable_set = WordGlobSet::new(settings.command_variables.clone());
@@ -227,6 +230,7 @@ impl Policy {
             release_set,
             console_set,
             toolchain_code_set,
+            repository_program_set,
             secret_set,
             code_loading_set,
             command_variable_set,
@@ -351,6 +355,16 @@ impl Policy {
     #[must_use]
     pub fn is_toolchain_code(&self, file_name: &str) -> bool {
         self.toolchain_code_set.is_match(file_name)
+    }
+
+    /// Whether `words` run a program that runs code its repository's configuration names
+    /// (`settings.repository_programs`: `git`), in any directory.
+    #[must_use]
+    pub fn is_repository_program(&self, words: &[Word]) -> bool {
+        words
+            .first()
+            .and_then(|w| self.command_name(w))
+            .is_some_and(|(name, _)| self.repository_program_set.is_match(name))
     }
 
     /// What a task, script or target name, or an operand of a project script or program, says

@@ -53,6 +53,7 @@ table! {
         release_names: Option<TextList> = get,
         console_names: Option<TextList> = get,
         toolchain_code: Option<TextList> = get,
+        repository_programs: Option<TextList> = get,
         secret_names: Option<TextList> = get,
         code_loading_variables: Option<TextList> = get,
         command_variables: Option<TextList> = get,
@@ -255,6 +256,7 @@ table! {
         recursive: bool = or_default,
         searches_cwd: bool = or_default,
         keeps_content: bool = or_default,
+        into_directory: bool = or_default,
     }
 }
 

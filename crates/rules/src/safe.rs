@@ -254,6 +254,7 @@ impl Policy {
                     text: text.to_owned(),
                     recursive: false,
                     operand,
+                    inside: false,
                 })
                 .collect();
         };
@@ -287,6 +288,7 @@ impl Policy {
                     text: value.to_owned(),
                     recursive: recursive && role.follows_below(),
                     operand: true,
+                    inside: false,
                 });
                 continue;
             }
@@ -305,8 +307,12 @@ impl Policy {
                     text: word.cooked.clone(),
                     recursive: recursive && role.follows_below(),
                     operand: true,
+                    inside: false,
                 });
             }
+        }
+        if entry.into_directory {
+            into_directory(&mut out, &scan.operands);
         }
         // A pathspec is a read when it looks like a path, else a value. An object name that
         // names a file in a revision or in the index (`HEAD:.env`, `origin/main:src/x.rs`,
@@ -451,6 +457,7 @@ impl VerbRoles {
             text: text.to_owned(),
             recursive: false,
             operand: false,
+            inside: false,
         };
         if self.setting_flags.contains(&hit.flag) {
             return setting_role(&self.settings, &hit.text).map_or_else(
@@ -465,6 +472,37 @@ impl VerbRoles {
             .map_or(Role::Value, |(_, r)| *r);
         plain(role, &hit.text)
     }
+}
+
+/// `cp SRC… DEST`, `mv SRC… DEST/`, `cp -t DEST SRC…`: DEST may be a directory, so each source
+/// is also written as `DEST/NAME` (its last path component), with DEST's role. The destination
+/// is a written option value (`-t`), else the last of two or more operands.
+fn into_directory(out: &mut Vec<ArgRole>, operands: &[usize]) {
+    let option = out
+        .iter()
+        .find(|r| r.role == Role::WritePath && !r.operand)
+        .cloned();
+    let destination = option.or_else(|| {
+        let last = operands.last().filter(|_| operands.len() >= 2)?;
+        out.iter().find(|r| r.index == *last).cloned()
+    });
+    let Some(destination) = destination else {
+        return;
+    };
+    let dir = destination.text.trim_end_matches('/');
+    let named: Vec<ArgRole> = out
+        .iter()
+        .filter(|r| r.operand && r.index != destination.index)
+        .filter_map(|source| {
+            let name = source.text.trim_end_matches('/').rsplit('/').next()?;
+            (!matches!(name, "" | "." | "..")).then(|| ArgRole {
+                text: format!("{dir}/{name}"),
+                inside: true,
+                ..destination.clone()
+            })
+        })
+        .collect();
+    out.extend(named);
 }
 
 /// The file an object name reads (`HEAD:.env` → `.env`, `:0:.env` → `.env`), if `text` is

@@ -40,7 +40,7 @@ impl Run<'_> {
         if relative {
             let places = roles
                 .iter()
-                .filter(|r| matches!(r.role, Role::WritePath | Role::DeletePath))
+                .filter(|r| matches!(r.role, Role::WritePath | Role::DeletePath) && !r.inside)
                 .filter(|r| words.get(r.index).is_some_and(|w| w.literal));
             for place in places {
                 let place = Path::new(&place.text);

@@ -28,6 +28,10 @@ pub(super) enum Certainty {
     Certain,
     /// A guess about an unknown command's operand.
     Possible,
+    /// A path a copy or move may create inside its destination (`cp x.sh .git/hooks`):
+    /// judged against the protected paths as certain, and not against the zones (its
+    /// destination is).
+    Inside,
 }
 
 /// A path operand: its word, the path part of it (see [`Run::judge_path`]), and how it is
@@ -93,6 +97,9 @@ impl<'a> Run<'a> {
                 self.start_build(ctx.cwd);
                 judged.runs_below = ctx.cwd.map(Path::to_path_buf);
             }
+            if self.policy().is_repository_program(&inv.words) {
+                judged.repository = ctx.cwd.map(Path::to_path_buf);
+            }
             self.judge_cwd(inv, ctx, safe, judged);
             // A finder's roles are those of its own words, not of the commands it carries.
             let own = self
@@ -131,6 +138,11 @@ impl<'a> Run<'a> {
             for role in &roles {
                 let Some(word) = words.get(role.index) else {
                     continue;
+                };
+                let certainty = if role.inside {
+                    Certainty::Inside
+                } else {
+                    certainty
                 };
                 // `{}` stands for each found file: judged below, by where they are found —
                 // or, deeper inside a finder's command (`-exec sh -c 'cat "$1"' _ {} ;`), a
@@ -683,7 +695,7 @@ impl<'a> Run<'a> {
             Access::Write => entry.write,
         };
         let (forced, what) = match certainty {
-            Certainty::Certain => (forced, access.to_string()),
+            Certainty::Certain | Certainty::Inside => (forced, access.to_string()),
             Certainty::Possible => (
                 forced.min(Decision::NeedsPrompt),
                 format!("possible {access}"),
@@ -748,6 +760,8 @@ impl<'a> Run<'a> {
         let what = match certainty {
             Certainty::Certain => access.to_string(),
             Certainty::Possible => format!("possible {access}"),
+            // Its destination's zone decides.
+            Certainty::Inside => return,
         };
         let shown = display::escape(shown);
         if access == Access::Read

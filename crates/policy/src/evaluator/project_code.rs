@@ -244,6 +244,25 @@ impl Run<'_> {
                                 .is_some_and(|n| policy.is_toolchain_code(n)))
                 })
             });
+            // A repository the command copied or made, or whose bare `config` it wrote, names
+            // the programs git runs (`core.fsmonitor`, `core.sshCommand`).
+            let repository = judged.repository.as_ref().and_then(|dir| {
+                known.iter().find(|w| {
+                    paths::is_within(dir, w)
+                        || (w.parent() == Some(dir.as_path())
+                            && w.file_name().is_some_and(|n| n == "config"))
+                })
+            });
+            if let Some(w) = repository {
+                judged.ask_unsaveable(
+                    ReasonKind::Code,
+                    None,
+                    format!(
+                        "runs in a repository whose configuration this command writes (`{}`): it can name programs that run (`core.fsmonitor`, `core.sshCommand`)",
+                        display::escape(&w.to_string_lossy())
+                    ),
+                );
+            }
             if let Some(w) = toolchain_code {
                 judged.ask_unsaveable(
                     ReasonKind::Code,

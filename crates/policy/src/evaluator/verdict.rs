@@ -45,6 +45,9 @@ pub(super) struct Judged {
     /// A project toolchain: the working directory whose build files, tests and configuration
     /// it runs (see `Run::judge_written_code`).
     pub(super) runs_below: Option<PathBuf>,
+    /// The repository directory of a program that runs code its repository's configuration
+    /// names (`settings.repository_programs`), for [`super::Run::judge_written_code`].
+    pub(super) repository: Option<PathBuf>,
 }
 
 /// The network effects of an invocation, from its argument roles.
@@ -77,6 +80,7 @@ impl Judged {
             project_code: Vec::new(),
             writes_below: None,
             runs_below: None,
+            repository: None,
         }
     }
 

@@ -90,7 +90,7 @@ impl Builder {
             unless_globs.push(pattern.clone());
             unless_args.push(UnlessArg { pattern, why });
         }
-        let unless_globs = cx.glob_matcher(unless_globs, span.clone(), "unless_args");
+        let unless_globs = cx.word_glob_matcher(unless_globs, span.clone(), "unless_args");
         let max_operands = raw.max_operands.as_mut().map(|max| {
             let max = max.get_mut();
             let count = super::count(cx, Some(&max.count), "max_operands.count");
@@ -411,6 +411,7 @@ impl Builder {
             recursive: raw.recursive,
             searches_cwd: raw.searches_cwd,
             keeps_content: raw.keeps_content,
+            into_directory: raw.into_directory,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.verbs);
     }

@@ -56,7 +56,7 @@ impl Check {
             Self::GlobList { span, key, globs } => {
                 // Each bad glob is reported by its own check; this is about their number.
                 let each_compiles = globs.iter().all(|g| glob::path_glob(g).is_ok());
-                if let (true, Err(e)) = (each_compiles, glob_set(globs)) {
+                if let (true, Err(e)) = (each_compiles, glob_set(globs, false)) {
                     errors.push(file.error(
                         PolicyError::BadGlob,
                         span.clone(),

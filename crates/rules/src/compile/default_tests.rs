@@ -379,7 +379,12 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                     &entry.value_flags[..],
                     &entry.recursive_flags[..],
                     &entry.link_flags[..],
-                    (entry.recursive, entry.searches_cwd, entry.keeps_content),
+                    (
+                        entry.recursive,
+                        entry.searches_cwd,
+                        entry.keeps_content,
+                        entry.into_directory,
+                    ),
                 ),
                 (
                     &verb,
@@ -396,6 +401,7 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                         flag("recursive"),
                         flag("searches_cwd"),
                         flag("keeps_content"),
+                        flag("into_directory"),
                     ),
                 ),
             );
@@ -428,6 +434,10 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
     assert_eq!(p.console_set.patterns(), list("console_names"));
     assert_eq!(p.declared.settings.toolchain_code, list("toolchain_code"));
     assert_eq!(p.toolchain_code_set.patterns(), list("toolchain_code"));
+    assert_eq!(
+        p.repository_program_set.patterns(),
+        list("repository_programs")
+    );
     assert_eq!(p.declared.settings.secret_names, list("secret_names"));
     assert_eq!(p.secret_set.patterns(), list("secret_names"));
     assert_eq!(
@@ -664,7 +674,7 @@ fn guarded_glob_sets_find_what_compiled_sets_find() {
     corpus.dedup();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for set in sets.into_iter().filter(|set| !set.patterns().is_empty()) {
-        let compiled = glob_set(set.patterns()).unwrap();
+        let compiled = glob_set(set.patterns(), set.is_over_words()).unwrap();
         let mut hits = 0;
         for text in &corpus {
             set.matches_into(text, &mut a);

@@ -258,6 +258,22 @@ impl FileCx<'_> {
         LazyGlobSet::new(globs)
     }
 
+    /// As [`FileCx::glob_matcher`], for globs over whole words (`unless_args`): `*` and `?`
+    /// also match `/`.
+    pub(crate) fn word_glob_matcher(
+        &mut self,
+        globs: Vec<String>,
+        span: Range<usize>,
+        key: &'static str,
+    ) -> LazyGlobSet {
+        self.check(|| Check::GlobList {
+            span,
+            key,
+            globs: globs.clone(),
+        });
+        LazyGlobSet::over_words(globs)
+    }
+
     /// Records that `patterns` must compile together as one regex set.
     pub(crate) fn check_regexes(&mut self, patterns: &[&Text], key: &'static str) {
         self.check(|| Check::Regexes {
