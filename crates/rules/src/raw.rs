@@ -174,6 +174,7 @@ table! {
         assignments: Option<Spanned<bool>> = get,
         positionals: Option<Spanned<i64>> = get,
         stop_at: Option<Spanned<Vec<Text>>> = get,
+        positionals_until: Option<Spanned<Vec<Text>>> = get,
         query_flags: Option<Spanned<Vec<Text>>> = get,
         appends_args: Option<Spanned<bool>> = get,
         /// `exec-option` only.

@@ -335,6 +335,19 @@ fn prefix_inner(
             i += 1;
         }
     }
+    // `mise x node@20 python@3.12 -- CMD`: the words before `--` are the wrapper's own.
+    if let Some(end) = words
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .position(|w| w.literal && exactly(&w.cooked, &prefix.positionals_until))
+    {
+        for word in words.get(i..i + end).unwrap_or_default() {
+            note_value(Some(word));
+            transparent = false;
+        }
+        i += end + 1;
+    }
     let mut skip = prefix.positionals;
     while skip > 0 && words.get(i).is_some() {
         note_value(words.get(i));

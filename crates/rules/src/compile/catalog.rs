@@ -500,13 +500,17 @@ fn wrapper_mode(
         },
     };
     // The keys each mode takes beyond `verb`, `privileged`, `mode` and `why`.
-    let prefix_only: [(&str, Option<Range<usize>>); 8] = [
+    let prefix_only: [(&str, Option<Range<usize>>); 9] = [
         ("runs", raw.runs.as_ref().map(Spanned::span)),
         ("local_flags", raw.local_flags.as_ref().map(Spanned::span)),
         ("local_bins", raw.local_bins.as_ref().map(Spanned::span)),
         ("assignments", raw.assignments.as_ref().map(Spanned::span)),
         ("positionals", raw.positionals.as_ref().map(Spanned::span)),
         ("stop_at", raw.stop_at.as_ref().map(Spanned::span)),
+        (
+            "positionals_until",
+            raw.positionals_until.as_ref().map(Spanned::span),
+        ),
         ("query_flags", raw.query_flags.as_ref().map(Spanned::span)),
         ("appends_args", raw.appends_args.as_ref().map(Spanned::span)),
     ];
@@ -640,6 +644,7 @@ fn wrapper_mode(
             assignments: raw.assignments.as_ref().is_some_and(|b| *b.get_ref()),
             positionals: count(cx, raw.positionals.as_ref(), "positionals"),
             stop_at: words(&raw.stop_at),
+            positionals_until: words(&raw.positionals_until),
             query_flags,
             appends_args: raw.appends_args.as_ref().is_some_and(|b| *b.get_ref()),
             null_flags,

@@ -314,6 +314,7 @@ fn wrappers_hold_every_value(p: &Policy, file: &toml::Table) {
                     .and_then(toml::Value::as_integer)
                     .map_or(0, |n| usize::try_from(n).unwrap()),
                 stop_at: list("stop_at"),
+                positionals_until: list("positionals_until"),
                 query_flags: list("query_flags"),
                 appends_args: boolean(&raw, "appends_args"),
                 null_flags: list("null_flags"),

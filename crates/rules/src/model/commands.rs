@@ -48,6 +48,10 @@ pub struct PrefixMode {
     pub positionals: usize,
     /// Words that end option parsing (`--`).
     pub stop_at: Vec<String>,
+    /// Words that, when one is present after the options, end the wrapper's own positionals
+    /// (`mise x node@20 -- CMD`: tool specs before `--`). Positionals name what the wrapper
+    /// fetches or sets up: with any, it is not transparent.
+    pub positionals_until: Vec<String>,
     /// Options that make the wrapper run nothing (`command -v`): no inner command.
     pub query_flags: Vec<String>,
     /// The inner command receives unknown appended arguments (`xargs`).
