@@ -100,6 +100,16 @@ impl<'a> Run<'a> {
             if self.policy().is_repository_program(&inv.words) {
                 judged.repository = ctx.cwd.map(Path::to_path_buf);
             }
+            // (A toolchain such as `python -m pytest` runs the project's modules by design.)
+            if let Some(crate::expand::Opaque::Interpreter { script: None, .. }) = &inv.opaque
+                && class != Some(EffectClass::Toolchain)
+                && self
+                    .policy()
+                    .interpreter(&inv.words)
+                    .is_some_and(|entry| entry.imports_cwd)
+            {
+                judged.imports_from = ctx.cwd.map(Path::to_path_buf);
+            }
             self.judge_cwd(inv, ctx, safe, judged);
             // A finder's roles are those of its own words, not of the commands it carries.
             let own = self

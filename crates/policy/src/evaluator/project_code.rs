@@ -253,6 +253,26 @@ impl Run<'_> {
                             && w.file_name().is_some_and(|n| n == "config"))
                 })
             });
+            // `python3 -c`/`-m` imports from its working directory first: a module file written
+            // there (`argparse.py`, `json/__init__.py`, a copied package) shadows the library.
+            let imported = judged.imports_from.as_ref().and_then(|dir| {
+                known.iter().find(|w| {
+                    let parent = w.parent();
+                    (parent == Some(dir.as_path()) && w.extension().is_none_or(|e| e == "py"))
+                        || (w.file_name().is_some_and(|n| n == "__init__.py")
+                            && parent.and_then(Path::parent) == Some(dir.as_path()))
+                })
+            });
+            if let Some(w) = imported {
+                judged.ask_unsaveable(
+                    ReasonKind::Code,
+                    None,
+                    format!(
+                        "imports modules from its working directory first, where this command writes `{}`: code it brings, which the gate cannot read",
+                        display::escape(&w.to_string_lossy())
+                    ),
+                );
+            }
             if let Some(w) = repository {
                 judged.ask_unsaveable(
                     ReasonKind::Code,

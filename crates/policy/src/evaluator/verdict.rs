@@ -48,6 +48,9 @@ pub(super) struct Judged {
     /// The repository directory of a program that runs code its repository's configuration
     /// names (`settings.repository_programs`), for [`super::Run::judge_written_code`].
     pub(super) repository: Option<PathBuf>,
+    /// The directory an interpreter imports modules from first (`[[interpreter]]`
+    /// `imports_cwd`: `python3 -c`, `-m`), for [`super::Run::judge_written_code`].
+    pub(super) imports_from: Option<PathBuf>,
 }
 
 /// The network effects of an invocation, from its argument roles.
@@ -81,6 +84,7 @@ impl Judged {
             writes_below: None,
             runs_below: None,
             repository: None,
+            imports_from: None,
         }
     }
 

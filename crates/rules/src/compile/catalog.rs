@@ -298,6 +298,7 @@ impl Builder {
             stdin: raw.stdin,
             script_operand: raw.script_operand,
             program_operand: raw.program_operand,
+            imports_cwd: raw.imports_cwd,
             unsafe_program: patterns,
             why,
             inline,

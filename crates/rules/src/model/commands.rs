@@ -194,6 +194,10 @@ pub struct Interpreter {
     /// The first operand is a program (awk, sed) that is unsafe only when it matches one of
     /// `unsafe_program`.
     pub program_operand: bool,
+    /// Its inline code, modules and standard input import from the working directory first
+    /// (Python's `sys.path[0]` for `-c`, `-m` and `-`): a module file this command writes there
+    /// (`argparse.py`, `json/__init__.py`) is code it brings.
+    pub imports_cwd: bool,
     /// Regexes over a program that make it unsafe.
     pub unsafe_program: Vec<String>,
     /// Why it is opaque.
