@@ -426,6 +426,11 @@ impl Builder {
                 &mut settings.repository_programs,
             ),
             (
+                "repository_config",
+                &raw.repository_config,
+                &mut settings.repository_config,
+            ),
+            (
                 "secret_names",
                 &raw.secret_names,
                 &mut settings.secret_names,

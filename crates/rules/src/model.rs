@@ -637,6 +637,10 @@ pub struct Settings {
     /// in a directory the same command wrote as a whole (copied, made), or in which it wrote a
     /// bare repository's `config`, runs code the command brings. Every layer may add globs.
     pub repository_programs: Vec<String>,
+    /// Globs over the file names of a repository program's configuration in the directory it
+    /// works in (`config`, `.npmrc`): one the same command writes there makes it run code, or
+    /// send credentials, as the command says. Every layer may add globs.
+    pub repository_config: Vec<String>,
     /// Globs over variable names whose values are secrets (`*TOKEN*`, `AWS_SECRET_*`):
     /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
     /// agent's transcript, so it needs a person. Every layer may add globs.
@@ -677,6 +681,7 @@ impl Default for Settings {
             console_names: Vec::new(),
             toolchain_code: Vec::new(),
             repository_programs: Vec::new(),
+            repository_config: Vec::new(),
             secret_names: Vec::new(),
             code_loading_variables: Vec::new(),
             command_variables: Vec::new(),

@@ -100,6 +100,8 @@ pub struct Policy {
     pub(crate) toolchain_code_set: LazyGlobSet,
     /// `settings.repository_programs` as one set.
     pub(crate) repository_program_set: LazyGlobSet,
+    /// `settings.repository_config` as one set.
+    pub(crate) repository_config_set: LazyGlobSet,
     /// `settings.secret_names` as one set.
     pub(crate) secret_set: LazyGlobSet,
     /// `settings.code_loading_variables` as one set.
@@ -223,6 +225,7 @@ impl Policy {
         let console_set = LazyGlobSet::new(settings.console_names.clone());
         let toolchain_code_set = LazyGlobSet::new(settings.toolchain_code.clone());
         let repository_program_set = LazyGlobSet::new(settings.repository_programs.clone());
+        let repository_config_set = LazyGlobSet::new(settings.repository_config.clone());
         let secret_set = LazyGlobSet::new(settings.secret_names.clone());
         let code_loading_set = WordGlobSet::new(settings.code_loading_variables.clone());
         let command_variable_set = WordGlobSet::new(settings.command_variables.clone());
@@ -231,6 +234,7 @@ impl Policy {
             console_set,
             toolchain_code_set,
             repository_program_set,
+            repository_config_set,
             secret_set,
             code_loading_set,
             command_variable_set,
@@ -365,6 +369,13 @@ impl Policy {
             .first()
             .and_then(|w| self.command_name(w))
             .is_some_and(|(name, _)| self.repository_program_set.is_match(name))
+    }
+
+    /// Whether a file name is one of a repository program's configuration files
+    /// (`settings.repository_config`: `config`, `.npmrc`).
+    #[must_use]
+    pub fn is_repository_config(&self, file_name: &str) -> bool {
+        self.repository_config_set.is_match(file_name)
     }
 
     /// What a task, script or target name, or an operand of a project script or program, says

@@ -54,6 +54,7 @@ table! {
         console_names: Option<TextList> = get,
         toolchain_code: Option<TextList> = get,
         repository_programs: Option<TextList> = get,
+        repository_config: Option<TextList> = get,
         secret_names: Option<TextList> = get,
         code_loading_variables: Option<TextList> = get,
         command_variables: Option<TextList> = get,

@@ -516,7 +516,7 @@ fn object_path(text: &str) -> Option<&str> {
     let (revision, path) = text.split_once(':')?;
     let path = if revision.is_empty() {
         let path = match path.split_once(':') {
-            Some((stage, rest)) if matches!(stage, "0" | "1" | "2" | "3") => rest,
+            Some(("0" | "1" | "2" | "3", rest)) => rest,
             _ => path,
         };
         if path.starts_with(['/', '(', '!', '^']) {

@@ -244,13 +244,16 @@ impl Run<'_> {
                                 .is_some_and(|n| policy.is_toolchain_code(n)))
                 })
             });
-            // A repository the command copied or made, or whose bare `config` it wrote, names
-            // the programs git runs (`core.fsmonitor`, `core.sshCommand`).
+            // A repository the command copied or made, or whose configuration it wrote
+            // (`settings.repository_config`), names the programs git runs (`core.fsmonitor`,
+            // `core.sshCommand`) or where npm sends its token.
             let repository = judged.repository.as_ref().and_then(|dir| {
                 known.iter().find(|w| {
                     paths::is_within(dir, w)
                         || (w.parent() == Some(dir.as_path())
-                            && w.file_name().is_some_and(|n| n == "config"))
+                            && w.file_name()
+                                .and_then(|n| n.to_str())
+                                .is_some_and(|n| policy.is_repository_config(n)))
                 })
             });
             // `python3 -c`/`-m` imports from its working directory first: a module file written
@@ -278,7 +281,7 @@ impl Run<'_> {
                     ReasonKind::Code,
                     None,
                     format!(
-                        "runs in a repository whose configuration this command writes (`{}`): it can name programs that run (`core.fsmonitor`, `core.sshCommand`)",
+                        "runs in a repository whose configuration this command writes (`{}`): it can name programs that run or a host that receives credentials",
                         display::escape(&w.to_string_lossy())
                     ),
                 );

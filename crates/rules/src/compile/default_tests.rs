@@ -439,6 +439,10 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
         p.repository_program_set.patterns(),
         list("repository_programs")
     );
+    assert_eq!(
+        p.repository_config_set.patterns(),
+        list("repository_config")
+    );
     assert_eq!(p.declared.settings.secret_names, list("secret_names"));
     assert_eq!(p.secret_set.patterns(), list("secret_names"));
     assert_eq!(
