@@ -52,6 +52,7 @@ use crate::grant_rule::GrantRule;
 use crate::trust::{GrantSource, TrustState};
 
 mod assignments;
+mod brought_files;
 mod builds;
 mod clause_text;
 mod combine;

@@ -11,6 +11,7 @@ use crate::evaluation::ReasonKind;
 use crate::matching::MatchContext;
 use crate::paths;
 
+use super::brought_files::brought_by_files;
 use super::path_effects::Certainty;
 use super::run::Run;
 use super::verdict::Judged;
@@ -232,69 +233,8 @@ impl Run<'_> {
         }
         let policy = self.policy();
         for judged in &mut self.judged {
-            // A toolchain runs the build files, tests and configuration below its working
-            // directory (`settings.toolchain_code`): one this command writes, or the whole
-            // directory written by it (cloned, copied), is code it brings.
-            let toolchain_code = judged.runs_below.as_ref().and_then(|dir| {
-                known.iter().find(|w| {
-                    paths::is_within(dir, w)
-                        || (paths::is_within(w, dir)
-                            && w.file_name()
-                                .and_then(|n| n.to_str())
-                                .is_some_and(|n| policy.is_toolchain_code(n)))
-                })
-            });
-            // A repository the command copied or made, or whose configuration it wrote
-            // (`settings.repository_config`), names the programs git runs (`core.fsmonitor`,
-            // `core.sshCommand`) or where npm sends its token.
-            let repository = judged.repository.as_ref().and_then(|dir| {
-                known.iter().find(|w| {
-                    paths::is_within(dir, w)
-                        || (w.parent() == Some(dir.as_path())
-                            && w.file_name()
-                                .and_then(|n| n.to_str())
-                                .is_some_and(|n| policy.is_repository_config(n)))
-                })
-            });
-            // `python3 -c`/`-m` imports from its working directory first: a module file written
-            // there (`argparse.py`, `json/__init__.py`, a copied package) shadows the library.
-            let imported = judged.imports_from.as_ref().and_then(|dir| {
-                known.iter().find(|w| {
-                    let parent = w.parent();
-                    (parent == Some(dir.as_path()) && w.extension().is_none_or(|e| e == "py"))
-                        || (w.file_name().is_some_and(|n| n == "__init__.py")
-                            && parent.and_then(Path::parent) == Some(dir.as_path()))
-                })
-            });
-            if let Some(w) = imported {
-                judged.ask_unsaveable(
-                    ReasonKind::Code,
-                    None,
-                    format!(
-                        "imports modules from its working directory first, where this command writes `{}`: code it brings, which the gate cannot read",
-                        display::escape(&w.to_string_lossy())
-                    ),
-                );
-            }
-            if let Some(w) = repository {
-                judged.ask_unsaveable(
-                    ReasonKind::Code,
-                    None,
-                    format!(
-                        "runs in a repository whose configuration this command writes (`{}`): it can name programs that run or a host that receives credentials",
-                        display::escape(&w.to_string_lossy())
-                    ),
-                );
-            }
-            if let Some(w) = toolchain_code {
-                judged.ask_unsaveable(
-                    ReasonKind::Code,
-                    None,
-                    format!(
-                        "runs the project's build files, tests or configuration, and this command writes `{}`: code it brings, which the gate cannot read",
-                        display::escape(&w.to_string_lossy())
-                    ),
-                );
+            for why in brought_by_files(judged, &known, policy) {
+                judged.ask_unsaveable(ReasonKind::Code, None, why);
             }
             let brought: Vec<String> = judged
                 .project_code

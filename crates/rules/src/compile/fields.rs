@@ -250,12 +250,7 @@ impl FileCx<'_> {
         span: Range<usize>,
         key: &'static str,
     ) -> LazyGlobSet {
-        self.check(|| Check::GlobList {
-            span,
-            key,
-            globs: globs.clone(),
-        });
-        LazyGlobSet::new(globs)
+        LazyGlobSet::new(self.checked_globs(globs, span, key))
     }
 
     /// As [`FileCx::glob_matcher`], for globs over whole words (`unless_args`): `*` and `?`
@@ -266,12 +261,22 @@ impl FileCx<'_> {
         span: Range<usize>,
         key: &'static str,
     ) -> LazyGlobSet {
+        LazyGlobSet::over_words(self.checked_globs(globs, span, key))
+    }
+
+    /// `globs`, recorded to be checked as one set.
+    fn checked_globs(
+        &mut self,
+        globs: Vec<String>,
+        span: Range<usize>,
+        key: &'static str,
+    ) -> Vec<String> {
         self.check(|| Check::GlobList {
             span,
             key,
             globs: globs.clone(),
         });
-        LazyGlobSet::over_words(globs)
+        globs
     }
 
     /// Records that `patterns` must compile together as one regex set.

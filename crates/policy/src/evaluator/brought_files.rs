@@ -1,0 +1,65 @@
+//! Files that make a program run code the command brings: a toolchain's build files
+//! (`settings.toolchain_code`), a repository program's configuration
+//! (`settings.repository_programs`, `settings.repository_config`), and the modules an
+//! interpreter imports from its working directory first (`[[interpreter]]` `imports_cwd`).
+
+use std::path::{Path, PathBuf};
+
+use shellgate_rules::Policy;
+
+use crate::display;
+use crate::paths;
+
+use super::verdict::Judged;
+
+/// Why `judged` runs code this command brings through a file it writes (`known`: the paths it
+/// writes, content included), one reason per kind of file.
+pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Policy) -> Vec<String> {
+    let named = |w: &Path, is: &dyn Fn(&str) -> bool| {
+        w.file_name().and_then(|n| n.to_str()).is_some_and(is)
+    };
+    let mut why = Vec::new();
+    // A toolchain runs the build files, tests and configuration below its working directory:
+    // one this command writes, or the whole directory written by it (cloned, copied).
+    if let Some(w) = judged.runs_below.as_ref().and_then(|dir| {
+        known.iter().find(|w| {
+            paths::is_within(dir, w)
+                || (paths::is_within(w, dir) && named(w, &|n| policy.is_toolchain_code(n)))
+        })
+    }) {
+        why.push(format!(
+            "runs the project's build files, tests or configuration, and this command writes `{}`: code it brings, which the gate cannot read",
+            display::escape(&w.to_string_lossy())
+        ));
+    }
+    // A repository the command copied or made, or whose configuration it wrote, names the
+    // programs git runs (`core.fsmonitor`, `core.sshCommand`) or where npm sends its token.
+    if let Some(w) = judged.repository.as_ref().and_then(|dir| {
+        known.iter().find(|w| {
+            paths::is_within(dir, w)
+                || (w.parent() == Some(dir.as_path())
+                    && named(w, &|n| policy.is_repository_config(n)))
+        })
+    }) {
+        why.push(format!(
+            "runs in a repository whose configuration this command writes (`{}`): it can name programs that run or a host that receives credentials",
+            display::escape(&w.to_string_lossy())
+        ));
+    }
+    // `python3 -c`/`-m` imports from its working directory first: a module file written there
+    // (`argparse.py`, `json/__init__.py`, a copied package) shadows the library.
+    if let Some(w) = judged.imports_from.as_ref().and_then(|dir| {
+        known.iter().find(|w| {
+            let parent = w.parent();
+            (parent == Some(dir.as_path()) && w.extension().is_none_or(|e| e == "py"))
+                || (named(w, &|n| n == "__init__.py")
+                    && parent.and_then(Path::parent) == Some(dir.as_path()))
+        })
+    }) {
+        why.push(format!(
+            "imports modules from its working directory first, where this command writes `{}`: code it brings, which the gate cannot read",
+            display::escape(&w.to_string_lossy())
+        ));
+    }
+    why
+}
