@@ -205,6 +205,7 @@ table! {
         privileged: bool = or_default,
         query_flags: Vec<Text> = or_default,
         env_flags: Vec<Text> = or_default,
+        cwd_flags: Vec<Text> = or_default,
         why: Option<Text> = get,
     }
 }

@@ -18,13 +18,17 @@ pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Poli
     let named = |w: &Path, is: &dyn Fn(&str) -> bool| {
         w.file_name().and_then(|n| n.to_str()).is_some_and(is)
     };
+    // A configuration file applies in its directory and below it (`.npmrc` and `conftest.py`
+    // of a parent directory, a bare repository's `config` above `git -C repo/refs`).
+    let applies_in = |w: &Path, dir: &Path| w.parent().is_some_and(|p| paths::is_within(dir, p));
     let mut why = Vec::new();
     // A toolchain runs the build files, tests and configuration below its working directory:
     // one this command writes, or the whole directory written by it (cloned, copied).
     if let Some(w) = judged.runs_below.as_ref().and_then(|dir| {
         known.iter().find(|w| {
             paths::is_within(dir, w)
-                || (paths::is_within(w, dir) && named(w, &|n| policy.is_toolchain_code(n)))
+                || ((paths::is_within(w, dir) || applies_in(w, dir))
+                    && named(w, &|n| policy.is_toolchain_code(n)))
         })
     }) {
         why.push(format!(
@@ -37,8 +41,7 @@ pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Poli
     if let Some(w) = judged.repository.as_ref().and_then(|dir| {
         known.iter().find(|w| {
             paths::is_within(dir, w)
-                || (w.parent() == Some(dir.as_path())
-                    && named(w, &|n| policy.is_repository_config(n)))
+                || (applies_in(w, dir) && named(w, &|n| policy.is_repository_config(n)))
         })
     }) {
         why.push(format!(
@@ -46,12 +49,18 @@ pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Poli
             display::escape(&w.to_string_lossy())
         ));
     }
-    // `python3 -c`/`-m` imports from its working directory first: a module file written there
-    // (`argparse.py`, `json/__init__.py`, a copied package) shadows the library.
+    // `python3 -c`/`-m` imports from its working directory first: a module written there
+    // (`argparse.py`, a compiled `.pyc` or `.so`, `json/__init__.py`, a copied package, or the
+    // directory written as a whole: `cp /tmp/argparse.py .`) shadows the library.
+    let module = |w: &Path| {
+        w.extension()
+            .is_none_or(|e| e == "py" || e == "pyc" || e == "so")
+    };
     if let Some(w) = judged.imports_from.as_ref().and_then(|dir| {
         known.iter().find(|w| {
             let parent = w.parent();
-            (parent == Some(dir.as_path()) && w.extension().is_none_or(|e| e == "py"))
+            paths::is_within(dir, w)
+                || (parent == Some(dir.as_path()) && module(w))
                 || (named(w, &|n| n == "__init__.py")
                     && parent.and_then(Path::parent) == Some(dir.as_path()))
         })

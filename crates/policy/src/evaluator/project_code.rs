@@ -113,6 +113,17 @@ impl Run<'_> {
     /// Whether the catalog entry for the name of `inv`'s program, a file outside the trusted
     /// bin directories, refuses the call (`./gradlew build -p /tmp/x`); records why.
     pub(super) fn judge_refused_anywhere(&self, inv: &Invocation, judged: &mut Judged) -> bool {
+        if let Some(flag) = self.policy().strip_judged_flag(&inv.words) {
+            judged.reason(
+                ReasonKind::Unsafe,
+                None,
+                format!(
+                    "`{}`: an option with which the program does something of its own (another build file, init script or directory)",
+                    display::escape(flag)
+                ),
+            );
+            return true;
+        }
         let SafeVerdict::Unsafe {
             token,
             why,
@@ -239,7 +250,13 @@ impl Run<'_> {
             let brought: Vec<String> = judged
                 .project_code
                 .iter()
-                .filter(|(file, _)| written.iter().any(|w| file.starts_with(w)))
+                // A directory run as code (`python3 .` runs its `__main__.py`) is brought by a
+                // write below it too.
+                .filter(|(file, _)| {
+                    written
+                        .iter()
+                        .any(|w| file.starts_with(w) || (w.starts_with(file) && w != file))
+                })
                 .map(|(_, shown)| shown.clone())
                 .collect();
             for shown in brought {

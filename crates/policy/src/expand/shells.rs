@@ -3,6 +3,7 @@
 //! again and walked as commands of its own.
 
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 use shellgate_parser::{ParseOptions, Redirect, RedirectOp, RedirectTarget, Word};
 use shellgate_rules::Shell;
@@ -135,7 +136,7 @@ impl Walker<'_> {
         let (code_cwd, code_home) = if shell.remote {
             (None, None)
         } else {
-            (cwd, home)
+            (code_cwd(shell, &words, cwd, home.as_deref()), home)
         };
         // `bash -c 'rm -rf "$1"' _ /`: the arguments after the code are `$0 $1 …`; when they are
         // literal they are bound before the code is judged, so `rm -rf "/"` meets the deny rules.
@@ -261,10 +262,7 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
 /// statically.
 fn env_exports(shell: &Shell, words: &[Word]) -> Result<String, String> {
     let mut exports = String::new();
-    if shell.env_flags.is_empty() {
-        return Ok(exports);
-    }
-    let mut export = |word: &Word, value: &str| {
+    for (word, value) in option_values(shell, words, &shell.env_flags) {
         if !word.literal {
             return Err(format!(
                 "the variable `{}` given to the new shell is not known statically",
@@ -274,8 +272,41 @@ fn env_exports(shell: &Shell, words: &[Word]) -> Result<String, String> {
         exports.push_str("export '");
         exports.push_str(&value.replace('\'', "'\\''"));
         exports.push_str("';\n");
-        Ok(())
+    }
+    Ok(exports)
+}
+
+/// The working directory a shell's code runs in: the value of the last of its `cwd_flags`
+/// (`tmux new-session -c DIR`), resolved; `None` when it is not known statically. Without one,
+/// `cwd`.
+fn code_cwd(
+    shell: &Shell,
+    words: &[Word],
+    cwd: Option<PathBuf>,
+    home: Option<&Path>,
+) -> Option<PathBuf> {
+    let Some((word, value)) = option_values(shell, words, &shell.cwd_flags).pop() else {
+        return cwd;
     };
+    if !word.literal {
+        return None;
+    }
+    let resolved = shellgate_parser::path::forms(&value, cwd.as_deref(), home).resolved;
+    resolved.starts_with('/').then(|| PathBuf::from(resolved))
+}
+
+/// The values of `wanted` options among `shell`'s options, in order, with the word that holds
+/// each (`-c DIR`, `-cDIR`, bundled `-dc DIR`, `--opt=VALUE`).
+fn option_values<'w>(
+    shell: &Shell,
+    words: &'w [Word],
+    wanted: &[String],
+) -> Vec<(&'w Word, String)> {
+    let mut found = Vec::new();
+    if wanted.is_empty() {
+        return found;
+    }
+    let takes = |name: &str| exactly(name, &shell.value_flags) || exactly(name, wanted);
     let mut i = shell.verb.len();
     while let Some(word) = words.get(i) {
         let text = word.cooked.as_str();
@@ -291,35 +322,33 @@ fn env_exports(shell: &Shell, words: &[Word]) -> Result<String, String> {
             // The first short option that takes a value takes the rest of the word, or the
             // next word.
             let body = text.get(1..).unwrap_or_default();
-            let found = body.char_indices().find_map(|(pos, c)| {
+            let first = body.char_indices().find_map(|(pos, c)| {
                 let name = format!("-{c}");
                 let rest = body.get(pos + c.len_utf8()..).unwrap_or_default();
-                (exactly(&name, &shell.value_flags) || exactly(&name, &shell.env_flags))
-                    .then(|| (name, (!rest.is_empty()).then_some(rest)))
+                takes(&name).then(|| (name, (!rest.is_empty()).then_some(rest)))
             });
-            match found {
-                Some(found) => found,
+            match first {
+                Some(first) => first,
                 None => {
                     i += 1;
                     continue;
                 }
             }
         };
-        let takes = exactly(&name, &shell.value_flags) || exactly(&name, &shell.env_flags);
-        match (exactly(&name, &shell.env_flags), inline) {
-            (true, Some(value)) => export(word, value)?,
+        match (exactly(&name, wanted), inline) {
+            (true, Some(value)) => found.push((word, value.to_owned())),
             (true, None) => {
                 if let Some(value) = words.get(i + 1) {
-                    export(value, &value.cooked)?;
+                    found.push((value, value.cooked.clone()));
                 }
                 i += 1;
             }
-            (false, None) if takes => i += 1,
+            (false, None) if takes(&name) => i += 1,
             (false, _) => {}
         }
         i += 1;
     }
-    Ok(exports)
+    found
 }
 
 /// What a shell reading standard input reads.

@@ -187,6 +187,7 @@ impl Builder {
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
         let query_flags = cx.flags(&mut raw.query_flags, "query_flags");
         let env_flags = cx.flags(&mut raw.env_flags, "env_flags");
+        let cwd_flags = cx.flags(&mut raw.cwd_flags, "cwd_flags");
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
         if code_flags.is_empty()
             && !raw.code_operand
@@ -223,6 +224,7 @@ impl Builder {
             privileged: raw.privileged,
             query_flags,
             env_flags,
+            cwd_flags,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.shells);

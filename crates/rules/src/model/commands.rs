@@ -170,6 +170,9 @@ pub struct Shell {
     /// Options whose value (`NAME=VALUE`) is a variable of the environment the code runs in
     /// (`tmux new-session -e NAME=VALUE`): the code is judged as if it began by exporting it.
     pub env_flags: Vec<String>,
+    /// Options whose value is the working directory the code runs in (`tmux new-session -c
+    /// DIR`).
+    pub cwd_flags: Vec<String>,
     /// What it does, for explanations.
     pub why: Option<String>,
 }
