@@ -441,6 +441,11 @@ impl Builder {
                 &mut settings.code_loading_variables,
             ),
             (
+                "module_path_variables",
+                &raw.module_path_variables,
+                &mut settings.module_path_variables,
+            ),
+            (
                 "command_variables",
                 &raw.command_variables,
                 &mut settings.command_variables,

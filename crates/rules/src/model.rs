@@ -650,6 +650,11 @@ pub struct Settings {
     /// never saved. Matched against the name as written (`/` is an ordinary character).
     /// Every layer may add globs.
     pub code_loading_variables: Vec<String>,
+    /// Globs over the names of code-loading variables that list directories to load code
+    /// from (`PYTHONPATH`, `NODE_PATH`, `PATH`): set literally to directories inside the run
+    /// zones (`PYTHONPATH=. pytest`), they load only the project's code, so they do not make
+    /// the command ask. Every layer may add globs.
+    pub module_path_variables: Vec<String>,
     /// Globs over variable names whose value is a command line that programs run through a
     /// shell (`GIT_SSH_COMMAND`, `*PAGER`, `EDITOR`): a literal value set for a command is
     /// parsed as shell code and each of its clauses is judged, deny rules included. Matched
@@ -684,6 +689,7 @@ impl Default for Settings {
             repository_config: Vec::new(),
             secret_names: Vec::new(),
             code_loading_variables: Vec::new(),
+            module_path_variables: Vec::new(),
             command_variables: Vec::new(),
             narrow: Vec::new(),
             system_dirs: Vec::new(),

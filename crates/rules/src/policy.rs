@@ -108,6 +108,8 @@ pub struct Policy {
     pub(crate) code_loading_set: WordGlobSet,
     /// `settings.command_variables` as one set.
     pub(crate) command_variable_set: WordGlobSet,
+    /// `settings.module_path_variables` as one set.
+    pub(crate) module_path_set: WordGlobSet,
 }
 
 const _: () = {
@@ -229,6 +231,7 @@ impl Policy {
         let secret_set = LazyGlobSet::new(settings.secret_names.clone());
         let code_loading_set = WordGlobSet::new(settings.code_loading_variables.clone());
         let command_variable_set = WordGlobSet::new(settings.command_variables.clone());
+        let module_path_set = WordGlobSet::new(settings.module_path_variables.clone());
         Self {
             release_set,
             console_set,
@@ -238,6 +241,7 @@ impl Policy {
             secret_set,
             code_loading_set,
             command_variable_set,
+            module_path_set,
             trusted,
             deny_any_verb,
             raw: RawMatcher::new(raw),
@@ -403,6 +407,13 @@ impl Policy {
     #[must_use]
     pub fn is_code_loading_variable(&self, name: &str) -> bool {
         self.code_loading_set.is_match(name)
+    }
+
+    /// Whether the variable `name` lists directories to load code from
+    /// (`settings.module_path_variables`: `PYTHONPATH`, `PATH`).
+    #[must_use]
+    pub fn is_module_path_variable(&self, name: &str) -> bool {
+        self.module_path_set.is_match(name)
     }
 
     /// Whether the variable `name` holds a command line that programs run through a shell

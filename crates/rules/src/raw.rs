@@ -57,6 +57,7 @@ table! {
         repository_config: Option<TextList> = get,
         secret_names: Option<TextList> = get,
         code_loading_variables: Option<TextList> = get,
+        module_path_variables: Option<TextList> = get,
         command_variables: Option<TextList> = get,
         narrow: Option<TextList> = get,
         system_dirs: Option<TextList> = get,

@@ -134,6 +134,7 @@ impl<'a> Run<'a> {
             let name = *name;
             if self.policy().is_code_loading_variable(name)
                 && !self.sets_a_harmless_program(name, &names, &values)
+                && !self.sets_project_module_path(inv, name, &names, &values)
             {
                 judged.ask_unsaveable(
                     ReasonKind::Assignment,
@@ -166,6 +167,42 @@ impl Run<'_> {
             .filter(|(n, value)| *n == name && self.policy().harmless_program(value))
             .count();
         set > 0 && set == harmless
+    }
+
+    /// Whether every assignment of `name` — a variable that lists directories to load code
+    /// from (`settings.module_path_variables`) — is literal and names only directories inside
+    /// the run zones (`PYTHONPATH=.`, `PATH=./node_modules/.bin`), resolved from `inv`'s
+    /// working directory: code loaded from there is the project's.
+    fn sets_project_module_path(
+        &self,
+        inv: &Invocation,
+        name: &str,
+        names: &[&str],
+        values: &[(&str, &str)],
+    ) -> bool {
+        if !self.policy().is_module_path_variable(name) {
+            return false;
+        }
+        let ctx = self.match_context(inv);
+        let Some(cwd) = ctx.cwd else {
+            return false;
+        };
+        let set = names.iter().filter(|n| **n == name).count();
+        let in_project = values
+            .iter()
+            .filter(|(n, value)| {
+                *n == name
+                    && !value.is_empty()
+                    && value.split(':').all(|dir| {
+                        !dir.is_empty()
+                            && !dir.starts_with('~')
+                            && crate::paths::expand(dir, false, Some(cwd), ctx.home)
+                                .and_then(|p| crate::paths::normalize(&p))
+                                .is_some_and(|p| self.state.run_zone_for(&p).is_some())
+                    })
+            })
+            .count();
+        set > 0 && set == in_project
     }
 
     /// A command whose output goes to the transcript (a pure or read-only one) that expands a

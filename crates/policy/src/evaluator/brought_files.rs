@@ -56,7 +56,7 @@ pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Poli
         w.extension()
             .is_none_or(|e| e == "py" || e == "pyc" || e == "so")
     };
-    if let Some(w) = judged.imports_from.as_ref().and_then(|dir| {
+    if let Some(w) = judged.imports_from.iter().find_map(|dir| {
         known.iter().find(|w| {
             let parent = w.parent();
             paths::is_within(dir, w)
@@ -66,7 +66,7 @@ pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Poli
         })
     }) {
         why.push(format!(
-            "imports modules from its working directory first, where this command writes `{}`: code it brings, which the gate cannot read",
+            "imports modules first from a directory where this command writes `{}`: code it brings, which the gate cannot read",
             display::escape(&w.to_string_lossy())
         ));
     }

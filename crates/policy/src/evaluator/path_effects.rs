@@ -108,7 +108,18 @@ impl<'a> Run<'a> {
                     .interpreter(&inv.words)
                     .is_some_and(|entry| entry.imports_cwd)
             {
-                judged.imports_from = ctx.cwd.map(Path::to_path_buf);
+                judged.imports_from.extend(ctx.cwd.map(Path::to_path_buf));
+                // `PYTHONPATH=lib python3 -c …` imports from `lib` first too.
+                for (name, value) in super::assignments::assigned_values(inv) {
+                    if self.policy().is_module_path_variable(name) {
+                        judged
+                            .imports_from
+                            .extend(value.split(':').filter_map(|dir| {
+                                paths::expand(dir, false, ctx.cwd, ctx.home)
+                                    .and_then(|p| paths::normalize(&p))
+                            }));
+                    }
+                }
             }
             self.judge_cwd(inv, ctx, safe, judged);
             // A finder's roles are those of its own words, not of the commands it carries.

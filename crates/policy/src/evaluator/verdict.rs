@@ -48,9 +48,10 @@ pub(super) struct Judged {
     /// The repository directory of a program that runs code its repository's configuration
     /// names (`settings.repository_programs`), for [`super::Run::judge_written_code`].
     pub(super) repository: Option<PathBuf>,
-    /// The directory an interpreter imports modules from first (`[[interpreter]]`
-    /// `imports_cwd`: `python3 -c`, `-m`), for [`super::Run::judge_written_code`].
-    pub(super) imports_from: Option<PathBuf>,
+    /// The directories an interpreter imports modules from first (`[[interpreter]]`
+    /// `imports_cwd`: `python3 -c`, `-m`; its working directory and the directories of a
+    /// module path variable it is given), for [`super::Run::judge_written_code`].
+    pub(super) imports_from: Vec<PathBuf>,
 }
 
 /// The network effects of an invocation, from its argument roles.
@@ -84,7 +85,7 @@ impl Judged {
             writes_below: None,
             runs_below: None,
             repository: None,
-            imports_from: None,
+            imports_from: Vec::new(),
         }
     }
 

@@ -458,6 +458,11 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
         list("command_variables")
     );
     assert_eq!(p.command_variable_set.patterns(), list("command_variables"));
+    assert_eq!(
+        p.declared.settings.module_path_variables,
+        list("module_path_variables")
+    );
+    assert_eq!(p.module_path_set.patterns(), list("module_path_variables"));
     let system_dirs: Vec<String> = p
         .system_dirs()
         .iter()
