@@ -196,7 +196,7 @@ fn shell_code_inherits_its_shells_environment() {
     expect(&[
         ("PATH=/tmp/evil bash -c 'ls'", NeedsPrompt),
         ("GIT_PAGER=x bash -c 'git log'", NeedsPrompt),
-        ("PYTHONPATH=. eval ls", NeedsPrompt),
+        ("PYTHONPATH=/tmp/lib eval ls", NeedsPrompt),
         ("LD_PRELOAD=/tmp/x.so bash -c ls", HardDenied),
         ("FOO=1 bash -c 'ls'", Approved),
     ]);
