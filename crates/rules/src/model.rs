@@ -632,10 +632,11 @@ pub struct Settings {
     /// toolchain's working directory makes that toolchain run code the command brings. Every
     /// layer may add globs.
     pub toolchain_code: Vec<String>,
-    /// Globs over command names of programs that run code their repository's configuration
-    /// names (git: `core.fsmonitor`, `core.sshCommand`, diff and merge drivers): one that works
-    /// in a directory the same command wrote as a whole (copied, made), or in which it wrote a
-    /// bare repository's `config`, runs code the command brings. Every layer may add globs.
+    /// Globs over command names of programs that run code, or send credentials, as the
+    /// configuration of the directory they work in says (git: `core.fsmonitor`,
+    /// `core.sshCommand`; npm: the registry and its token): one that works in a directory the
+    /// same command wrote as a whole (copied, made), or below a `repository_config` file it
+    /// wrote, runs code the command brings. Every layer may add globs.
     pub repository_programs: Vec<String>,
     /// Globs over the file names of a repository program's configuration in the directory it
     /// works in (`config`, `.npmrc`): one the same command writes there makes it run code, or

@@ -365,8 +365,9 @@ impl Policy {
         self.toolchain_code_set.is_match(file_name)
     }
 
-    /// Whether `words` run a program that runs code its repository's configuration names
-    /// (`settings.repository_programs`: `git`), in any directory.
+    /// Whether `words` run a program that runs code, or sends credentials, as the
+    /// configuration of the directory it works in says (`settings.repository_programs`: `git`,
+    /// `npm`), in any directory.
     #[must_use]
     pub fn is_repository_program(&self, words: &[Word]) -> bool {
         words
