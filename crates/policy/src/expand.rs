@@ -216,6 +216,9 @@ pub struct Invocation {
     pub text: String,
     /// How many shell re-parses deep it is (0: the command as given).
     pub shell_depth: usize,
+    /// A wrapper given one of its `judged_flags` (`./gradlew -I init.gradle build`): it does
+    /// something of its own, so it is judged by itself (its inner command is judged too).
+    pub judged_wrapper: bool,
 }
 
 impl Invocation {
@@ -392,6 +395,7 @@ impl Walker<'_> {
                 found_by: None,
                 text: clause_text(clause),
                 shell_depth: depth,
+                judged_wrapper: false,
                 origin,
             };
             let index = self.push(invocation);
@@ -496,6 +500,13 @@ impl Walker<'_> {
                 .map(|(n, _)| vec![n.to_owned()])
                 .unwrap_or_default()
         })
+    }
+
+    /// Marks invocation `index` as a wrapper given one of its `judged_flags`.
+    fn mark_judged_wrapper(&mut self, index: usize) {
+        if let Some(inv) = self.ex.invocations.get_mut(index) {
+            inv.judged_wrapper = true;
+        }
     }
 
     fn set_opaque(&mut self, index: usize, opaque: Opaque) {
@@ -625,6 +636,7 @@ impl Walker<'_> {
             found_by: (!appended).then_some(p.found_by).flatten(),
             text,
             shell_depth: depth,
+            judged_wrapper: false,
         };
         let index = self.push(invocation);
         self.unwrap(index, depth);

@@ -511,29 +511,6 @@ impl Policy {
     pub fn wrapper(&self, words: &[Word]) -> Option<&Wrapper> {
         self.lookup(&self.declared.wrappers, words, true, &|_| true)
     }
-
-    /// The first of its `strip` wrapper's `judged_flags` that `words` give before the first
-    /// operand (`./gradlew -I init.gradle build` → `-I`): with it the program does something of
-    /// its own, which no catalog entry for the stripped command covers.
-    #[must_use]
-    pub fn strip_judged_flag<'w>(&self, words: &'w [Word]) -> Option<&'w str> {
-        let wrapper = self.wrapper(words)?;
-        let crate::WrapperMode::Strip(options) = &wrapper.mode else {
-            return None;
-        };
-        words
-            .iter()
-            .skip(wrapper.verb.len())
-            .take_while(|w| w.cooked.starts_with('-'))
-            .map(|w| w.cooked.as_str())
-            .find(|text| {
-                let name = text.split_once('=').map_or(*text, |(n, _)| n);
-                options.judged_flags.iter().any(|f| {
-                    crate::flags::flag_is(name, f)
-                        || (!f.starts_with("--") && f.len() == 2 && name.starts_with(f.as_str()))
-                })
-            })
-    }
 }
 
 /// `impl Policy` accessors of declared tables: each `NAME: FIELD => ENTRY` is

@@ -113,14 +113,11 @@ impl Run<'_> {
     /// Whether the catalog entry for the name of `inv`'s program, a file outside the trusted
     /// bin directories, refuses the call (`./gradlew build -p /tmp/x`); records why.
     pub(super) fn judge_refused_anywhere(&self, inv: &Invocation, judged: &mut Judged) -> bool {
-        if let Some(flag) = self.policy().strip_judged_flag(&inv.words) {
+        if inv.judged_wrapper {
             judged.reason(
                 ReasonKind::Unsafe,
                 None,
-                format!(
-                    "`{}`: an option with which the program does something of its own (another build file, init script or directory)",
-                    display::escape(flag)
-                ),
+                "given an option with which the program does something of its own (another build file, init script or directory)",
             );
             return true;
         }

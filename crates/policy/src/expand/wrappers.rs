@@ -33,6 +33,9 @@ impl Walker<'_> {
                 if trusted && found.transparent {
                     self.mark_wrapper(index, wrapper.privileged);
                 }
+                if !found.transparent {
+                    self.mark_judged_wrapper(index);
+                }
                 if let Some(option) = found.unknown {
                     self.set_opaque(
                         index,
@@ -81,6 +84,9 @@ impl Walker<'_> {
                 } = stripped;
                 if trusted && transparent {
                     self.mark_wrapper(index, wrapper.privileged);
+                }
+                if !transparent {
+                    self.mark_judged_wrapper(index);
                 }
                 if let Some(raw) = dynamic {
                     self.dynamic(index, &dynamic_argument(&raw, &wrapper.verb));
