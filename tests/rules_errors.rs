@@ -474,6 +474,22 @@ fn wrong_type() {
 }
 
 #[test]
+fn unless_flag_values_need_a_value_flag() {
+    check(
+        "values_without_value_flag.toml",
+        Layer::User,
+        &Expected {
+            kind: "UnknownValue",
+            message: "`-R` has `values` but takes no value",
+            help: "list `-R` in this entry's `value_flags`",
+            label: "not a value flag",
+            at: "bad/values_without_value_flag.toml:6:17",
+            spans: r#"{ flags = ["-R"], values = ["*/*/*"], why = "names another host" }"#,
+        },
+    );
+}
+
+#[test]
 fn raw_is_not_combined() {
     check(
         "raw_combined.toml",
@@ -726,7 +742,7 @@ fn schema_errors_in_nested_tables_and_lists() {
             Expected {
                 kind: "UnknownKey",
                 message: "unknown key `when`",
-                help: "expected one of `flags`, `why`",
+                help: "expected one of `flags`, `values`, `why`",
                 label: "unknown key",
                 at: "p.toml:5:49",
                 spans: "when",

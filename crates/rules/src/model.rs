@@ -305,10 +305,15 @@ pub struct MaxOperands {
 }
 
 /// Flags (in any spelling) that make a safe verb unsafe.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct UnlessFlag {
     /// The spellings.
     pub flags: Vec<String>,
+    /// Globs over the flag's value, as written: when there are any, the flag makes the verb
+    /// unsafe only with a value that matches one (or one the gate cannot read).
+    pub values: Vec<String>,
+    /// The `values` globs as one set, over whole words.
+    pub(crate) value_globs: LazyGlobSet,
     /// Why they make it unsafe.
     pub why: String,
 }

@@ -144,6 +144,9 @@ table! {
     /// One `unless_flags` entry.
     RawUnlessFlag {
         flags: Vec<Text> = required,
+        /// Globs over the flag's value: the flag makes the verb unsafe only with a value that
+        /// matches one (absent: with any value).
+        values: Vec<Text> = or_default,
         why: Text = required,
     }
 }

@@ -3,8 +3,8 @@
 use shellgate_parser::Word;
 
 use crate::classify::TokenClass;
-use crate::flags::{self, flag_is};
-use crate::model::{ArgRole, EffectClass, Role, SafeEntry, Setting, VerbRoles};
+use crate::flags::{self, FlagHit, Scan, flag_is};
+use crate::model::{ArgRole, EffectClass, Role, SafeEntry, Setting, UnlessFlag, VerbRoles};
 use crate::policy::{CommandView, NamedTask, Policy};
 
 /// Why a dynamic argument makes an option-aware safe verb unsafe.
@@ -564,9 +564,16 @@ fn entry_verdict<'p>(
     let scan = flags::scan(view.words, start, &takes);
     for hit in &scan.flags {
         for unless in entry.unless_flags.iter() {
-            if unless.flags.iter().any(|s| flag_is(&hit.name, s)) {
+            if !unless.flags.iter().any(|s| flag_is(&hit.name, s)) {
+                continue;
+            }
+            let token = match unless.values.is_empty() {
+                true => Some(cooked(view.words, hit.index)),
+                false => refused_value(view.words, &scan, hit, unless),
+            };
+            if let Some(token) = token {
                 return SafeVerdict::Unsafe {
-                    token: cooked(view.words, hit.index),
+                    token,
                     why: &unless.why,
                     saveable: true,
                 };
@@ -657,6 +664,21 @@ fn assignment_shaped(raw: &str) -> bool {
             && !name.starts_with(|c: char| c.is_ascii_digit())
             && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
     })
+}
+
+/// The value of flag `hit` when `unless` refuses it: a value matching one of its `values`
+/// globs, one the gate cannot read (an expansion), or a missing one (an abbreviation that is not
+/// a value flag, or the flag last on the line).
+fn refused_value(words: &[Word], scan: &Scan, hit: &FlagHit, unless: &UnlessFlag) -> Option<String> {
+    let value = scan
+        .values
+        .iter()
+        .find(|v| v.flag == hit.name && (v.index == hit.index || v.index == hit.index + 1));
+    let Some(value) = value else {
+        return Some(cooked(words, hit.index));
+    };
+    let readable = words.get(value.index).is_some_and(|w| w.literal);
+    (!readable || unless.value_globs.is_match(&value.text)).then(|| cooked(words, value.index))
 }
 
 /// The cooked text of word `index`.

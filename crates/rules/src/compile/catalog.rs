@@ -71,15 +71,39 @@ impl Builder {
             if e.flags.is_empty() {
                 cx.error(
                     PolicyError::EmptyValue,
-                    entry_span,
+                    entry_span.clone(),
                     "an `unless_flags` entry has no flags".into(),
                     "no flags",
                     Some("list the spellings, such as `flags = [\"-o\", \"--output\"]`".into()),
                 );
             }
             let flags = cx.flags(&mut e.flags, "unless_flags");
+            let values: Vec<String> = e
+                .values
+                .iter_mut()
+                .map(|v| cx.glob(v, "unless_flags.values"))
+                .collect();
+            if let Some(flag) = flags
+                .iter()
+                .find(|f| !values.is_empty() && !value_flags.contains(f))
+            {
+                cx.error(
+                    PolicyError::UnknownValue,
+                    entry_span.clone(),
+                    format!("`{flag}` has `values` but takes no value"),
+                    "not a value flag",
+                    Some(format!("list `{flag}` in this entry's `value_flags`")),
+                );
+            }
             let why = cx.nonempty(&mut e.why, "why").unwrap_or_default();
-            unless_flags.push(UnlessFlag { flags, why });
+            let value_globs =
+                cx.word_glob_matcher(values.clone(), entry_span, "unless_flags.values");
+            unless_flags.push(UnlessFlag {
+                flags,
+                values,
+                value_globs,
+                why,
+            });
         }
         let mut unless_args = Vec::new();
         let mut unless_globs = Vec::new();
