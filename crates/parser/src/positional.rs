@@ -5,14 +5,14 @@ use crate::Word;
 
 /// `code` with `$N`, `${N}`, `$@` and `$*` replaced by the arguments (`args[0]` is `$0`), each
 /// quoted for its context (single-quoted outside quotes, escaped inside double quotes; nothing
-/// is replaced inside single quotes). `None` when the code refers to no positional parameter or
-/// an argument is not literal (its value is then unknown, and the code stays dynamic).
+/// is replaced inside single quotes). An argument the calling shell expands with a leading `~`
+/// or `~/` is bound as `${HOME}` and the rest, which the code's shell expands to the same home
+/// directory. `None` when the code refers to no positional parameter or an argument is not
+/// literal, or another tilde form (`~user`, `~+`): its value is then unknown, and the code
+/// stays dynamic.
 #[must_use]
 pub fn bind(code: &str, args: &[Word]) -> Option<String> {
-    if args.iter().any(|a| !a.literal) {
-        return None;
-    }
-    let values: Vec<&str> = args.iter().map(|a| a.cooked.as_str()).collect();
+    let values = args.iter().map(Value::of).collect::<Option<Vec<_>>>()?;
     let mut out = String::with_capacity(code.len());
     let mut bound = false;
     let mut single = false;
@@ -51,6 +51,42 @@ pub fn bind(code: &str, args: &[Word]) -> Option<String> {
         }
     }
     bound.then_some(out)
+}
+
+/// The value of a positional parameter, as the calling shell passes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Value<'a> {
+    /// The text.
+    Text(&'a str),
+    /// The home directory followed by the text (`~/x` → `$HOME` and `/x`).
+    Home(&'a str),
+}
+
+impl<'a> Value<'a> {
+    fn of(word: &'a Word) -> Option<Self> {
+        if !word.literal {
+            return None;
+        }
+        let text = word.cooked.as_str();
+        if !word.features.tilde {
+            return Some(Self::Text(text));
+        }
+        match text.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => Some(Self::Home(rest)),
+            _ => None,
+        }
+    }
+
+    /// The value quoted for where it stands: inside double quotes or outside any.
+    fn quoted(self, in_double: bool) -> String {
+        match (self, in_double) {
+            (Self::Text(text), false) => single_quoted(text),
+            (Self::Text(text), true) => double_escaped(text),
+            (Self::Home(""), false) => "\"${HOME}\"".to_owned(),
+            (Self::Home(rest), false) => format!("\"${{HOME}}\"{}", single_quoted(rest)),
+            (Self::Home(rest), true) => format!("${{HOME}}{}", double_escaped(rest)),
+        }
+    }
 }
 
 /// A positional parameter.
@@ -93,23 +129,14 @@ fn reference(rest: &str) -> Option<(Param, usize)> {
 
 /// The text replacing a parameter: single-quoted words outside double quotes; inside them,
 /// escaped text (`$@` closes and reopens the quotes between words).
-fn expand(param: Param, values: &[&str], in_double: bool) -> String {
-    let value = |n: usize| values.get(n).copied().unwrap_or_default();
-    let rest: Vec<&str> = values.iter().skip(1).copied().collect();
+fn expand(param: Param, values: &[Value<'_>], in_double: bool) -> String {
+    let value = |n: usize| values.get(n).copied().unwrap_or(Value::Text(""));
+    let rest = values.iter().skip(1).map(|v| v.quoted(in_double));
     match (param, in_double) {
-        (Param::Index(n), false) => single_quoted(value(n)),
-        (Param::Index(n), true) => double_escaped(value(n)),
-        (Param::All | Param::Joined, false) => rest
-            .iter()
-            .map(|v| single_quoted(v))
-            .collect::<Vec<_>>()
-            .join(" "),
-        (Param::All, true) => rest
-            .iter()
-            .map(|v| double_escaped(v))
-            .collect::<Vec<_>>()
-            .join("\" \""),
-        (Param::Joined, true) => double_escaped(&rest.join(" ")),
+        (Param::Index(n), _) => value(n).quoted(in_double),
+        (Param::All | Param::Joined, false) => rest.collect::<Vec<_>>().join(" "),
+        (Param::All, true) => rest.collect::<Vec<_>>().join("\" \""),
+        (Param::Joined, true) => rest.collect::<Vec<_>>().join(" "),
     }
 }
 
@@ -158,6 +185,23 @@ mod tests {
             w.literal = false;
         }
         assert_eq!(bind("rm $1", &args), None);
+    }
+
+    #[test]
+    fn a_tilde_argument_binds_the_home_directory() {
+        let tilde = |list: &[&str]| {
+            let mut args = words(list);
+            for w in args.iter_mut().skip(1) {
+                w.features.tilde = true;
+            }
+            args
+        };
+        assert_eq!(
+            bind("cat $1 \"$1\" $2 \"$2\"", &tilde(&["_", "~/.netrc", "~"])).as_deref(),
+            Some("cat \"${HOME}\"'/.netrc' \"${HOME}/.netrc\" \"${HOME}\" \"${HOME}\"")
+        );
+        // `~user` needs the password database: unknown.
+        assert_eq!(bind("cat $1", &tilde(&["_", "~root/x"])), None);
     }
 
     #[test]

@@ -149,7 +149,7 @@ pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) 
             // `~user` needs the password database and `~-` the previous directory: unknown.
             Tilde::Unknown => return None,
         };
-        if !base.is_absolute() {
+        if !base.is_absolute() || up_after_name(rest) {
             return None;
         }
         return Some(if rest.is_empty() {
@@ -159,12 +159,12 @@ pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) 
         });
     }
     // A Windows drive or UNC path (Git Bash): never a path below the working directory.
-    if text.is_empty() || shellgate_parser::path::is_foreign_absolute(text) {
+    if text.is_empty() || shellgate_parser::path::is_foreign_absolute(text) || up_after_name(text) {
         return None;
     }
     let path = Path::new(text);
     if path.is_absolute() {
-        Some(path.to_path_buf())
+        process_link(path, cwd)
     } else {
         let cwd = cwd?;
         if cwd.is_absolute() {
@@ -173,6 +173,54 @@ pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) 
             None
         }
     }
+}
+
+/// Whether a `..` segment of `text` follows a named one (`l/../x`, `/proc/self/cwd/..`). The
+/// kernel goes up from where the name *leads*: a symbolic link (one the same command makes,
+/// such as `ln -s /tmp l`, or a magic link of `/proc`) goes up from its target, so folding
+/// `l/..` away lexically could name the wrong file. Leading `..` segments go up from the
+/// working directory, which is known.
+fn up_after_name(text: &str) -> bool {
+    let mut named = false;
+    for segment in text.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." if named => return true,
+            ".." => {}
+            _ => named = true,
+        }
+    }
+    false
+}
+
+/// An absolute path through a process's magic links (`/proc/self/root/…`, `/proc/self/cwd/…`,
+/// also below `task/TID/`), as the path they stand for in the process that runs the command:
+/// `root` is `/` and `cwd` is its working directory; another process's (`/proc/1/cwd`) are
+/// unknown. Any other path is returned as it is (`/proc/self/fd/1`, `/proc/1/environ`).
+fn process_link(path: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
+    let mut parts = path.components().skip(1).map(|c| c.as_os_str().to_str());
+    if parts.next() != Some(Some("proc")) {
+        return Some(path.to_path_buf());
+    }
+    let Some(Some(process)) = parts.next() else {
+        return Some(path.to_path_buf());
+    };
+    let own = matches!(process, "self" | "thread-self");
+    if !own && !process.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(path.to_path_buf());
+    }
+    let mut link = parts.next().flatten();
+    if link == Some("task") {
+        let _thread = parts.next();
+        link = parts.next().flatten();
+    }
+    let base = match link {
+        Some("root") if own => PathBuf::from("/"),
+        Some("cwd") if own => cwd.filter(|c| c.is_absolute())?.to_path_buf(),
+        Some("root" | "cwd") => return None,
+        _ => return Some(path.to_path_buf()),
+    };
+    parts.try_fold(base, |acc, part| part.map(|part| acc.join(part)))
 }
 
 /// Expands a leading `$HOME` or `${HOME}` when it is the only expansion of a word.
@@ -186,7 +234,7 @@ pub fn expand_home_variable(cooked: &str, home: Option<&Path>) -> Option<String>
         return None;
     };
     // Any other `$` or backquote may be another expansion: refuse rather than guess.
-    if after.contains(['$', '`']) {
+    if after.contains(['$', '`']) || up_after_name(after) {
         return None;
     }
     let home = home?.to_str()?;
@@ -441,9 +489,40 @@ mod tests {
         for (text, tilde, expected) in cases {
             assert_eq!(expand(text, tilde, cwd, home), expected.map(p), "{text}");
         }
+        // `..` after a name goes up from wherever the name leads (a link): not known.
+        for text in ["a/../x", "/tmp/l/../etc", "./a/./../b", "../a/../b"] {
+            assert_eq!(expand(text, false, cwd, home), None, "{text}");
+        }
+        assert_eq!(expand("~/l/../.bashrc", true, cwd, home), None);
+        assert_eq!(expand_home_variable("$HOME/l/../.bashrc", home), None);
+        assert_eq!(
+            expand("../../x", false, cwd, home),
+            Some(p("/w/proj/../../x"))
+        );
         assert_eq!(expand("x", false, None, home), None);
         assert_eq!(expand("~/x", true, cwd, None), None);
         assert_eq!(expand("x", false, Some(Path::new("rel")), home), None);
+    }
+
+    #[test]
+    fn process_links_stand_for_the_running_process() {
+        let cwd = Some(Path::new("/w/proj"));
+        let home = Some(Path::new("/home/u"));
+        let cases: [(&str, Option<&str>); 9] = [
+            ("/proc/self/root/home/u/.aws/x", Some("/home/u/.aws/x")),
+            ("/proc/thread-self/root", Some("/")),
+            ("/proc/self/cwd/src/a.rs", Some("/w/proj/src/a.rs")),
+            ("/proc/self/task/7/cwd/x", Some("/w/proj/x")),
+            ("/proc/1/cwd/.env", None),
+            ("/proc/42/task/1/root/etc", None),
+            ("/proc/self/environ", Some("/proc/self/environ")),
+            ("/proc/self/fd/1", Some("/proc/self/fd/1")),
+            ("/proc/cpuinfo", Some("/proc/cpuinfo")),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(expand(text, false, cwd, home), expected.map(p), "{text}");
+        }
+        assert_eq!(expand("/proc/self/cwd/x", false, None, home), None);
     }
 
     #[test]

@@ -669,7 +669,12 @@ fn assignment_shaped(raw: &str) -> bool {
 /// The value of flag `hit` when `unless` refuses it: a value matching one of its `values`
 /// globs, one the gate cannot read (an expansion), or a missing one (an abbreviation that is not
 /// a value flag, or the flag last on the line).
-fn refused_value(words: &[Word], scan: &Scan, hit: &FlagHit, unless: &UnlessFlag) -> Option<String> {
+fn refused_value(
+    words: &[Word],
+    scan: &Scan,
+    hit: &FlagHit,
+    unless: &UnlessFlag,
+) -> Option<String> {
     let value = scan
         .values
         .iter()

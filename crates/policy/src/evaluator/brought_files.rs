@@ -19,8 +19,19 @@ pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Poli
         w.file_name().and_then(|n| n.to_str()).is_some_and(is)
     };
     // A configuration file applies in its directory and below it (`.npmrc` and `conftest.py`
-    // of a parent directory, a bare repository's `config` above `git -C repo/refs`).
-    let applies_in = |w: &Path, dir: &Path| w.parent().is_some_and(|p| paths::is_within(dir, p));
+    // of a parent directory, a bare repository's `config` above `git -C repo/refs`); one in a
+    // hidden directory applies from that directory's parent (`.cargo/config.toml` above
+    // `crates/a`, `.mvn/jvm.config`).
+    let applies_in = |w: &Path, dir: &Path| {
+        w.parent().is_some_and(|p| {
+            let hidden = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.'));
+            paths::is_within(dir, p)
+                || (hidden && p.parent().is_some_and(|up| paths::is_within(dir, up)))
+        })
+    };
     let mut why = Vec::new();
     // A toolchain runs the build files, tests and configuration below its working directory:
     // one this command writes, or the whole directory written by it (cloned, copied).

@@ -48,8 +48,10 @@ impl Run<'_> {
                     if base.as_os_str().is_empty() {
                         continue;
                     }
+                    // (Folded here: the link's directory is the one its operand names.)
+                    let joined = shellgate_parser::path::normalize_path(&base.join(text));
                     let from_link = crate::expand::synthetic_word(
-                        base.join(text).to_string_lossy().into_owned(),
+                        joined.to_string_lossy().into_owned(),
                         word.span,
                     );
                     let joined = from_link.cooked.clone();

@@ -87,14 +87,19 @@ impl<'a> Run<'a> {
         safe: &SafeVerdict<'_>,
         judged: &mut Judged,
     ) {
-        let class = match safe {
-            SafeVerdict::Admitted { class, .. } => Some(*class),
-            SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => None,
+        let (class, hooks) = match safe {
+            SafeVerdict::Admitted { class, hooks, .. } => (Some(*class), *hooks),
+            SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => (None, false),
         };
         let leaf = !inv.words.is_empty();
         if leaf {
             if class == Some(EffectClass::Toolchain) {
                 self.start_build(ctx.cwd);
+                judged.runs_below = ctx.cwd.map(Path::to_path_buf);
+            }
+            // The repository's hooks run the project's hook manager (husky, lefthook,
+            // pre-commit), which reads its configuration like any toolchain.
+            if hooks {
                 judged.runs_below = ctx.cwd.map(Path::to_path_buf);
             }
             if self.policy().is_repository_program(&inv.words) {
