@@ -452,7 +452,7 @@ impl<'a> Run<'a> {
                 let resolved =
                     paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
                 if writes_files_here {
-                    self.record_write(&resolved);
+                    self.record_write(&resolved, judged);
                 }
                 self.judge_resolved(
                     &resolved,
@@ -553,8 +553,8 @@ impl<'a> Run<'a> {
             lexical.clone()
         };
         if access == Access::Write && certainty == Certainty::Certain {
-            self.record_write(&resolved);
-            self.record_write(&lexical);
+            self.record_write(&resolved, judged);
+            self.record_write(&lexical, judged);
         } else {
             self.record_build_input(Some(&resolved));
         }
@@ -605,9 +605,9 @@ impl<'a> Run<'a> {
         let lexical = paths::normalize(&base)?;
         if access == Access::Write && certainty == Certainty::Certain {
             // Any file below the glob's directory may be one it writes.
-            self.record_write(&lexical);
+            self.record_write(&lexical, judged);
             if let Some(resolved) = paths::resolve_symlinks(&base) {
-                self.record_write(&resolved);
+                self.record_write(&resolved, judged);
             }
         } else {
             self.record_build_input(Some(&lexical));
@@ -659,8 +659,12 @@ impl<'a> Run<'a> {
         Some(())
     }
 
-    /// Remembers that the command writes `path` (a file, or a directory it may write below).
-    fn record_write(&self, path: &Path) {
+    /// Remembers that the command writes `path` (a file, or a directory it may write below), and
+    /// that the invocation judged in `judged` does.
+    fn record_write(&self, path: &Path, judged: &mut Judged) {
+        if !judged.own_writes.iter().any(|w| w == path) {
+            judged.own_writes.push(path.to_path_buf());
+        }
         if !self.recording.get() || self.record_build_output(path) {
             return;
         }

@@ -52,6 +52,8 @@ pub(super) struct Judged {
     /// `imports_cwd`: `python3 -c`, `-m`; its working directory and the directories of a
     /// module path variable it is given), for [`super::Run::judge_written_code`].
     pub(super) imports_from: Vec<PathBuf>,
+    /// The paths this invocation itself writes (an interpreter imports before it writes them).
+    pub(super) own_writes: Vec<PathBuf>,
 }
 
 /// The network effects of an invocation, from its argument roles.
@@ -84,6 +86,7 @@ impl Judged {
             project_code: Vec::new(),
             writes_below: None,
             runs_below: None,
+            own_writes: Vec::new(),
             repository: None,
             imports_from: Vec::new(),
         }
