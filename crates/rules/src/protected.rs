@@ -13,6 +13,9 @@ pub(crate) struct ProtectedPaths {
     entries: Vec<Protected>,
     /// Every glob; glob `i` belongs to entry `owner[i]`.
     pub(crate) set: LazyGlobSet,
+    /// Every glob in lower case, matched against paths in lower case: on a case-insensitive
+    /// file system (macOS, Windows) `~/.SSH/config` is `~/.ssh/config`.
+    lower: LazyGlobSet,
     owner: Vec<usize>,
 }
 
@@ -27,9 +30,11 @@ impl ProtectedPaths {
             globs.extend(patterns);
             kept.push(entry);
         }
+        let lower = globs.iter().map(|g| g.to_ascii_lowercase()).collect();
         Self {
             entries: kept,
             set: LazyGlobSet::new(globs),
+            lower: LazyGlobSet::new(lower),
             owner,
         }
     }
@@ -39,7 +44,8 @@ impl ProtectedPaths {
         &self.entries
     }
 
-    /// Every entry covering `path` (in its resolved and `~` forms), in declaration order.
+    /// Every entry covering `path` (in its resolved and `~` forms, in any letter case), in
+    /// declaration order.
     pub(crate) fn covering(&self, path: &Path, home: Option<&Path>) -> Vec<&Protected> {
         let text = path.to_string_lossy();
         let forms = path::forms(&text, None, home);
@@ -47,6 +53,9 @@ impl ProtectedPaths {
         let mut owners: Vec<usize> = Vec::new();
         for form in forms.iter() {
             self.set.matches_into(form, &mut found);
+            owners.extend(found.iter().filter_map(|i| self.owner.get(*i).copied()));
+            self.lower
+                .matches_into(&form.to_ascii_lowercase(), &mut found);
             owners.extend(found.iter().filter_map(|i| self.owner.get(*i).copied()));
         }
         owners.sort_unstable();

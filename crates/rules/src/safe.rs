@@ -67,20 +67,41 @@ impl Policy {
         self.safe_in(view, true)
     }
 
-    /// The file a `tasks` entry's command runs when its task operand is a path (`bun run
-    /// /tmp/x.js`, `bun test ./x.test.ts`): the first operand, when it is path-shaped
-    /// (`[classify]` class `path`). The evaluator judges it as a script it runs.
+    /// The files a toolchain runs or loads as its code when its operands are paths
+    /// (`[classify]` class `path`): a `tasks` entry's first operand (`bun run /tmp/x.js`, `bun
+    /// test ./x.test.ts`), and every operand of another toolchain entry (`pytest /tmp/t`,
+    /// `coverage run /tmp/e.py`: tests, sources and the configuration beside them). The
+    /// evaluator judges each as a script it runs.
     #[must_use]
-    pub fn task_file<'w>(&self, view: &CommandView<'w>) -> Option<&'w Word> {
+    pub fn task_files<'w>(&self, view: &CommandView<'w>) -> Vec<&'w Word> {
         let entries = self.lookup_all(&self.declared.safe, view.words, false, &|e: &SafeEntry| {
-            e.tasks
+            e.tasks || e.class == EffectClass::Toolchain
         });
-        entries.iter().find_map(|entry| {
-            let takes = |name: &str| entry.value_flags.iter().any(|v| v == name);
+        let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
+        // A compiler's operands are sources it reads (`[[verb]] operands = "read"`): what it
+        // builds from sources outside the run zones is judged when it runs.
+        if roles.is_some_and(|r| r.operands == Some(Role::ReadPath)) {
+            return Vec::new();
+        }
+        let mut out: Vec<&'w Word> = Vec::new();
+        for entry in entries {
+            let takes = |name: &str| {
+                entry.value_flags.iter().any(|v| v == name)
+                    || roles.is_some_and(|r| r.takes_value(name))
+            };
             let scan = flags::scan(view.words, entry.verb.len(), &takes);
-            let word = view.words.get(*scan.operands.first()?)?;
-            (self.classify(&word.cooked) == TokenClass::Path).then_some(word)
-        })
+            let operands = scan
+                .operands
+                .iter()
+                .take(if entry.tasks { 1 } else { usize::MAX });
+            for word in operands.filter_map(|&i| view.words.get(i)) {
+                let known = out.iter().any(|w| std::ptr::eq(*w, word));
+                if !known && self.classify(&word.cooked) == TokenClass::Path {
+                    out.push(word);
+                }
+            }
+        }
+        out
     }
 
     fn safe_in(&self, view: &CommandView<'_>, any_dir: bool) -> SafeVerdict<'_> {
@@ -562,9 +583,23 @@ fn entry_verdict<'p>(
     let start = entry.verb.len();
     let takes = |name: &str| entry.value_flags.iter().any(|v| v == name) || role_takes(name);
     let scan = flags::scan(view.words, start, &takes);
+    // A flag spelled exactly as one the entry knows is that flag, never an abbreviation of a
+    // longer one (getopt_long takes an exact match first: `--project` is not `--projects`).
+    let known = |name: &str| {
+        entry.value_flags.iter().any(|v| v == name)
+            || entry
+                .unless_flags
+                .iter()
+                .any(|u| u.flags.iter().any(|f| f == name))
+    };
     for hit in &scan.flags {
+        let exact = known(&hit.name);
         for unless in entry.unless_flags.iter() {
-            if !unless.flags.iter().any(|s| flag_is(&hit.name, s)) {
+            let named = |s: &String| match exact {
+                true => *s == hit.name,
+                false => flag_is(&hit.name, s),
+            };
+            if !unless.flags.iter().any(named) {
                 continue;
             }
             let token = match unless.values.is_empty() {

@@ -700,7 +700,14 @@ impl<'a> Run<'a> {
         {
             return *entry;
         }
-        let entry = self.gate.policy.protected(path, self.state.home());
+        let entry = self
+            .gate
+            .policy
+            .protected(path, self.state.home())
+            .or_else(|| {
+                bare_repository_file(path, self.state.resolve_symlinks())
+                    .and_then(|inside| self.gate.policy.protected(&inside, self.state.home()))
+            });
         if let Ok(mut cache) = self.protected_cache.try_borrow_mut() {
             cache.push((path.to_path_buf(), entry));
         }
@@ -844,4 +851,24 @@ impl<'a> Run<'a> {
             zone,
         });
     }
+}
+
+/// A file of a bare repository (a directory holding `HEAD`, `objects/` and `refs/`, as `git
+/// init --bare` or a copied `.git` makes), as the same file of a work tree's `.git` directory:
+/// its `config` names programs git runs (`core.fsmonitor` on `git -C DIR status`) and its
+/// `hooks/` run, exactly as `.git/config` and `.git/hooks/` do. Only when the file system is
+/// consulted (`resolve_symlinks`).
+fn bare_repository_file(path: &Path, consulted: bool) -> Option<PathBuf> {
+    if !consulted {
+        return None;
+    }
+    let is_repository = |dir: &Path| {
+        dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
+    };
+    let repository = path.ancestors().skip(1).find(|dir| is_repository(dir))?;
+    if repository.file_name().is_some_and(|n| n == ".git") {
+        return None;
+    }
+    let inside = path.strip_prefix(repository).ok()?;
+    Some(repository.join(".git").join(inside))
 }

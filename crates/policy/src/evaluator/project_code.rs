@@ -27,6 +27,11 @@ impl Run<'_> {
         {
             return None;
         }
+        self.in_run_zone(text, ctx)
+    }
+
+    /// The path `text` names, resolved, when it is inside a run zone.
+    fn in_run_zone(&self, text: &str, ctx: &MatchContext<'_>) -> Option<String> {
         let expanded = paths::expand(text, text.starts_with('~'), ctx.cwd, ctx.home)?;
         let lexical = paths::normalize(&expanded)?;
         let resolved = if ctx.symlinks {
@@ -83,9 +88,9 @@ impl Run<'_> {
         }
     }
 
-    /// Whether a toolchain whose task is a file (`bun run src/cli.ts`) runs it as the
-    /// project's code: the file is inside a run zone. One outside (`bun run /tmp/x.js`) is code
-    /// from elsewhere; records why.
+    /// Whether a toolchain whose operands are files (`bun run src/cli.ts`, `pytest tests/`)
+    /// runs them as the project's code: each is inside a run zone. One outside (`bun run
+    /// /tmp/x.js`, `pytest /tmp/t`) is code from elsewhere; records why.
     pub(super) fn task_file_runs(
         &self,
         inv: &Invocation,
@@ -93,12 +98,20 @@ impl Run<'_> {
         judged: &mut Judged,
     ) -> bool {
         let view = inv.view();
-        let Some(word) = self.policy().task_file(&view) else {
+        let outside = self.policy().task_files(&view).into_iter().find(|word| {
+            // A glob runs what it matches below its literal directory (`tests/**/t_*.py`).
+            let text = match word.features.glob && !word.features.tilde {
+                true => paths::split_glob(&word.cooked).map(|g| g.prefix),
+                false => word.literal.then_some(word.cooked.as_str()),
+            };
+            let text = text.map(|t| if t.is_empty() { "." } else { t });
+            text.is_none_or(|t| self.in_run_zone(t, ctx).is_none())
+        });
+        let Some(word) = outside else {
             return true;
         };
-        if word.literal && self.project_code_file(&word.cooked, ctx).is_some() {
-            return true;
-        }
+        // (Code from elsewhere: a grant of the toolchain's name must not cover it.)
+        judged.saveable = false;
         judged.reason(
             ReasonKind::Code,
             None,
