@@ -68,17 +68,15 @@ pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Poli
             .is_none_or(|e| e == "py" || e == "pyc" || e == "so")
     };
     // (What the interpreter writes itself, it writes after its imports: `python3 -m venv venv`.)
+    let own: std::collections::HashSet<&PathBuf> = judged.own_writes.iter().collect();
     if let Some(w) = judged.imports_from.iter().find_map(|dir| {
-        known
-            .iter()
-            .filter(|w| !judged.own_writes.contains(w))
-            .find(|w| {
-                let parent = w.parent();
-                paths::is_within(dir, w)
-                    || (parent == Some(dir.as_path()) && module(w))
-                    || (named(w, &|n| n == "__init__.py")
-                        && parent.and_then(Path::parent) == Some(dir.as_path()))
-            })
+        known.iter().filter(|w| !own.contains(w)).find(|w| {
+            let parent = w.parent();
+            paths::is_within(dir, w)
+                || (parent == Some(dir.as_path()) && module(w))
+                || (named(w, &|n| n == "__init__.py")
+                    && parent.and_then(Path::parent) == Some(dir.as_path()))
+        })
     }) {
         why.push(format!(
             "imports modules first from a directory where this command writes `{}`: code it brings, which the gate cannot read",

@@ -4,6 +4,8 @@
 //! (unit-tested below). [`Run::finish`] gathers those facts, the clause verdicts and the
 //! prompt's paths and clauses.
 
+use std::collections::HashMap;
+
 use shellgate_parser::{RedirectTarget, Word};
 use shellgate_rules::{Access, Decision, HostGrant};
 
@@ -36,6 +38,7 @@ impl<'a> Run<'a> {
         let judged_all = std::mem::take(&mut self.judged);
         let mut clauses: Vec<ClauseVerdict> = Vec::with_capacity(self.judged.len() + 1);
         let mut paths: Vec<PromptPath> = Vec::new();
+        let mut path_index: HashMap<String, usize> = HashMap::new();
         let mut hosts: Vec<HostGrant> = Vec::new();
         let mut prompt_clauses: Vec<PromptClause> = Vec::new();
         let mut persistable = true;
@@ -52,7 +55,7 @@ impl<'a> Run<'a> {
                     if untrusted.zone.is_none() {
                         persistable = false;
                     }
-                    add_path(&mut paths, untrusted);
+                    add_path(&mut paths, &mut path_index, untrusted);
                 }
                 for host in judged.hosts {
                     if !hosts.contains(&host) {
@@ -241,9 +244,14 @@ pub(super) const fn combine(facts: Facts) -> Decision {
     }
 }
 
-/// Adds an untrusted path to the prompt: once per path, a write covering a read.
-pub(super) fn add_path(paths: &mut Vec<PromptPath>, untrusted: Untrusted) {
-    if let Some(existing) = paths.iter_mut().find(|p| p.path == untrusted.shown) {
+/// Adds an untrusted path to the prompt: once per path, a write covering a read. `index` maps
+/// each path shown to its place in `paths` (a command can name thousands: brace expansions).
+pub(super) fn add_path(
+    paths: &mut Vec<PromptPath>,
+    index: &mut HashMap<String, usize>,
+    untrusted: Untrusted,
+) {
+    if let Some(existing) = index.get(&untrusted.shown).and_then(|&i| paths.get_mut(i)) {
         if untrusted.access == Access::Write {
             existing.access = Access::Write;
         }
@@ -252,6 +260,7 @@ pub(super) fn add_path(paths: &mut Vec<PromptPath>, untrusted: Untrusted) {
         }
         return;
     }
+    index.insert(untrusted.shown.clone(), paths.len());
     paths.push(PromptPath {
         path: untrusted.shown,
         access: untrusted.access,

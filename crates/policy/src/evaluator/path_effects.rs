@@ -662,14 +662,16 @@ impl<'a> Run<'a> {
     /// Remembers that the command writes `path` (a file, or a directory it may write below), and
     /// that the invocation judged in `judged` does.
     fn record_write(&self, path: &Path, judged: &mut Judged) {
-        if !judged.own_writes.iter().any(|w| w == path) {
+        if judged.own_writes.last().is_none_or(|w| w != path) {
             judged.own_writes.push(path.to_path_buf());
         }
         if !self.recording.get() || self.record_build_output(path) {
             return;
         }
-        if let Ok(mut written) = self.written.try_borrow_mut()
-            && !written.iter().any(|w| w == path)
+        if let (Ok(mut written), Ok(mut seen)) = (
+            self.written.try_borrow_mut(),
+            self.written_set.try_borrow_mut(),
+        ) && seen.insert(path.to_path_buf())
         {
             written.push(path.to_path_buf());
         }
@@ -696,7 +698,7 @@ impl<'a> Run<'a> {
     /// working directory is checked once per clause).
     pub(super) fn protected_entry(&self, path: &Path) -> Option<&'a Protected> {
         if let Ok(cache) = self.protected_cache.try_borrow()
-            && let Some((_, entry)) = cache.iter().find(|(p, _)| p == path)
+            && let Some(entry) = cache.get(path)
         {
             return *entry;
         }
@@ -709,7 +711,7 @@ impl<'a> Run<'a> {
                     .and_then(|inside| self.gate.policy.protected(&inside, self.state.home()))
             });
         if let Ok(mut cache) = self.protected_cache.try_borrow_mut() {
-            cache.push((path.to_path_buf(), entry));
+            cache.insert(path.to_path_buf(), entry);
         }
         entry
     }

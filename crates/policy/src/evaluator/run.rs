@@ -2,6 +2,7 @@
 //! invocation.
 
 use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use shellgate_parser::ParseOutput;
@@ -29,11 +30,15 @@ pub(super) struct Run<'a> {
     /// The `[[ask]]` rules hit, once each.
     pub(super) asked_by: Vec<DenyHit>,
     pub(super) errors: Vec<String>,
-    pub(super) protected_cache: RefCell<Vec<(PathBuf, Option<&'a Protected>)>>,
+    /// The protected entry of each path judged so far (a command can name thousands: brace
+    /// expansions).
+    pub(super) protected_cache: RefCell<HashMap<PathBuf, Option<&'a Protected>>>,
     /// Files and directories the command writes through its operands, option values and
     /// redirections (and the working directories of commands that write there, such as
     /// `unzip`): a script among them is not the project's code but code the command brings.
     pub(super) written: RefCell<Vec<PathBuf>>,
+    /// The paths in `written`, to keep it free of repeats.
+    pub(super) written_set: RefCell<HashSet<PathBuf>>,
     /// False while judging the operands of a command whose writes keep every file's content
     /// (`chmod +x run.sh`): they are not recorded in `written`.
     pub(super) recording: Cell<bool>,
@@ -60,8 +65,9 @@ impl<'a> Run<'a> {
             hard_deny: Vec::new(),
             asked_by: Vec::new(),
             errors: Vec::new(),
-            protected_cache: RefCell::new(Vec::new()),
+            protected_cache: RefCell::new(HashMap::new()),
             written: RefCell::new(Vec::new()),
+            written_set: RefCell::new(HashSet::new()),
             recording: Cell::new(true),
             builds: RefCell::new(Vec::new()),
             building: RefCell::new(None),
