@@ -122,7 +122,8 @@ fn a_user_layer_adds_code_loading_variables_and_keeps_the_default_ones() {
             "LD_PRELOAD",
             "GIT_PAGER",
             "a/KUBECONFIG",
-            "path",
+            // Compared as written: neither `PATH` nor zsh's `path` array.
+            "Path",
             "MY_PLUGIN",
             "LANG"
         ]

@@ -199,7 +199,18 @@ fn up_after_name(text: &str) -> bool {
 /// unknown. Any other path is returned as it is (`/proc/self/fd/1`, `/proc/1/environ`).
 fn process_link(path: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
     let mut parts = path.components().skip(1).map(|c| c.as_os_str().to_str());
-    if parts.next() != Some(Some("proc")) {
+    let top = parts.next();
+    // A descriptor opened on a directory (`3<~`) is that directory: a path below `/dev/fd/3`
+    // (or `/dev/stdin`) names a file in it, unknown here.
+    if top == Some(Some("dev")) {
+        let below_descriptor = match parts.next() {
+            Some(Some("fd")) => parts.nth(1).is_some(),
+            Some(Some("stdin" | "stdout" | "stderr")) => parts.next().is_some(),
+            _ => false,
+        };
+        return (!below_descriptor).then(|| path.to_path_buf());
+    }
+    if top != Some(Some("proc")) {
         return Some(path.to_path_buf());
     }
     let Some(Some(process)) = parts.next() else {
@@ -218,6 +229,8 @@ fn process_link(path: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
         Some("root") if own => PathBuf::from("/"),
         Some("cwd") if own => cwd.filter(|c| c.is_absolute())?.to_path_buf(),
         Some("root" | "cwd") => return None,
+        // `fd/N/…`: below a descriptor opened on a directory.
+        Some("fd") if parts.nth(1).is_some() => return None,
         _ => return Some(path.to_path_buf()),
     };
     parts.try_fold(base, |acc, part| part.map(|part| acc.join(part)))
@@ -508,7 +521,7 @@ mod tests {
     fn process_links_stand_for_the_running_process() {
         let cwd = Some(Path::new("/w/proj"));
         let home = Some(Path::new("/home/u"));
-        let cases: [(&str, Option<&str>); 9] = [
+        let cases: [(&str, Option<&str>); 14] = [
             ("/proc/self/root/home/u/.aws/x", Some("/home/u/.aws/x")),
             ("/proc/thread-self/root", Some("/")),
             ("/proc/self/cwd/src/a.rs", Some("/w/proj/src/a.rs")),
@@ -518,6 +531,11 @@ mod tests {
             ("/proc/self/environ", Some("/proc/self/environ")),
             ("/proc/self/fd/1", Some("/proc/self/fd/1")),
             ("/proc/cpuinfo", Some("/proc/cpuinfo")),
+            ("/proc/self/fd/3/.aws/credentials", None),
+            ("/dev/fd/3/.aws/credentials", None),
+            ("/dev/stdin/.netrc", None),
+            ("/dev/fd/1", Some("/dev/fd/1")),
+            ("/dev/stdin", Some("/dev/stdin")),
         ];
         for (text, expected) in cases {
             assert_eq!(expand(text, false, cwd, home), expected.map(p), "{text}");

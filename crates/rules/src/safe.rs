@@ -10,6 +10,15 @@ use crate::policy::{CommandView, NamedTask, Policy};
 /// Why a dynamic argument makes an option-aware safe verb unsafe.
 const DYNAMIC_WHY: &str = "a dynamic argument could expand to an unsafe option";
 
+/// A file a toolchain runs or loads, named by an operand or inside an option's value.
+#[derive(Clone, Copy, Debug)]
+pub struct TaskFile<'w> {
+    /// The word that names it.
+    pub word: &'w Word,
+    /// The file as the word names it (its cooked text, or the value after `=`).
+    pub text: &'w str,
+}
+
 /// What the command catalog says about one command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SafeVerdict<'p> {
@@ -73,7 +82,7 @@ impl Policy {
     /// `coverage run /tmp/e.py`: tests, sources and the configuration beside them). The
     /// evaluator judges each as a script it runs.
     #[must_use]
-    pub fn task_files<'w>(&self, view: &CommandView<'w>) -> Vec<&'w Word> {
+    pub fn task_files<'w>(&self, view: &CommandView<'w>) -> Vec<TaskFile<'w>> {
         let entries = self.lookup_all(&self.declared.safe, view.words, false, &|e: &SafeEntry| {
             e.tasks || e.class == EffectClass::Toolchain
         });
@@ -83,7 +92,15 @@ impl Policy {
         if roles.is_some_and(|r| r.operands == Some(Role::ReadPath)) {
             return Vec::new();
         }
-        let mut out: Vec<&'w Word> = Vec::new();
+        let mut out: Vec<TaskFile<'w>> = Vec::new();
+        let mut add = |word: &'w Word, text: &'w str| {
+            let known = out
+                .iter()
+                .any(|f| std::ptr::eq(f.word, word) && f.text == text);
+            if !known && self.classify(text) == TokenClass::Path {
+                out.push(TaskFile { word, text });
+            }
+        };
         for entry in entries {
             let takes = |name: &str| {
                 entry.value_flags.iter().any(|v| v == name)
@@ -95,9 +112,27 @@ impl Policy {
                 .iter()
                 .take(if entry.tasks { 1 } else { usize::MAX });
             for word in operands.filter_map(|&i| view.words.get(i)) {
-                let known = out.iter().any(|w| std::ptr::eq(*w, word));
-                if !known && self.classify(&word.cooked) == TokenClass::Path {
-                    out.push(word);
+                add(word, &word.cooked);
+            }
+            if entry.tasks {
+                continue;
+            }
+            // An option's path value (`--log-file=~/.bashrc`, Go's `-o=PATH`,
+            // `-test.coverprofile=PATH`, `--env=/tmp/x.js`) names a file the tool writes or
+            // loads: the tool's own options are not all known, so every `NAME=PATH` of an
+            // option word counts, as does the value of a known value flag.
+            for word in view.words.iter().skip(entry.verb.len()) {
+                if word.cooked.starts_with('-')
+                    && let Some((_, value)) = word.cooked.split_once('=')
+                {
+                    add(word, value);
+                }
+            }
+            for value in &scan.values {
+                if let Some(word) = view.words.get(value.index)
+                    && let Some(text) = word.cooked.get(word.cooked.len() - value.text.len()..)
+                {
+                    add(word, text);
                 }
             }
         }

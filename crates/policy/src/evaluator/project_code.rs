@@ -98,25 +98,27 @@ impl Run<'_> {
         judged: &mut Judged,
     ) -> bool {
         let view = inv.view();
-        let outside = self.policy().task_files(&view).into_iter().find(|word| {
+        let outside = self.policy().task_files(&view).into_iter().find(|file| {
+            let word = file.word;
             // A glob runs what it matches below its literal directory (`tests/**/t_*.py`).
             let text = match word.features.glob && !word.features.tilde {
-                true => paths::split_glob(&word.cooked).map(|g| g.prefix),
-                false => word.literal.then_some(word.cooked.as_str()),
+                true => paths::split_glob(file.text).map(|g| g.prefix),
+                false => word.literal.then_some(file.text),
             };
             let text = text.map(|t| if t.is_empty() { "." } else { t });
             text.is_none_or(|t| self.in_run_zone(t, ctx).is_none())
         });
-        let Some(word) = outside else {
+        let Some(file) = outside else {
             return true;
         };
+        let word = file.word;
         // (Code from elsewhere: a grant of the toolchain's name must not cover it.)
         judged.saveable = false;
         judged.reason(
             ReasonKind::Code,
             None,
             format!(
-                "runs `{}`, a file outside every run zone (code from elsewhere)",
+                "`{}` names a file outside every run zone, which it runs, loads or writes (code from elsewhere)",
                 display::escape(&word.raw)
             ),
         );
