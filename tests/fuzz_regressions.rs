@@ -322,6 +322,22 @@ fn a_url_host_with_blanks_is_not_known_statically() {
     assert!(!prompt.persistable);
 }
 
+/// Found by the `evaluate` target (session 29): `git -c coren3 -c pager="sh -c id" coren3 -c p
+/// log` proposed `git -c coren3 -c *`, taking the value `coren3` for the subcommand, and saving
+/// it was refused (git needs a subcommand). A proposal is now checked as saving checks it: this
+/// one is none, and the prompt is not persistable.
+#[test]
+fn a_proposal_is_one_that_saving_accepts() {
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    let command = r#"git -c coren3 -c pager="sh -c id" coren3 -c p log"#;
+    let evaluation = gate.evaluate(command, &state);
+    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+    let prompt = evaluation.prompt.unwrap();
+    assert!(!prompt.persistable);
+    assert_eq!(prompt.clauses.first().unwrap().pattern, None);
+}
+
 // Crash input (parse target, session 21): b"noa\nusage@( ){\nOF\n}\n\nno" — render printed the
 // definition as `usage@() { OF\n}`, which reads back as the extglob word `usage@()` followed
 // by `{`, and the lone `}` is then a syntax error.

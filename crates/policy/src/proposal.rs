@@ -196,7 +196,12 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     {
         return None;
     }
-    VerbPattern::new(&text).ok()
+    let pattern = VerbPattern::new(&text).ok()?;
+    // Saving judges the pattern by its own words, whose verb hint may differ from the
+    // command's (`git -c coren3 -c *`: `coren3` was the value of `-c`): a proposal that saving
+    // would refuse is none.
+    input.rule.check_pattern(&pattern).ok()?;
+    Some(pattern)
 }
 
 /// Proposes the exact command (for embedded code): every word, then ` *`; `None` when a word

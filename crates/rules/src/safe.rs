@@ -113,6 +113,10 @@ impl Policy {
                 .take(if entry.tasks { 1 } else { usize::MAX });
             for word in operands.filter_map(|&i| view.words.get(i)) {
                 add(word, &word.cooked);
+                // `@FILE`: options read from a file (pytest, mypy, javac, dotnet).
+                if let Some(file) = word.cooked.strip_prefix('@') {
+                    add(word, file);
+                }
             }
             if entry.tasks {
                 continue;
@@ -126,6 +130,10 @@ impl Policy {
                     && let Some((_, value)) = word.cooked.split_once('=')
                 {
                     add(word, value);
+                    // `TYPE:PATH` (`--cov-report=xml:~/.bashrc`).
+                    if let Some((_, path)) = value.split_once(':') {
+                        add(word, path);
+                    }
                 }
             }
             for value in &scan.values {

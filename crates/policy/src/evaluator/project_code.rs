@@ -136,6 +136,31 @@ impl Run<'_> {
             );
             return true;
         }
+        // The project's copy of a tool (`.venv/bin/pip`, `node_modules/.bin/npm`) called as one
+        // of the commands that run code from elsewhere or destroy (`settings.narrow`: `pip
+        // install`, `npm publish`) does what the tool does, not what the project's code does.
+        let name = inv
+            .words
+            .first()
+            .map(|w| w.cooked.rsplit('/').next().unwrap_or_default());
+        let chain: Vec<&str> = name
+            .into_iter()
+            .chain(inv.words.iter().skip(1).map(|w| w.cooked.as_str()))
+            .collect();
+        if let Some(narrow) = self.policy().narrow_commands().iter().find(|n| {
+            n.len() > 1 && chain.len() >= n.len() && chain.iter().zip(n.iter()).all(|(a, b)| a == b)
+        }) {
+            judged.saveable = false;
+            judged.reason(
+                ReasonKind::Unsafe,
+                None,
+                format!(
+                    "`{}`: the project's copy of the tool, doing what the tool does (`settings.narrow`)",
+                    display::escape(&narrow.join(" "))
+                ),
+            );
+            return true;
+        }
         let SafeVerdict::Unsafe {
             token,
             why,
