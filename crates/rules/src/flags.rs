@@ -155,6 +155,9 @@ fn scan_bundle(
                 take_next(out, words, &name, index + 1);
                 return index + 1;
             }
+            // `-o=PATH`: Go's flag package reads `PATH` (getopt would read `=PATH`, a name in
+            // the working directory); the path is the one to judge.
+            let rest = rest.strip_prefix('=').unwrap_or(rest);
             out.values.push(ValueHit {
                 flag: name,
                 index,

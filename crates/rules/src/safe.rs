@@ -92,6 +92,15 @@ impl Policy {
         if roles.is_some_and(|r| r.operands == Some(Role::ReadPath)) {
             return Vec::new();
         }
+        // An option whose role is a write names an output, judged as a write (its zone, a
+        // protected path), not as code the toolchain runs.
+        let writes = |name: &str| {
+            roles.is_some_and(|r| {
+                r.options
+                    .iter()
+                    .any(|(flag, role)| flag == name && *role == Role::WritePath)
+            })
+        };
         let mut out: Vec<TaskFile<'w>> = Vec::new();
         let mut add = |word: &'w Word, text: &'w str| {
             let known = out
@@ -127,7 +136,8 @@ impl Policy {
             // option word counts, as does the value of a known value flag.
             for word in view.words.iter().skip(entry.verb.len()) {
                 if word.cooked.starts_with('-')
-                    && let Some((_, value)) = word.cooked.split_once('=')
+                    && let Some((name, value)) = word.cooked.split_once('=')
+                    && !writes(name)
                 {
                     add(word, value);
                     // `TYPE:PATH` (`--cov-report=xml:~/.bashrc`).
@@ -136,7 +146,7 @@ impl Policy {
                     }
                 }
             }
-            for value in &scan.values {
+            for value in scan.values.iter().filter(|v| !writes(&v.flag)) {
                 if let Some(word) = view.words.get(value.index)
                     && let Some(text) = word.cooked.get(word.cooked.len() - value.text.len()..)
                 {
