@@ -148,7 +148,9 @@ impl Policy {
             }
             for value in scan.values.iter().filter(|v| !writes(&v.flag)) {
                 if let Some(word) = view.words.get(value.index)
-                    && let Some(text) = word.cooked.get(word.cooked.len() - value.text.len()..)
+                    && let Some(text) = (word.cooked.len())
+                        .checked_sub(value.text.len())
+                        .and_then(|at| word.cooked.get(at..))
                 {
                     add(word, text);
                 }
