@@ -44,9 +44,18 @@ impl Run<'_> {
                 .filter(|(flag, _)| flag.starts_with('-'))
                 .map(|(_, value)| value)
         });
-        let filtered = option_values
-            .chain(joined_values)
-            .find_map(|filter| rule.protected_filter(filter));
+        let filtered = option_values.chain(joined_values).find_map(|filter| {
+            if let Ok(cache) = self.filter_cache.try_borrow()
+                && let Some(found) = cache.get(filter)
+            {
+                return *found;
+            }
+            let found = rule.protected_filter(filter);
+            if let Ok(mut cache) = self.filter_cache.try_borrow_mut() {
+                cache.insert(filter.to_owned(), found);
+            }
+            found
+        });
         let (entry, what) = if let Some((entry, name)) = filtered {
             let name = display::escape(name);
             (

@@ -39,6 +39,9 @@ pub(super) struct Run<'a> {
     pub(super) written: RefCell<Vec<PathBuf>>,
     /// The paths in `written`, to keep it free of repeats.
     pub(super) written_set: RefCell<HashSet<PathBuf>>,
+    /// What each option value of a recursive read filters to (`GrantRule::protected_filter`),
+    /// once per value: every path operand looks at every value.
+    pub(super) filter_cache: RefCell<HashMap<String, Option<(&'a Protected, &'a str)>>>,
     /// False while judging the operands of a command whose writes keep every file's content
     /// (`chmod +x run.sh`): they are not recorded in `written`.
     pub(super) recording: Cell<bool>,
@@ -68,6 +71,7 @@ impl<'a> Run<'a> {
             protected_cache: RefCell::new(HashMap::new()),
             written: RefCell::new(Vec::new()),
             written_set: RefCell::new(HashSet::new()),
+            filter_cache: RefCell::new(HashMap::new()),
             recording: Cell::new(true),
             builds: RefCell::new(Vec::new()),
             building: RefCell::new(None),
