@@ -347,12 +347,7 @@ pub fn evaluating_parts(
 pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
     evaluating_text(text)?;
     let mut bytes = text.as_bytes().to_vec();
-    let mut blank = |span: crate::Span| {
-        let end = span.end.min(bytes.len());
-        if let Some(range) = bytes.get_mut(span.start.min(end)..end) {
-            range.fill(b' ');
-        }
-    };
+    let mut blank = |span: crate::Span| blank_span(&mut bytes, span);
     for clause in graph.clauses() {
         clause.argv.iter().for_each(|w| blank(w.span));
         clause.assignments.iter().for_each(|a| blank(a.span));
@@ -367,6 +362,47 @@ pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
     let rest = String::from_utf8_lossy(&bytes);
     evaluating_text(&rest)
         .map(|why| format!("a word outside any command (a `for`, `select` or `case` word): {why}"))
+}
+
+/// [`implicitly_assigned`] over the command `text` that `graph` was parsed from, without the
+/// bodies of quoted heredocs: they are data, never read as shell code nor expanded (a Python
+/// loop `for path in …` written to a file assigns nothing). An unquoted body is still read: its
+/// `${NAME:=…}` expansions do assign.
+///
+/// ```
+/// use shellgate_parser::{ParseOptions, evaluates::implicitly_assigned_in, parse};
+///
+/// let text = "cat > a.py <<'EOF'\nfor PATH in x:\n    pass\nEOF\nfor HOME in /tmp; do :; done";
+/// let parsed = parse(text, &ParseOptions::default());
+/// assert_eq!(implicitly_assigned_in(text, &parsed.graph), vec!["HOME"]);
+/// ```
+#[must_use]
+pub fn implicitly_assigned_in(text: &str, graph: &ClauseGraph) -> Vec<String> {
+    let quoted_bodies: Vec<crate::Span> = graph
+        .clauses()
+        .flat_map(|clause| &clause.redirects)
+        .filter_map(|redirect| match &redirect.target {
+            RedirectTarget::Heredoc(heredoc) if heredoc.quoted => Some(heredoc.body_span),
+            _ => None,
+        })
+        .collect();
+    let owned = |names: Vec<&str>| names.into_iter().map(str::to_owned).collect();
+    if quoted_bodies.is_empty() {
+        return owned(implicitly_assigned(text));
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for span in quoted_bodies {
+        blank_span(&mut bytes, span);
+    }
+    owned(implicitly_assigned(&String::from_utf8_lossy(&bytes)))
+}
+
+/// Overwrites the bytes of `span` with blanks (clamped to `bytes`).
+fn blank_span(bytes: &mut [u8], span: crate::Span) {
+    let end = span.end.min(bytes.len());
+    if let Some(range) = bytes.get_mut(span.start.min(end)..end) {
+        range.fill(b' ');
+    }
 }
 
 /// Variables the shell source `text` assigns without an assignment word or a setter builtin:

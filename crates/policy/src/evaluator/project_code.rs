@@ -147,9 +147,10 @@ impl Run<'_> {
             .into_iter()
             .chain(inv.words.iter().skip(1).map(|w| w.cooked.as_str()))
             .collect();
-        if let Some(narrow) = self.policy().narrow_commands().iter().find(|n| {
-            n.len() > 1 && chain.len() >= n.len() && chain.iter().zip(n.iter()).all(|(a, b)| a == b)
-        }) {
+        let called_as = |n: &&Vec<String>| {
+            n.len() > 1 && chain.get(..n.len()).is_some_and(|c| c.iter().eq(n.iter()))
+        };
+        if let Some(narrow) = self.policy().narrow_commands().iter().find(called_as) {
             judged.saveable = false;
             judged.reason(
                 ReasonKind::Unsafe,

@@ -97,16 +97,18 @@ impl<'a> Run<'a> {
             self.judged.push(judged);
         }
         // Variables set by a loop or a `${NAME:=…}` default (`for PATH in /tmp/x; do ls; done`).
-        let texts = std::iter::once(self.command)
-            .chain(self.expansion.sources.iter().map(|s| s.text.as_str()));
-        // (The text is scanned as a whole, heredoc bodies included: a plain lower-case word such
-        // as zsh's `path` array would be found in every Python loop `for path in …`, so only
-        // names with a capital or an underscore count here: `PATH`, `http_proxy`.)
-        let mut loading: Vec<&str> = texts
-            .flat_map(shellgate_parser::evaluates::implicitly_assigned)
-            .filter(|name| name.bytes().any(|b| b.is_ascii_uppercase() || b == b'_'))
-            .filter(|name| self.policy().is_code_loading_variable(name))
-            .collect();
+        let sources = self
+            .expansion
+            .sources
+            .iter()
+            .flat_map(|s| shellgate_parser::evaluates::implicitly_assigned(&s.text))
+            .map(str::to_owned);
+        let mut loading: Vec<String> =
+            shellgate_parser::evaluates::implicitly_assigned_in(self.command, &self.parsed.graph)
+                .into_iter()
+                .chain(sources)
+                .filter(|name| self.policy().is_code_loading_variable(name))
+                .collect();
         loading.sort_unstable();
         loading.dedup();
         if !loading.is_empty() {
