@@ -51,6 +51,7 @@ use crate::evaluation::Evaluation;
 use crate::grant_rule::GrantRule;
 use crate::trust::{GrantSource, TrustState};
 
+mod absent_operands;
 mod assignments;
 mod brought_files;
 mod builds;

@@ -275,6 +275,11 @@ pub struct SafeEntry {
     /// arguments (`tar -x`, `unzip`, `patch`): any of them may be a protected path, so it is
     /// admitted only when it names what it writes (a `write` operand: `patch src/a.c`).
     pub input_names: Option<String>,
+    /// Why an operand that names an existing file or directory keeps the command out of its
+    /// class (`git checkout NAME` switches branches, but restores NAME from the index,
+    /// discarding its uncommitted changes, when NAME is a path). The evaluator consults the
+    /// file system (see [`crate::Policy::absent_operands`]).
+    pub absent_operands: Option<String>,
     /// Why it is safe.
     pub why: String,
     /// Operating systems it applies to (empty: all). Names as in `std::env::consts::OS`, with

@@ -125,6 +125,7 @@ table! {
         declares: bool = or_default,
         unless_bare: Option<Text> = get,
         input_names: Option<Text> = get,
+        absent_operands: Option<Text> = get,
         value_flags: Vec<Text> = or_default,
         unless_flags: Vec<Spanned<RawUnlessFlag>> = or_default,
         unless_args: Vec<Spanned<RawUnlessArg>> = or_default,

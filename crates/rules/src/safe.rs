@@ -159,6 +159,36 @@ impl Policy {
         out
     }
 
+    /// The operands that must name no existing file or directory for `verdict` to stand, and
+    /// why, when the entry that admitted `view` declares `absent_operands` (`git checkout
+    /// NAME`). The evaluator looks each up below the working directory: one that exists, or
+    /// one it cannot look up, makes the command unsafe with that reason.
+    #[must_use]
+    pub fn absent_operands<'w>(
+        &self,
+        view: &CommandView<'w>,
+        verdict: &SafeVerdict<'_>,
+    ) -> Option<(Vec<&'w Word>, &str)> {
+        let SafeVerdict::Admitted { verb, class, .. } = verdict else {
+            return None;
+        };
+        // The last entry for the verb and class is the one that stands (a later layer's
+        // replaces an earlier one).
+        let entries = self.lookup_all(&self.declared.safe, view.words, true, &|e: &SafeEntry| {
+            e.verb.as_slice() == *verb && e.class == *class
+        });
+        let entry = entries.last()?;
+        let why = entry.absent_operands.as_deref()?;
+        let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
+        let takes = |name: &str| {
+            entry.value_flags.iter().any(|v| v == name)
+                || roles.is_some_and(|r| r.takes_value(name))
+        };
+        let scan = flags::scan(view.words, entry.verb.len(), &takes);
+        let operands = scan.operands.iter().filter_map(|&i| view.words.get(i));
+        Some((operands.collect(), why))
+    }
+
     fn safe_in(&self, view: &CommandView<'_>, any_dir: bool) -> SafeVerdict<'_> {
         let os = std::env::consts::OS;
         // Flags that take a value: the entry's own, and those its argument roles know of.
@@ -673,7 +703,8 @@ fn entry_verdict<'p>(
     let option_aware = !entry.unless_flags.is_empty()
         || !entry.unless_args.is_empty()
         || entry.tasks
-        || entry.max_operands.is_some();
+        || entry.max_operands.is_some()
+        || entry.absent_operands.is_some();
     let can_be_option = |index: &&usize| {
         let Some(word) = view.words.get(**index) else {
             return true;

@@ -253,6 +253,7 @@ fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
                     ),
                     "{at}"
                 );
+                assert_eq!(entry.absent_operands, text(&raw, "absent_operands"), "{at}");
                 let flags: Vec<(Vec<String>, String)> = entry
                     .unless_flags
                     .iter()

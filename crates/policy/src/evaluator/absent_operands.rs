@@ -1,0 +1,130 @@
+//! Operands that must name nothing on the file system (`absent_operands` in the catalog):
+//! `git checkout NAME` switches branches, keeping local changes, but when NAME is a path git
+//! restores it from the index and discards its uncommitted changes. The file system where the
+//! command runs tells the two apart; a name the gate cannot look up keeps the command out of
+//! its class.
+
+use std::io::ErrorKind;
+
+use shellgate_rules::SafeVerdict;
+
+use crate::matching::MatchContext;
+
+use super::run::Run;
+use crate::expand::Invocation;
+
+impl Run<'_> {
+    /// `safe`, or the refusal of its `absent_operands` entry when an operand names an existing
+    /// file or directory below the working directory, or one the gate cannot look up: an
+    /// expansion, a glob or a pathspec (`*.py`, `:/src`), an unknown working directory, or a
+    /// file system that is not consulted.
+    pub(super) fn confirm_absent<'p>(
+        &'p self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        safe: SafeVerdict<'p>,
+    ) -> SafeVerdict<'p> {
+        let Some((operands, why)) = self.policy().absent_operands(&inv.view(), &safe) else {
+            return safe;
+        };
+        let present = operands.into_iter().find(|word| {
+            let unreadable = !word.literal
+                || word.cooked.contains(['*', '?', '['])
+                || word.cooked.starts_with(':');
+            let Some(cwd) = ctx.cwd.filter(|_| ctx.symlinks && !unreadable) else {
+                return true;
+            };
+            !matches!(
+                std::fs::symlink_metadata(cwd.join(&word.cooked)),
+                Err(e) if e.kind() == ErrorKind::NotFound
+            )
+        });
+        match present {
+            Some(word) => SafeVerdict::Unsafe {
+                token: word.cooked.clone(),
+                why,
+                saveable: true,
+            },
+            None => safe,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shellgate_rules::{Decision, Policy};
+
+    use crate::evaluator::GateEvaluator;
+    use crate::trust::TrustState;
+
+    /// The decision of `command` run in the project `root` (home its parent), the file system
+    /// consulted or not, and the message of its `unsafe` reason.
+    fn decide(root: &std::path::Path, consult: bool, command: &str) -> (Decision, Vec<String>) {
+        let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+        let mut state = TrustState::new("personal", root);
+        state.set_home(root.parent().unwrap());
+        state.set_project(root);
+        state.set_resolve_symlinks(consult);
+        gate.apply_profile(&mut state).unwrap();
+        let evaluation = gate.evaluate(command, &state);
+        let unsafe_reasons = evaluation
+            .clauses
+            .iter()
+            .flat_map(|c| &c.reasons)
+            .filter(|r| r.kind.to_string() == "unsafe")
+            .map(|r| r.message.clone())
+            .collect();
+        (evaluation.decision, unsafe_reasons)
+    }
+
+    #[test]
+    fn checkout_of_a_name_that_is_no_path_switches_branches() {
+        let (_dir, base) = crate::testing::temp_tree(&["proj/src"]);
+        let root = base.join("proj");
+        std::fs::write(root.join("README.md"), "x").unwrap();
+        std::os::unix::fs::symlink("/nonexistent", root.join("dangling")).unwrap();
+        let restores = "names, or may name, a path: git restores it from the index, discarding \
+                        its uncommitted changes";
+        for command in [
+            "git checkout main",
+            "git checkout -- main",
+            "git checkout -q --track origin/dev",
+            "cd src && git checkout main",
+            "git checkout -",
+        ] {
+            assert_eq!(
+                decide(&root, true, command),
+                (Decision::Approved, vec![]),
+                "{command}"
+            );
+        }
+        for (command, word) in [
+            ("git checkout README.md", "README.md"),
+            ("git checkout src", "src"),
+            ("git checkout .", "."),
+            ("git checkout dangling", "dangling"),
+            ("cd src && git checkout ../README.md", "../README.md"),
+            ("git checkout '*.md'", "*.md"),
+            ("git checkout :/README.md", ":/README.md"),
+        ] {
+            assert_eq!(
+                decide(&root, true, command),
+                (Decision::NeedsPrompt, vec![format!("`{word}`: {restores}")]),
+                "{command}"
+            );
+        }
+        // A parameter may hold an option (`-f`) as well as a path.
+        assert_eq!(
+            decide(&root, true, "git checkout \"$B\""),
+            (
+                Decision::NeedsPrompt,
+                vec!["`$B`: a dynamic argument could expand to an unsafe option".to_owned()]
+            )
+        );
+        // Without the file system, no name can be told apart from a path.
+        assert_eq!(
+            decide(&root, false, "git checkout main"),
+            (Decision::NeedsPrompt, vec![format!("`main`: {restores}")])
+        );
+    }
+}
