@@ -289,6 +289,9 @@ pub struct SafeEntry {
     pub pure: bool,
     /// Flags that take a value.
     pub value_flags: Arc<[String]>,
+    /// Flags without a value that the command knows: spelled exactly, each is that flag, never
+    /// an abbreviation of a longer unsafe one (pytest's `--co` is `--collect-only`).
+    pub known_flags: Arc<[String]>,
     /// Flags that make it unsafe.
     pub unless_flags: Arc<[UnlessFlag]>,
     /// Argument globs that make it unsafe.

@@ -127,6 +127,7 @@ table! {
         input_names: Option<Text> = get,
         absent_operands: Option<Text> = get,
         value_flags: Vec<Text> = or_default,
+        known_flags: Vec<Text> = or_default,
         unless_flags: Vec<Spanned<RawUnlessFlag>> = or_default,
         unless_args: Vec<Spanned<RawUnlessArg>> = or_default,
         max_operands: Option<Spanned<RawMaxOperands>> = get,

@@ -77,10 +77,12 @@ impl Policy {
     }
 
     /// The files a toolchain runs or loads as its code when its operands are paths
-    /// (`[classify]` class `path`): a `tasks` entry's first operand (`bun run /tmp/x.js`, `bun
-    /// test ./x.test.ts`), and every operand of another toolchain entry (`pytest /tmp/t`,
-    /// `coverage run /tmp/e.py`: tests, sources and the configuration beside them). The
-    /// evaluator judges each as a script it runs.
+    /// (`[classify]` class `path`): every operand of a toolchain entry (`pytest /tmp/t`,
+    /// `coverage run /tmp/e.py`: tests, sources and the configuration beside them) or of a
+    /// `tasks` entry (`bun run /tmp/x.js`, and the arguments a script is handed: `npm test --
+    /// --config /tmp/x.js`; not those of a file it runs), the `PATH` of a `NAME=PATH` operand,
+    /// and path values of options.
+    /// The evaluator judges each as a script it runs.
     #[must_use]
     pub fn task_files<'w>(&self, view: &CommandView<'w>) -> Vec<TaskFile<'w>> {
         let entries = self.lookup_all(&self.declared.safe, view.words, false, &|e: &SafeEntry| {
@@ -116,18 +118,35 @@ impl Policy {
                     || roles.is_some_and(|r| r.takes_value(name))
             };
             let scan = flags::scan(view.words, entry.verb.len(), &takes);
+            // A `tasks` entry's first operand is its task. A script's further words are handed
+            // to the tools it runs (`npm test -- --config /tmp/x.js`): they are judged as a
+            // toolchain's own are. A file's are that program's own arguments (`bun run
+            // src/cli.ts --repo /x`).
+            let runs_file = entry.tasks
+                && scan
+                    .operands
+                    .first()
+                    .and_then(|&i| view.words.get(i))
+                    .is_some_and(|w| self.classify(&w.cooked) == TokenClass::Path);
             let operands = scan
                 .operands
                 .iter()
-                .take(if entry.tasks { 1 } else { usize::MAX });
+                .take(if runs_file { 1 } else { usize::MAX });
             for word in operands.filter_map(|&i| view.words.get(i)) {
                 add(word, &word.cooked);
+                // `NAME=PATH` (`make test DESTDIR=/tmp/x`, `dotnet test --
+                // RunConfiguration.TestAdaptersPaths=/tmp/x`).
+                if !word.cooked.starts_with('-')
+                    && let Some((_, value)) = word.cooked.split_once('=')
+                {
+                    add(word, value);
+                }
                 // `@FILE`: options read from a file (pytest, mypy, javac, dotnet).
                 if let Some(file) = word.cooked.strip_prefix('@') {
                     add(word, file);
                 }
             }
-            if entry.tasks {
+            if runs_file {
                 continue;
             }
             // An option's path value (`--log-file=~/.bashrc`, Go's `-o=PATH`,
@@ -672,6 +691,7 @@ fn entry_verdict<'p>(
     // longer one (getopt_long takes an exact match first: `--project` is not `--projects`).
     let known = |name: &str| {
         entry.value_flags.iter().any(|v| v == name)
+            || entry.known_flags.iter().any(|v| v == name)
             || entry
                 .unless_flags
                 .iter()

@@ -64,6 +64,7 @@ impl Builder {
             }
         }
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
+        let known_flags = cx.flags(&mut raw.known_flags, "known_flags");
         let mut unless_flags = Vec::new();
         for entry in &mut raw.unless_flags {
             let entry_span = entry.span();
@@ -141,6 +142,7 @@ impl Builder {
             os: os.into(),
             pure: raw.pure,
             value_flags: value_flags.into(),
+            known_flags: known_flags.into(),
             unless_flags: unless_flags.into(),
             unless_args: unless_args.into(),
             unless_globs,

@@ -253,7 +253,14 @@ fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
                     ),
                     "{at}"
                 );
-                assert_eq!(entry.absent_operands, text(&raw, "absent_operands"), "{at}");
+                assert_eq!(
+                    (&entry.absent_operands, &entry.known_flags[..]),
+                    (
+                        &text(&raw, "absent_operands"),
+                        &strings(raw.get("known_flags"))[..]
+                    ),
+                    "{at}"
+                );
                 let flags: Vec<(Vec<String>, String)> = entry
                     .unless_flags
                     .iter()
