@@ -216,7 +216,7 @@ pub(crate) fn push_unquoted_escape(raw: &str, out: &mut String) {
     let rest = raw.strip_prefix('\\').unwrap_or(raw);
     match rest {
         // A line continuation disappears; a lone backslash at the end of input stays.
-        "\n" | "\r\n" => {}
+        "\n" => {}
         "" => out.push('\\'),
         other => out.push_str(other),
     }
@@ -227,7 +227,7 @@ pub(crate) fn push_unquoted_escape(raw: &str, out: &mut String) {
 pub(crate) fn push_dq_escape(raw: &str, out: &mut String) {
     let rest = raw.strip_prefix('\\').unwrap_or(raw);
     match rest {
-        "\n" | "\r\n" => {}
+        "\n" => {}
         "$" | "`" | "\"" | "\\" => out.push_str(rest),
         other => {
             out.push('\\');
@@ -241,7 +241,7 @@ pub(crate) fn push_dq_escape(raw: &str, out: &mut String) {
 pub(crate) fn push_heredoc_escape(raw: &str, out: &mut String) {
     let rest = raw.strip_prefix('\\').unwrap_or(raw);
     match rest {
-        "\n" | "\r\n" => {}
+        "\n" => {}
         "$" | "`" | "\\" => out.push_str(rest),
         other => {
             out.push('\\');

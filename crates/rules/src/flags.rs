@@ -8,7 +8,8 @@
 //!   getopt accepts unambiguous prefixes; this only ever makes a deny rule or an unsafe flag
 //!   match *more*, never less.
 //! * `--` ends the options: everything after it is an operand. A lone `-` is an operand.
-//! * A flag that takes a value consumes it (`-n 5`, `-n5`, `--max-count=5`) so the value is
+//! * A flag that takes a value consumes it (`-n 5`, `-n5`, `--max-count=5`, and gcc's
+//!   `-MFdeps.d` for a listed single-dash option of two or more letters) so the value is
 //!   never read as an operand or a flag. Which flags take values is the caller's table; deny
 //!   rules use none, so every dash-token counts as a flag (the strict reading).
 //! * A word that is not literal (`$x`, `$(…)`, a glob) is an operand here and is reported in
@@ -103,6 +104,16 @@ pub fn scan(words: &[Word], start: usize, takes_value: &dyn Fn(&str) -> bool) ->
                 push_flag(&mut out, text, i);
                 i += 1;
                 take_next(&mut out, words, text, i);
+            } else if let Some((name, value)) = attached_long(text, takes_value) {
+                // A whole single-dash option with its value attached without `=` (gcc's
+                // `-MFdeps.d`, `-isystem/usr/x`).
+                push_flag(&mut out, text, i);
+                push_flag(&mut out, name, i);
+                out.values.push(ValueHit {
+                    flag: name.to_owned(),
+                    index: i,
+                    text: value.to_owned(),
+                });
             } else {
                 i = scan_bundle(&mut out, words, text, i, takes_value);
             }
@@ -112,6 +123,24 @@ pub fn scan(words: &[Word], start: usize, takes_value: &dyn Fn(&str) -> bool) ->
         i += 1;
     }
     out
+}
+
+/// The longest single-dash value option of two or more letters that `text` starts with, and
+/// the rest of `text` as its value (`-MFdeps.d`: `-MF`, `deps.d`).
+fn attached_long<'t>(
+    text: &'t str,
+    takes_value: &dyn Fn(&str) -> bool,
+) -> Option<(&'t str, &'t str)> {
+    text.char_indices()
+        .skip(3)
+        .map(|(at, _)| at)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .find_map(|at| {
+            let (name, value) = (text.get(..at)?, text.get(at..)?);
+            takes_value(name).then_some((name, value.strip_prefix('=').unwrap_or(value)))
+        })
 }
 
 /// Records a flag.
@@ -152,6 +181,15 @@ fn scan_bundle(
         if takes_value(&name) {
             let rest = body.get(pos + c.len_utf8()..).unwrap_or_default();
             if rest.is_empty() {
+                // A bundle whose last letter takes a value may be a whole option (gcc's `-MMD`
+                // is not `-M -M -D`): an option word after it is read as an option, not as the
+                // value (`-MMD -MF .git/hooks/x`).
+                let option_next = words
+                    .get(index + 1)
+                    .is_some_and(|w| w.cooked.len() > 1 && w.cooked.starts_with('-'));
+                if body.chars().count() > 1 && option_next {
+                    return index;
+                }
                 take_next(out, words, &name, index + 1);
                 return index + 1;
             }

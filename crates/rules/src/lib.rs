@@ -84,7 +84,7 @@ pub use error::{Located, Location, PolicyError};
 pub use example::RuleExample;
 pub use model::{
     ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, EffectClass, ExecMode,
-    InlineReader, Interpreter, Layer, MaxOperands, PLACEHOLDERS, PolicySource, PolicyTest, Prefix,
+    InlineReader, Interpreter, Layer, OperandCount, PLACEHOLDERS, PolicySource, PolicyTest, Prefix,
     PrefixMode, Protected, ReadZones, Role, Runs, SafeEntry, Setting, Settings, Shell, UnlessArg,
     UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions, ZoneTemplate, ZoneVars,
 };

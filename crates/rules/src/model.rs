@@ -300,15 +300,19 @@ pub struct SafeEntry {
     pub(crate) unless_globs: LazyGlobSet,
     /// More operands than this make it unsafe (`git config KEY` reads, `git config KEY VALUE`
     /// writes).
-    pub max_operands: Option<MaxOperands>,
+    pub max_operands: Option<OperandCount>,
+    /// Fewer operands than this make it unsafe (`declare -x` with no name lists every exported
+    /// variable; `declare -x NAME` declares one).
+    pub min_operands: Option<OperandCount>,
 }
 
-/// The most operands a safe verb takes, and why more make it unsafe.
+/// A bound on the operands of a safe verb (`max_operands`, `min_operands`), and why crossing
+/// it makes the verb unsafe.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MaxOperands {
+pub struct OperandCount {
     /// How many operands (words after the verb prefix that are not options or option values).
     pub count: usize,
-    /// Why a further operand makes the verb unsafe.
+    /// Why crossing the bound makes the verb unsafe.
     pub why: String,
 }
 

@@ -130,13 +130,14 @@ table! {
         known_flags: Vec<Text> = or_default,
         unless_flags: Vec<Spanned<RawUnlessFlag>> = or_default,
         unless_args: Vec<Spanned<RawUnlessArg>> = or_default,
-        max_operands: Option<Spanned<RawMaxOperands>> = get,
+        max_operands: Option<Spanned<RawOperandCount>> = get,
+        min_operands: Option<Spanned<RawOperandCount>> = get,
     }
 }
 
 table! {
-    /// `max_operands = { count = 1, why = "…" }`.
-    RawMaxOperands {
+    /// `max_operands = { count = 1, why = "…" }` (and `min_operands`).
+    RawOperandCount {
         count: Spanned<i64> = required,
         why: Text = required,
     }

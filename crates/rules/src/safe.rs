@@ -724,6 +724,7 @@ fn entry_verdict<'p>(
         || !entry.unless_args.is_empty()
         || entry.tasks
         || entry.max_operands.is_some()
+        || entry.min_operands.is_some()
         || entry.absent_operands.is_some();
     let can_be_option = |index: &&usize| {
         let Some(word) = view.words.get(**index) else {
@@ -770,6 +771,15 @@ fn entry_verdict<'p>(
                 };
             }
         }
+    }
+    if let Some(min) = &entry.min_operands
+        && scan.operands.len() < min.count
+    {
+        return SafeVerdict::Unsafe {
+            token: entry.verb.join(" "),
+            why: &min.why,
+            saveable: true,
+        };
     }
     if let Some(max) = &entry.max_operands
         && let Some(&extra) = scan.operands.get(max.count)

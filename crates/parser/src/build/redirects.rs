@@ -82,7 +82,7 @@ impl Builder<'_, '_, '_> {
             for seg in d.into_inner() {
                 match seg.as_rule() {
                     Rule::hd_bare => slot.delimiter.push_str(seg.as_str()),
-                    Rule::hd_sq | Rule::hd_dq | Rule::hd_esc => {
+                    Rule::hd_sq | Rule::hd_ansi | Rule::hd_dq | Rule::hd_esc => {
                         slot.quoted = true;
                         slot.delimiter.push_str(seg.as_str());
                     }

@@ -2,7 +2,7 @@
 //! `[[verb]]` (argument roles) and `[classify]` (value tokens).
 
 use super::*;
-use crate::MaxOperands;
+use crate::OperandCount;
 use crate::glob::WordGlob;
 use crate::model::Setting;
 
@@ -116,12 +116,17 @@ impl Builder {
             unless_args.push(UnlessArg { pattern, why });
         }
         let unless_globs = cx.word_glob_matcher(unless_globs, span.clone(), "unless_args");
-        let max_operands = raw.max_operands.as_mut().map(|max| {
-            let max = max.get_mut();
-            let count = super::count(cx, Some(&max.count), "max_operands.count");
-            let why = cx.nonempty(&mut max.why, "why").unwrap_or_default();
-            MaxOperands { count, why }
-        });
+        let mut bound = |raw: Option<&mut Spanned<crate::raw::RawOperandCount>>,
+                         key: &'static str| {
+            raw.map(|bound| {
+                let bound = bound.get_mut();
+                let count = super::count(cx, Some(&bound.count), key);
+                let why = cx.nonempty(&mut bound.why, "why").unwrap_or_default();
+                OperandCount { count, why }
+            })
+        };
+        let max_operands = bound(raw.max_operands.as_mut(), "max_operands.count");
+        let min_operands = bound(raw.min_operands.as_mut(), "min_operands.count");
         if cx.errors.len() > before {
             return;
         }
@@ -147,6 +152,7 @@ impl Builder {
             unless_args: unless_args.into(),
             unless_globs,
             max_operands,
+            min_operands,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.safe);
     }
