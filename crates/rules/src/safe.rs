@@ -697,7 +697,18 @@ fn entry_verdict<'p>(
                 .iter()
                 .any(|u| u.flags.iter().any(|f| f == name))
     };
+    // A single-dash word the entry knows whole (xmllint's `-noout`) is not a bundle of letters.
+    let whole: Vec<usize> = scan
+        .flags
+        .iter()
+        .filter(|h| !h.name.starts_with("--") && h.name.chars().count() > 2 && known(&h.name))
+        .map(|h| h.index)
+        .collect();
     for hit in &scan.flags {
+        let letter = hit.name.chars().count() == 2;
+        if letter && whole.contains(&hit.index) {
+            continue;
+        }
         let exact = known(&hit.name);
         for unless in entry.unless_flags.iter() {
             let named = |s: &String| match exact {
