@@ -462,6 +462,10 @@ pub struct VerbRoles {
     /// Flags that make its `read` operands the targets of new links ([`Role::Link`]:
     /// `cp -s`, `cp -l`).
     pub link_flags: Arc<[String]>,
+    /// Flags whose attached value is a backup suffix (`sed -i.bak`, `-i'bak/*'`,
+    /// `--in-place=SUFFIX`): each `write` operand is also written as its backup (see
+    /// [`crate::Policy::roles`]).
+    pub backup_flags: Arc<[String]>,
     /// Its `delete` and `read` operands are always recursive (`rg`, `find`, `du`).
     pub recursive: bool,
     /// Given no `read` operand, a recursive invocation searches its working directory

@@ -213,6 +213,7 @@ table! {
         query_flags: Vec<Text> = or_default,
         env_flags: Vec<Text> = or_default,
         cwd_flags: Vec<Text> = or_default,
+        judged_flags: Vec<Text> = or_default,
         why: Option<Text> = get,
     }
 }
@@ -264,6 +265,7 @@ table! {
         value_flags: Vec<Text> = or_default,
         recursive_flags: Vec<Text> = or_default,
         link_flags: Vec<Text> = or_default,
+        backup_flags: Vec<Text> = or_default,
         recursive: bool = or_default,
         searches_cwd: bool = or_default,
         keeps_content: bool = or_default,

@@ -439,6 +439,9 @@ impl Policy {
         if entry.into_directory {
             into_directory(&mut out, &scan.operands);
         }
+        if !entry.backup_flags.is_empty() {
+            backups(&mut out, words, &entry.backup_flags);
+        }
         // A pathspec is a read when it looks like a path, else a value. An object name that
         // names a file in a revision or in the index (`HEAD:.env`, `origin/main:src/x.rs`,
         // `:0:.env`) reads that file's committed content: the path after the revision is the
@@ -628,6 +631,57 @@ fn into_directory(out: &mut Vec<ArgRole>, operands: &[usize]) {
         })
         .collect();
     out.extend(named);
+}
+
+/// `sed -i SUFFIX`: each written operand F is also written as its backup, named by every backup
+/// suffix given (GNU sed uses the last; each is judged): F + SUFFIX, or SUFFIX with `*` replaced
+/// by F's name, in F's directory unless it holds a `/` (`-i'/home/u/*'`, `-i'.*'`).
+fn backups(out: &mut Vec<ArgRole>, words: &[Word], spellings: &[String]) {
+    let mut suffixes = Vec::new();
+    for word in words.iter().skip(1) {
+        let text = word.cooked.as_str();
+        if text == "--" {
+            break;
+        }
+        if let Some((name, value)) = text.split_once('=')
+            && name.starts_with("--")
+            && spellings.iter().any(|s| flag_is(name, s))
+        {
+            suffixes.push(value);
+        } else if let Some(body) = text.strip_prefix('-').filter(|b| !b.starts_with('-')) {
+            let found = body.char_indices().find(|(_, c)| {
+                let mut name = String::from("-");
+                name.push(*c);
+                spellings.contains(&name)
+            });
+            if let Some((at, c)) = found {
+                suffixes.push(body.get(at + c.len_utf8()..).unwrap_or_default());
+            }
+        }
+    }
+    let written: Vec<ArgRole> = out
+        .iter()
+        .filter(|r| r.operand && r.role == Role::WritePath)
+        .cloned()
+        .collect();
+    for suffix in suffixes.into_iter().filter(|s| !s.is_empty()) {
+        for file in &written {
+            let (dir, name) = match file.text.rsplit_once('/') {
+                Some((dir, name)) => (format!("{dir}/"), name),
+                None => (String::new(), file.text.as_str()),
+            };
+            let backup = match suffix.contains('*') {
+                false => format!("{}{suffix}", file.text),
+                true if suffix.contains('/') => suffix.replace('*', name),
+                true => format!("{dir}{}", suffix.replace('*', name)),
+            };
+            out.push(ArgRole {
+                text: backup,
+                operand: false,
+                ..file.clone()
+            });
+        }
+    }
 }
 
 /// The file an object name reads (`HEAD:.env` → `.env`, `:0:.env` → `.env`), if `text` is

@@ -54,9 +54,25 @@ impl Walker<'_> {
                 },
             );
         }
+        // With one of its `judged_flags` the shell is judged by itself (never transparent); its
+        // code is still parsed and judged.
+        let judged = judged_option(shell, &words);
+        if judged {
+            self.mark_judged_wrapper(index);
+        }
+        let trusted = trusted && !judged;
         let (code, after) = match found {
             Found::Nothing => return,
             Found::Script(i) => {
+                // A script named by an expansion or a process substitution (`bash <(…)`,
+                // `bash "$(…)"`, `bash "${x:-/tmp/x.sh}"`) is code the gate cannot read.
+                if let Some(word) = words.get(i).filter(|w| !w.literal) {
+                    self.dynamic(
+                        index,
+                        &format!("the script `{}` is not known statically", word.raw),
+                    );
+                    return;
+                }
                 let path = words.get(i).map(|w| w.cooked.clone()).unwrap_or_default();
                 self.set_opaque(index, Opaque::ScriptFile { path });
                 return;
@@ -255,6 +271,49 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
     } else {
         Found::Nothing
     }
+}
+
+/// Whether one of `shell`'s `judged_flags` is among its options (before its code, script or
+/// joined arguments), in any spelling: `-k`, a bundle `-kc`, `--rcfile=FILE`, and `+O` for
+/// `-O` (a `+` letter unsets the option a `-` letter sets).
+fn judged_option(shell: &Shell, words: &[Word]) -> bool {
+    if shell.judged_flags.is_empty() {
+        return false;
+    }
+    let mut rest = words.iter().skip(shell.verb.len());
+    while let Some(word) = rest.next() {
+        let text = word.cooked.as_str();
+        let sign = text.chars().next();
+        if !word.literal || text == "--" || text.len() < 2 || !matches!(sign, Some('-' | '+')) {
+            return false;
+        }
+        let name = text.split_once('=').map_or(text, |(n, _)| n);
+        if sign == Some('-') && exactly(name, &shell.judged_flags) {
+            return true;
+        }
+        if text.starts_with("--") {
+            if !text.contains('=') && exactly(text, &shell.value_flags) {
+                rest.next();
+            }
+            continue;
+        }
+        let mut letters = text.chars().skip(1);
+        let mut takes_next = false;
+        while let Some(c) = letters.next() {
+            let letter = format!("-{c}");
+            if exactly(&letter, &shell.judged_flags) {
+                return true;
+            }
+            if exactly(&letter, &shell.value_flags) {
+                takes_next = letters.next().is_none();
+                break;
+            }
+        }
+        if takes_next {
+            rest.next();
+        }
+    }
+    false
 }
 
 /// `export 'NAME=VALUE';` for each value of one of `shell`'s `env_flags` among its options

@@ -219,6 +219,7 @@ impl Builder {
         let code_flags = cx.flags(&mut raw.code_flags, "code_flags");
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
         let query_flags = cx.flags(&mut raw.query_flags, "query_flags");
+        let judged_flags = cx.flags(&mut raw.judged_flags, "judged_flags");
         let env_flags = cx.flags(&mut raw.env_flags, "env_flags");
         let cwd_flags = cx.flags(&mut raw.cwd_flags, "cwd_flags");
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
@@ -258,6 +259,7 @@ impl Builder {
             query_flags,
             env_flags,
             cwd_flags,
+            judged_flags,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.shells);
@@ -357,6 +359,7 @@ impl Builder {
         let first_unless = cx.flags(&mut raw.first_unless, "first_unless");
         let recursive_flags = cx.flags(&mut raw.recursive_flags, "recursive_flags");
         let link_flags = cx.flags(&mut raw.link_flags, "link_flags");
+        let backup_flags = cx.flags(&mut raw.backup_flags, "backup_flags");
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
@@ -444,6 +447,7 @@ impl Builder {
             value_flags: value_flags.into(),
             recursive_flags: recursive_flags.into(),
             link_flags: link_flags.into(),
+            backup_flags: backup_flags.into(),
             recursive: raw.recursive,
             searches_cwd: raw.searches_cwd,
             keeps_content: raw.keeps_content,

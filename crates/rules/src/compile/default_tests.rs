@@ -387,7 +387,7 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                     assign,
                     &entry.value_flags[..],
                     &entry.recursive_flags[..],
-                    &entry.link_flags[..],
+                    (&entry.link_flags[..], &entry.backup_flags[..]),
                     (
                         entry.recursive,
                         entry.searches_cwd,
@@ -405,7 +405,10 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                     role_pairs(&raw, "assign"),
                     &strings(raw.get("value_flags"))[..],
                     &strings(raw.get("recursive_flags"))[..],
-                    &strings(raw.get("link_flags"))[..],
+                    (
+                        &strings(raw.get("link_flags"))[..],
+                        &strings(raw.get("backup_flags"))[..],
+                    ),
                     (
                         flag("recursive"),
                         flag("searches_cwd"),

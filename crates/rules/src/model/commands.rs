@@ -173,6 +173,10 @@ pub struct Shell {
     /// Options whose value is the working directory the code runs in (`tmux new-session -c
     /// DIR`).
     pub cwd_flags: Vec<String>,
+    /// Options that change how the code is read or what runs before it (`bash -k`, `-O
+    /// dotglob`, `--rcfile FILE`, `watch -x`): the shell is judged by itself, and its code is
+    /// still parsed and judged.
+    pub judged_flags: Vec<String>,
     /// What it does, for explanations.
     pub why: Option<String>,
 }
