@@ -89,11 +89,13 @@ impl Policy {
             e.tasks || e.class == EffectClass::Toolchain
         });
         let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
-        // A compiler's operands are sources it reads (`[[verb]] operands = "read"`): what it
-        // builds from sources outside the run zones is judged when it runs.
-        if roles.is_some_and(|r| r.operands == Some(Role::ReadPath)) {
-            return Vec::new();
-        }
+        // A compiler's operands are sources it reads (its own `[[verb]]` entry says `operands =
+        // "read"`): what it builds from sources outside the run zones is judged when it runs.
+        // (Not a toolchain run through an interpreter whose entry reads files: `python3 -m
+        // pytest /tmp/x` runs `/tmp/x`.)
+        let compiler = |entry: &SafeEntry| {
+            roles.is_some_and(|r| r.operands == Some(Role::ReadPath) && r.verb == entry.verb)
+        };
         // An option whose role is a write names an output, judged as a write (its zone, a
         // protected path), not as code the toolchain runs.
         let writes = |name: &str| {
@@ -112,7 +114,7 @@ impl Policy {
                 out.push(TaskFile { word, text });
             }
         };
-        for entry in entries {
+        for entry in entries.into_iter().filter(|e| !compiler(e)) {
             let takes = |name: &str| {
                 entry.value_flags.iter().any(|v| v == name)
                     || roles.is_some_and(|r| r.takes_value(name))
