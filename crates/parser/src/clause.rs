@@ -109,6 +109,9 @@ impl Word {
         if self.literal {
             return self.cooked.starts_with('-');
         }
+        if self.is_numeric_parameter() {
+            return false;
+        }
         let f = &self.features;
         let glob_only = f.glob
             && !f.parameter
@@ -121,6 +124,21 @@ impl Word {
             && self.raw.chars().next().is_some_and(|c| {
                 c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | ',' | ':' | '%')
             }))
+    }
+
+    /// Whether the word is one special parameter that always expands to a number: `$?`, `$#`,
+    /// `$$`, `$!` (also braced or double-quoted).
+    #[must_use]
+    pub fn is_numeric_parameter(&self) -> bool {
+        let raw = self.raw.as_str();
+        let raw = raw
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .unwrap_or(raw);
+        matches!(
+            raw,
+            "$?" | "$#" | "$$" | "$!" | "${?}" | "${#}" | "${$}" | "${!}"
+        )
     }
 
     /// Whether the word is exactly one process substitution (`<(…)` or `>(…)`): it expands to

@@ -442,7 +442,9 @@ impl Policy {
             into_directory(&mut out, &scan.operands);
         }
         if !entry.backup_flags.is_empty() {
-            backups(&mut out, words, &entry.backup_flags);
+            backups(&mut out, words, &entry.backup_flags, &|name| {
+                entry.takes_value(name)
+            });
         }
         // A pathspec is a read when it looks like a path, else a value. An object name that
         // names a file in a revision or in the index (`HEAD:.env`, `origin/main:src/x.rs`,
@@ -635,35 +637,54 @@ fn into_directory(out: &mut Vec<ArgRole>, operands: &[usize]) {
     out.extend(named);
 }
 
-/// `sed -i SUFFIX`: each written operand F is also written as its backup, named by every backup
-/// suffix given (GNU sed uses the last; each is judged): F + SUFFIX, or SUFFIX with `*` replaced
-/// by F's name, in F's directory unless it holds a `/` (`-i'/home/u/*'`, `-i'.*'`).
-fn backups(out: &mut Vec<ArgRole>, words: &[Word], spellings: &[String]) {
+/// `sed -i SUFFIX`, `cp -S SUFFIX`: each written or replaced operand F is also written as its
+/// backup, named by every backup suffix given (the tools use the last; each is judged): F +
+/// SUFFIX, or SUFFIX with `*` replaced by F's name, in F's directory unless it holds a `/`
+/// (`-i'/home/u/*'`, `-i'.*'`). A flag that `takes` a value takes the next word when none is
+/// attached (`-S .json`, `--suffix .json`).
+fn backups(
+    out: &mut Vec<ArgRole>,
+    words: &[Word],
+    spellings: &[String],
+    takes: &dyn Fn(&str) -> bool,
+) {
     let mut suffixes = Vec::new();
-    for word in words.iter().skip(1) {
+    let mut rest = words.iter().skip(1);
+    while let Some(word) = rest.next() {
         let text = word.cooked.as_str();
         if text == "--" {
             break;
         }
-        if let Some((name, value)) = text.split_once('=')
-            && name.starts_with("--")
-            && spellings.iter().any(|s| flag_is(name, s))
-        {
-            suffixes.push(value);
-        } else if let Some(body) = text.strip_prefix('-').filter(|b| !b.starts_with('-')) {
-            let found = body.char_indices().find(|(_, c)| {
-                let mut name = String::from("-");
-                name.push(*c);
-                spellings.contains(&name)
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            let name = format!("--{name}");
+            let Some(spelling) = spellings.iter().find(|s| flag_is(&name, s)) else {
+                continue;
+            };
+            match value {
+                Some(value) => suffixes.push(value),
+                None if takes(spelling) => suffixes.extend(rest.next().map(|w| w.cooked.as_str())),
+                None => {}
+            }
+        } else if let Some(body) = text.strip_prefix('-') {
+            let found = body.char_indices().find_map(|(at, c)| {
+                let name = format!("-{c}");
+                spellings.contains(&name).then(|| (at + c.len_utf8(), name))
             });
-            if let Some((at, c)) = found {
-                suffixes.push(body.get(at + c.len_utf8()..).unwrap_or_default());
+            if let Some((end, name)) = found {
+                match body.get(end..).unwrap_or_default() {
+                    "" if takes(&name) => suffixes.extend(rest.next().map(|w| w.cooked.as_str())),
+                    suffix => suffixes.push(suffix),
+                }
             }
         }
     }
     let written: Vec<ArgRole> = out
         .iter()
-        .filter(|r| r.operand && r.role == Role::WritePath)
+        .filter(|r| r.operand && matches!(r.role, Role::WritePath | Role::DeletePath))
         .cloned()
         .collect();
     for suffix in suffixes.into_iter().filter(|s| !s.is_empty()) {
@@ -679,6 +700,8 @@ fn backups(out: &mut Vec<ArgRole>, words: &[Word], spellings: &[String]) {
             };
             out.push(ArgRole {
                 text: backup,
+                role: Role::WritePath,
+                recursive: false,
                 operand: false,
                 ..file.clone()
             });
@@ -797,12 +820,18 @@ fn entry_verdict<'p>(
         let Some(word) = view.words.get(**index) else {
             return true;
         };
-        if entry.declares && assignment_shaped(&word.raw) {
+        if entry.declares && assignment_shaped(&word.raw) || word.is_numeric_parameter() {
             return false;
         }
-        // A glob's names could still match an `unless_args` pattern or a task name (`make d*`
-        // → `deploy`).
-        !entry.unless_args.is_empty() || entry.tasks || word.may_expand_to_option()
+        // A glob's names could still match a task name (`make d*` → `deploy`) or an
+        // `unless_args` pattern that need not start with `-` (`*:*`); patterns of options only
+        // a word that may start with `-` can meet.
+        word.may_expand_to_option()
+            || entry.tasks
+            || entry
+                .unless_args
+                .iter()
+                .any(|u| !u.pattern.starts_with('-'))
     };
     if option_aware && let Some(index) = scan.dynamic.iter().find(can_be_option) {
         return SafeVerdict::Unsafe {
