@@ -9,11 +9,19 @@ use std::io::ErrorKind;
 use shellgate_rules::SafeVerdict;
 
 use crate::matching::MatchContext;
+use crate::paths;
 
 use super::run::Run;
 use crate::expand::Invocation;
 
 impl Run<'_> {
+    /// Whether an earlier clause of the command writes `path` or a directory above it.
+    fn written_before(&self, path: &std::path::Path) -> bool {
+        self.written_set
+            .try_borrow()
+            .is_ok_and(|set| path.ancestors().any(|p| set.contains(p)))
+    }
+
     /// `safe`, or the refusal of its `absent_operands` entry when an operand names an existing
     /// file or directory below the working directory, or one the gate cannot look up: an
     /// expansion, a glob or a pathspec (`*.py`, `:/src`), an unknown working directory, or a
@@ -27,15 +35,25 @@ impl Run<'_> {
         let Some((operands, why)) = self.policy().absent_operands(&inv.view(), &safe) else {
             return safe;
         };
+        // Names are looked up below a working directory that exists: in one that does not (a
+        // replayed log, a made-up project), nothing can be told apart.
+        let cwd = ctx
+            .cwd
+            .filter(|cwd| ctx.symlinks && std::fs::metadata(cwd).is_ok_and(|m| m.is_dir()));
         let present = operands.into_iter().find(|word| {
+            // (`\` quotes the next character of a pathspec: `a\.c` names `a.c`.)
             let unreadable = !word.literal
-                || word.cooked.contains(['*', '?', '['])
+                || word.cooked.contains(['*', '?', '[', '\\'])
                 || word.cooked.starts_with(':');
-            let Some(cwd) = ctx.cwd.filter(|_| ctx.symlinks && !unreadable) else {
+            let Some(cwd) = cwd.filter(|_| !unreadable) else {
                 return true;
             };
-            !matches!(
-                std::fs::symlink_metadata(cwd.join(&word.cooked)),
+            let path = cwd.join(&word.cooked);
+            // A clause before this one may make the name (`git mv a.c b.c && git checkout b.c`).
+            let made =
+                paths::finish(&path, ctx.symlinks).is_some_and(|path| self.written_before(&path));
+            made || !matches!(
+                std::fs::symlink_metadata(&path),
                 Err(e) if e.kind() == ErrorKind::NotFound
             )
         });
@@ -121,10 +139,15 @@ mod tests {
                 vec!["`$B`: a dynamic argument could expand to an unsafe option".to_owned()]
             )
         );
-        // Without the file system, no name can be told apart from a path.
+        // Without the file system, or in a working directory that does not exist, no name can be
+        // told apart from a path.
         assert_eq!(
             decide(&root, false, "git checkout main"),
             (Decision::NeedsPrompt, vec![format!("`main`: {restores}")])
+        );
+        assert_eq!(
+            decide(&root.join("gone"), true, "git checkout -- ."),
+            (Decision::NeedsPrompt, vec![format!("`.`: {restores}")])
         );
     }
 }

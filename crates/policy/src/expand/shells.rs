@@ -291,6 +291,9 @@ fn judged_option(shell: &Shell, words: &[Word]) -> bool {
         if sign == Some('-') && exactly(name, &shell.judged_flags) {
             return true;
         }
+        if text.starts_with("--") && long_judged(name, &shell.judged_flags) {
+            return true;
+        }
         if text.starts_with("--") {
             if !text.contains('=') && exactly(text, &shell.value_flags) {
                 rest.next();
@@ -314,6 +317,25 @@ fn judged_option(shell: &Shell, words: &[Word]) -> bool {
         }
     }
     false
+}
+
+/// Whether the long option `name` is one of `judged`'s long options or an abbreviation of one,
+/// compared as zsh compares option names (any case, `_` and `-` ignored): `--exe` for `--exec`,
+/// `--GLOB_SUBST` for `--globsubst`.
+fn long_judged(name: &str, judged: &[String]) -> bool {
+    let norm = |s: &str| {
+        s.trim_start_matches('-')
+            .chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    let given = norm(name);
+    !given.is_empty()
+        && judged
+            .iter()
+            .filter(|j| j.starts_with("--"))
+            .any(|j| norm(j).starts_with(&given))
 }
 
 /// `export 'NAME=VALUE';` for each value of one of `shell`'s `env_flags` among its options
