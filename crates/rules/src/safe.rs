@@ -840,6 +840,27 @@ fn entry_verdict<'p>(
             saveable: true,
         };
     }
+    // After `--` an expansion is no option, but it may still meet a pattern of the words
+    // themselves (`declare -- *` with a file named `a[$(cmd)]`, `git fetch -- *` with `host:x`).
+    let content_patterns = entry
+        .unless_args
+        .iter()
+        .any(|u| !u.pattern.starts_with('-'));
+    let after_dashes = scan
+        .double_dash
+        .map_or(&[][..], |_| scan.operands.as_slice());
+    let expansion_after = after_dashes.iter().find(|&&i| {
+        view.words
+            .get(i)
+            .is_some_and(|w| !w.literal && !w.is_numeric_parameter() && !scan.dynamic.contains(&i))
+    });
+    if content_patterns && let Some(index) = expansion_after {
+        return SafeVerdict::Unsafe {
+            token: cooked(view.words, *index),
+            why: DYNAMIC_WHY,
+            saveable: true,
+        };
+    }
     if !entry.unless_args.is_empty() {
         let mut found = Vec::new();
         for word in view.words.iter().skip(start) {
@@ -868,8 +889,17 @@ fn entry_verdict<'p>(
             }
         }
     }
+    // Only a literal, non-empty word is surely an operand: an expansion may be empty, and so
+    // may a brace list (`printenv {,}` is `printenv`).
+    let sure_operands = || {
+        scan.operands
+            .iter()
+            .filter_map(|&i| view.words.get(i))
+            .filter(|w| w.literal && !w.features.brace && !w.cooked.is_empty())
+            .count()
+    };
     if let Some(min) = &entry.min_operands
-        && scan.operands.len() < min.count
+        && sure_operands() < min.count
     {
         return SafeVerdict::Unsafe {
             token: entry.verb.join(" "),

@@ -44,7 +44,7 @@ impl Run<'_> {
             // (`\` quotes the next character of a pathspec: `a\.c` names `a.c`.)
             let unreadable = !word.literal
                 || word.cooked.contains(['*', '?', '[', '\\'])
-                || word.cooked.starts_with(':');
+                || word.cooked.starts_with([':', '~']);
             let Some(cwd) = cwd.filter(|_| !unreadable) else {
                 return true;
             };

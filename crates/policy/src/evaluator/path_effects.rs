@@ -97,6 +97,21 @@ impl<'a> Run<'a> {
                 self.start_build(ctx.cwd);
                 judged.runs_below = ctx.cwd.map(Path::to_path_buf);
             }
+            // The project's copy of a toolchain (`./gradlew test`, `./mvnw package`) reads the
+            // same build files as the toolchain of its name.
+            let path_program = inv.words.first().is_some_and(|w| w.cooked.contains('/'));
+            if class.is_none()
+                && path_program
+                && matches!(
+                    self.policy().safe_anywhere(&inv.view()),
+                    SafeVerdict::Admitted {
+                        class: EffectClass::Toolchain,
+                        ..
+                    }
+                )
+            {
+                judged.runs_below = ctx.cwd.map(Path::to_path_buf);
+            }
             // The repository's hooks run the project's hook manager (husky, lefthook,
             // pre-commit), which reads its configuration like any toolchain.
             if hooks {
