@@ -889,13 +889,16 @@ fn entry_verdict<'p>(
             }
         }
     }
-    // Only a literal, non-empty word is surely an operand: an expansion may be empty, and so
-    // may a brace list (`printenv {,}` is `printenv`).
+    // Only a literal, non-empty word or an assignment (`NAME=$(…)`) is surely an operand: an
+    // expansion may be empty, and so may a brace list (`printenv {,}` is `printenv`).
     let sure_operands = || {
         scan.operands
             .iter()
             .filter_map(|&i| view.words.get(i))
-            .filter(|w| w.literal && !w.features.brace && !w.cooked.is_empty())
+            .filter(|w| {
+                (w.literal && !w.features.brace && !w.cooked.is_empty())
+                    || assignment_shaped(&w.raw)
+            })
             .count()
     };
     if let Some(min) = &entry.min_operands
