@@ -181,16 +181,17 @@ fn scan_bundle(
         if takes_value(&name) {
             let rest = body.get(pos + c.len_utf8()..).unwrap_or_default();
             if rest.is_empty() {
-                // A bundle whose last letter takes a value may be a whole option (gcc's `-MMD`
-                // is not `-M -M -D`): an option word after it is read as an option, not as the
-                // value (`-MMD -MF .git/hooks/x`).
+                take_next(out, words, &name, index + 1);
+                // A bundle whose last letter takes a value may also be a whole option (gcc's
+                // `-MMD` is not `-M -M -D`): an option word after it is then read both ways, as
+                // the value (getopt's reading: `cp -vt -/../x`) and as an option (`-MMD -MF
+                // .git/hooks/x`).
                 let option_next = words
                     .get(index + 1)
                     .is_some_and(|w| w.cooked.len() > 1 && w.cooked.starts_with('-'));
                 if body.chars().count() > 1 && option_next {
                     return index;
                 }
-                take_next(out, words, &name, index + 1);
                 return index + 1;
             }
             // `-o=PATH`: Go's flag package reads `PATH` (getopt would read `=PATH`, a name in

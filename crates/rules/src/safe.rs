@@ -110,7 +110,12 @@ impl Policy {
             let known = out
                 .iter()
                 .any(|f| std::ptr::eq(f.word, word) && f.text == text);
-            if !known && self.classify(text) == TokenClass::Path {
+            // (A value the tool expands itself, `$HOME/x` or `~/x`, and one that starts with
+            // `-`, `-/../x`, are paths too.)
+            let path = self.classify(text) == TokenClass::Path
+                || text.contains('/')
+                || text.starts_with(['~', '$']);
+            if !known && path {
                 out.push(TaskFile { word, text });
             }
         };
@@ -136,6 +141,13 @@ impl Policy {
                 .take(if runs_file { 1 } else { usize::MAX });
             for word in operands.filter_map(|&i| view.words.get(i)) {
                 add(word, &word.cooked);
+                // `-cPATH`: a short option of the tool the script runs, with its value attached.
+                if entry.tasks
+                    && let Some(value) = word.cooked.strip_prefix('-').and_then(|w| w.get(1..))
+                    && !word.cooked.starts_with("--")
+                {
+                    add(word, value);
+                }
                 // `NAME=PATH` (`make test DESTDIR=/tmp/x`, `dotnet test --
                 // RunConfiguration.TestAdaptersPaths=/tmp/x`).
                 if !word.cooked.starts_with('-')
