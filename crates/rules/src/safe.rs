@@ -81,8 +81,7 @@ impl Policy {
     /// `coverage run /tmp/e.py`: tests, sources and the configuration beside them) or of a
     /// `tasks` entry (`bun run /tmp/x.js`, and the arguments a script is handed: `npm test --
     /// --config /tmp/x.js`; not those of a file it runs), the `PATH` of a `NAME=PATH` operand,
-    /// and path values of options.
-    /// The evaluator judges each as a script it runs.
+    /// and path values of options. The evaluator judges each as a script it runs.
     #[must_use]
     pub fn task_files<'w>(&self, view: &CommandView<'w>) -> Vec<TaskFile<'w>> {
         let entries = self.lookup_all(&self.declared.safe, view.words, false, &|e: &SafeEntry| {
@@ -220,6 +219,25 @@ impl Policy {
         let scan = flags::scan(view.words, entry.verb.len(), &takes);
         let operands = scan.operands.iter().filter_map(|&i| view.words.get(i));
         Some((operands.collect(), why))
+    }
+
+    /// The most operands the entry that admitted `view` takes, and why more make it unsafe
+    /// (`max_operands`): the evaluator applies it to arguments appended at run time (`xargs
+    /// gunzip`), which the catalog does not see.
+    #[must_use]
+    pub fn operand_limit(
+        &self,
+        view: &CommandView<'_>,
+        verdict: &SafeVerdict<'_>,
+    ) -> Option<(usize, &str)> {
+        let SafeVerdict::Admitted { verb, class, .. } = verdict else {
+            return None;
+        };
+        let entries = self.lookup_all(&self.declared.safe, view.words, true, &|e: &SafeEntry| {
+            e.verb.as_slice() == *verb && e.class == *class
+        });
+        let max = entries.last()?.max_operands.as_ref()?;
+        Some((max.count, max.why.as_str()))
     }
 
     fn safe_in(&self, view: &CommandView<'_>, any_dir: bool) -> SafeVerdict<'_> {

@@ -32,6 +32,16 @@ impl Run<'_> {
         ctx: &MatchContext<'_>,
         safe: SafeVerdict<'p>,
     ) -> SafeVerdict<'p> {
+        // Arguments appended at run time (`xargs gunzip`) are operands the catalog did not see.
+        if inv.appended_args
+            && let Some((_, why)) = self.policy().operand_limit(&inv.view(), &safe)
+        {
+            return SafeVerdict::Unsafe {
+                token: "(arguments appended at run time)".to_owned(),
+                why,
+                saveable: true,
+            };
+        }
         let Some((operands, why)) = self.policy().absent_operands(&inv.view(), &safe) else {
             return safe;
         };
