@@ -139,7 +139,16 @@ impl Policy {
                 .iter()
                 .take(if runs_file { 1 } else { usize::MAX });
             for word in operands.filter_map(|&i| view.words.get(i)) {
-                add(word, &word.cooked);
+                // (An option word handed on, `--testPathPattern=src/a`, is not a path itself;
+                // its value is, below.)
+                let option = word.cooked.starts_with("--")
+                    || word
+                        .cooked
+                        .strip_prefix('-')
+                        .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_alphanumeric()));
+                if !option {
+                    add(word, &word.cooked);
+                }
                 // `-cPATH`: a short option of the tool the script runs, with its value attached.
                 if entry.tasks
                     && let Some(value) = word.cooked.strip_prefix('-').and_then(|w| w.get(1..))

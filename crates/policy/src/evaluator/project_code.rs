@@ -106,9 +106,12 @@ impl Run<'_> {
                 false => word.literal.then_some(file.text),
             };
             let text = text.map(|t| if t.is_empty() { "." } else { t });
-            // A path the tool expands itself (`$HOME/x`, `~/x` inside quotes) or one through a
-            // directory named `-` is not known here.
-            let unknown = |t: &str| t.contains('$') || t.starts_with('-') || t.starts_with('~');
+            // A path the tool expands itself (`'$HOME/x'`, `'~/x'` inside quotes) or one through
+            // a directory named `-` is not known here. (An unquoted `~/x` is the shell's.)
+            let quoted_tilde = !word.features.tilde;
+            let unknown = |t: &str| {
+                t.contains('$') || t.starts_with('-') || (quoted_tilde && t.starts_with('~'))
+            };
             text.is_none_or(|t| unknown(t) || self.in_run_zone(t, ctx).is_none())
         });
         let Some(file) = outside else {
