@@ -131,12 +131,9 @@ fn attached_long<'t>(
     text: &'t str,
     takes_value: &dyn Fn(&str) -> bool,
 ) -> Option<(&'t str, &'t str)> {
-    text.char_indices()
-        .skip(3)
-        .map(|(at, _)| at)
-        .collect::<Vec<_>>()
-        .into_iter()
+    (3..text.len())
         .rev()
+        .filter(|&at| text.is_char_boundary(at))
         .find_map(|at| {
             let (name, value) = (text.get(..at)?, text.get(at..)?);
             takes_value(name).then_some((name, value.strip_prefix('=').unwrap_or(value)))

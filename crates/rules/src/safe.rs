@@ -210,15 +210,7 @@ impl Policy {
         view: &CommandView<'w>,
         verdict: &SafeVerdict<'_>,
     ) -> Option<(Vec<&'w Word>, &str)> {
-        let SafeVerdict::Admitted { verb, class, .. } = verdict else {
-            return None;
-        };
-        // The last entry for the verb and class is the one that stands (a later layer's
-        // replaces an earlier one).
-        let entries = self.lookup_all(&self.declared.safe, view.words, true, &|e: &SafeEntry| {
-            e.verb.as_slice() == *verb && e.class == *class
-        });
-        let entry = entries.last()?;
+        let entry = self.admitting_entry(view, verdict)?;
         let why = entry.absent_operands.as_deref()?;
         let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
         let takes = |name: &str| {
@@ -239,14 +231,24 @@ impl Policy {
         view: &CommandView<'_>,
         verdict: &SafeVerdict<'_>,
     ) -> Option<(usize, &str)> {
+        let max = self.admitting_entry(view, verdict)?.max_operands.as_ref()?;
+        Some((max.count, max.why.as_str()))
+    }
+
+    /// The catalog entry whose verdict `verdict` is: the last entry for its verb and class (a
+    /// later layer's replaces an earlier one).
+    fn admitting_entry(
+        &self,
+        view: &CommandView<'_>,
+        verdict: &SafeVerdict<'_>,
+    ) -> Option<&SafeEntry> {
         let SafeVerdict::Admitted { verb, class, .. } = verdict else {
             return None;
         };
         let entries = self.lookup_all(&self.declared.safe, view.words, true, &|e: &SafeEntry| {
             e.verb.as_slice() == *verb && e.class == *class
         });
-        let max = entries.last()?.max_operands.as_ref()?;
-        Some((max.count, max.why.as_str()))
+        entries.last().copied()
     }
 
     fn safe_in(&self, view: &CommandView<'_>, any_dir: bool) -> SafeVerdict<'_> {
@@ -816,15 +818,13 @@ fn entry_verdict<'p>(
                 .any(|u| u.flags.iter().any(|f| f == name))
     };
     // A single-dash word the entry knows whole (xmllint's `-noout`) is not a bundle of letters.
-    let whole: Vec<usize> = scan
-        .flags
-        .iter()
-        .filter(|h| !h.name.starts_with("--") && h.name.chars().count() > 2 && known(&h.name))
-        .map(|h| h.index)
-        .collect();
+    let known_whole = |index: usize| {
+        view.words.get(index).is_some_and(|w| {
+            !w.cooked.starts_with("--") && w.cooked.chars().count() > 2 && known(&w.cooked)
+        })
+    };
     for hit in &scan.flags {
-        let letter = hit.name.chars().count() == 2;
-        if letter && whole.contains(&hit.index) {
+        if hit.name.chars().count() == 2 && known_whole(hit.index) {
             continue;
         }
         let exact = known(&hit.name);

@@ -1,8 +1,9 @@
-//! Operands that must name nothing on the file system (`absent_operands` in the catalog):
-//! `git checkout NAME` switches branches, keeping local changes, but when NAME is a path git
-//! restores it from the index and discards its uncommitted changes. The file system where the
-//! command runs tells the two apart; a name the gate cannot look up keeps the command out of
-//! its class.
+//! What the catalog says about a command's operands, checked against what only the evaluation
+//! knows. Operands that must name nothing on the file system (`absent_operands`): `git checkout
+//! NAME` switches branches, keeping local changes, but when NAME is a path git restores it from
+//! the index and discards its uncommitted changes; the file system where the command runs tells
+//! the two apart, and a name the gate cannot look up keeps the command out of its class.
+//! Arguments appended at run time (`xargs gunzip`) against the entry's `max_operands`.
 
 use std::io::ErrorKind;
 
@@ -22,11 +23,12 @@ impl Run<'_> {
             .is_ok_and(|set| path.ancestors().any(|p| set.contains(p)))
     }
 
-    /// `safe`, or the refusal of its `absent_operands` entry when an operand names an existing
-    /// file or directory below the working directory, or one the gate cannot look up: an
-    /// expansion, a glob or a pathspec (`*.py`, `:/src`), an unknown working directory, or a
-    /// file system that is not consulted.
-    pub(super) fn confirm_absent<'p>(
+    /// `safe`, or the refusal of its entry when arguments appended at run time meet its
+    /// `max_operands`, or when an `absent_operands` operand names an existing file or directory
+    /// below the working directory, or one the gate cannot look up: an expansion, a glob or a
+    /// pathspec (`*.py`, `:/src`), an unknown working directory, or a file system that is not
+    /// consulted.
+    pub(super) fn confirm_operands<'p>(
         &'p self,
         inv: &Invocation,
         ctx: &MatchContext<'_>,

@@ -82,7 +82,7 @@ impl<'a> Run<'a> {
         let safe = if inv.words.is_empty() {
             SafeVerdict::NotCatalogued
         } else {
-            self.confirm_absent(inv, &ctx, self.policy().safe(&inv.view()))
+            self.confirm_operands(inv, &ctx, self.policy().safe(&inv.view()))
         };
         let (class, entry_verb) = match &safe {
             SafeVerdict::Admitted { class, verb, .. } => (Some(*class), *verb),
