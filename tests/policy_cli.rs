@@ -244,7 +244,7 @@ fn readable_eval_output() {
          - NeedsPrompt make deploy [top]\n    \
          zone `all`: read of `/home/u/proj`: every path may be read (profile)\n    \
          unsafe: `deploy`: a task, script or target that deploys, publishes or releases (`settings.release_names`)\n    \
-         verb: not approved; proposed pattern `make deploy *`\n\
+         verb: not approved; it can only be saved as the exact command `make deploy *`\n\
          prompt: make deploy\n  \
          run make deploy (pattern `make deploy *`)\n  \
          choices: once, session, always, deny\n"

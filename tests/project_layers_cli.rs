@@ -323,7 +323,7 @@ fn explain_and_check_name_the_layers() {
     assert!(
         stdout.starts_with(&format!("ok: {file} checked: "))
             && stdout.ends_with(&format!(
-                "\n1 ask rules\nlayers: default policies/default.toml, project {file}\n"
+                "\n2 ask rules\nlayers: default policies/default.toml, project {file}\n"
             )),
         "{stdout}"
     );
@@ -341,7 +341,7 @@ fn explain_and_check_name_the_layers() {
             {"layer": "project", "file": file},
         ])
     );
-    assert_eq!(value["summary"]["ask"], 1);
+    assert_eq!(value["summary"]["ask"], 2);
 }
 
 #[test]
@@ -356,4 +356,41 @@ fn audit_applies_the_project_layer() {
     assert_eq!(code, 0, "{stderr}");
     let value: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(value["decisions"]["HardDenied"], 1, "{value}");
+}
+
+#[test]
+fn a_project_interpreter_entry_for_a_command_the_default_unwraps_is_refused() {
+    // Taking `find`'s place would drop its `-exec` unwrapping, and with it the deny rules.
+    let project = Project::new(Some(
+        "version = 1\n[[interpreter]]\nverbs = [[\"find\"]]\ncode_flags = [\"--zz\"]\nwhy = \"stricter find\"\n",
+    ));
+    let (code, value, stderr) = project.eval(&[], "find . -exec rm -rf ~ \\;");
+    assert_eq!((code, value["decision"].as_str()), (3, Some("HardDenied")));
+    assert_eq!(rules(&value), ["rm-recursive-root"]);
+    assert!(
+        stderr.contains(
+            "a project layer cannot declare `find` as an interpreter: an earlier layer already judges the code it runs"
+        ),
+        "{stderr}"
+    );
+    // A command no earlier layer knows may be declared.
+    let fresh = Project::new(Some(
+        "version = 1\n[[interpreter]]\nverbs = [[\"mytool\"]]\ncode_flags = [\"-e\"]\nwhy = \"runs its -e code\"\n",
+    ));
+    let (code, value, stderr) = fresh.eval(&[], "mytool -e 'x'");
+    assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn a_project_policy_that_adds_module_path_variables_is_refused() {
+    let project = Project::new(Some(
+        "version = 1\n[settings]\nmodule_path_variables = [\"NODE_OPTIONS\"]\n",
+    ));
+    let (code, value, stderr) = project.eval(&[], "NODE_OPTIONS=--require=./x.js npm test");
+    assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
+    assert!(
+        stderr.contains("a project layer cannot add `module_path_variables`"),
+        "{stderr}"
+    );
 }

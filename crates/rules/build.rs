@@ -55,11 +55,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// The `raw` regexes of the `[[deny]]` tables of a file's tree.
+/// The `raw` regexes of the `[[deny]]` and `[[ask]]` tables of a file's tree.
 fn raw_patterns<'t>(file: &'t tree::Tree<'_>) -> Vec<&'t str> {
     let mut out = Vec::new();
     for rules in file.root().into_iter().flat_map(|root| root.children()) {
-        if !rules.is_key("deny") {
+        if !rules.is_key("deny") && !rules.is_key("ask") {
             continue;
         }
         for rule in rules.children() {

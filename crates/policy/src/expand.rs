@@ -566,11 +566,21 @@ impl Walker<'_> {
             // A longer wrapper prefix wins (`bun x PKG` runs a package; `bun x.js` is code).
             && wrapper.is_none_or(|w| w.verb.len() <= interpreter.verb.len())
         {
-            if let Some(opaque) = interpreter_opaque(interpreter, words, &inv.redirects) {
+            let opaque = interpreter_opaque(interpreter, words, &inv.redirects);
+            if let Some(opaque) = opaque {
                 self.set_opaque(index, opaque);
             }
-            return;
+            // An interpreter entry only adds a need: a command that is also a shell or a
+            // wrapper (a layer's entry for `find` or `bash`) is still unwrapped, so the deny
+            // rules see what it runs.
+            if shell.is_none() && wrapper.is_none() {
+                return;
+            }
         }
+        let Some(inv) = self.ex.invocations.get(index) else {
+            return;
+        };
+        let words = &inv.words;
         if let Some(shell) = shell {
             let found = find_code(shell, words);
             if wrapper.is_none() || matches!(found, Found::Code(..) | Found::Joined(_)) {

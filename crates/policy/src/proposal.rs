@@ -17,12 +17,7 @@
 //!    the first multi-line argument (seed 004), or the first word a pattern cannot spell (not
 //!    literal, empty, with whitespace, a glob character or an invisible character); any other
 //!    command is proposed by its name alone (issue 11);
-//! 4. for a catalogued command that asks because of one of its words (a toolchain's
-//!    `unless_args` or `unless_flags`: `npm run deploy:prod`, `make release`), every word
-//!    through that one, or nothing when it cannot be spelled — a grant by the name alone would
-//!    approve what the policy singled out (a verdict on a missing or dynamic word names no
-//!    word, and the name decides);
-//! 5. then ` *`, which also matches no further word.
+//! 4. then ` *`, which also matches no further word.
 //!
 //! `cargo test -p api price` gives `cargo test *`; `freshdesk ticket reply --message "Hi,\n…"`
 //! gives `freshdesk ticket reply *`; the narrow `git push origin main` gives `git push origin
@@ -39,8 +34,12 @@
 //! `npx prettier *` are proposed. When no pattern can be proposed, the prompt is not
 //! persistable.
 //!
-//! Embedded code (an interpreter call the gate cannot read) is only ever proposed as the exact
-//! command — every word, then ` *` — and matching enforces that the glob matches nothing.
+//! Embedded code (an interpreter call the gate cannot read), and a catalogued command that asks
+//! because of its words (an entry's `unless_args` or `unless_flags`: `npm run deploy:prod`,
+//! `make -f build.mk`, `cargo test --config …`), are only ever proposed as the exact command —
+//! every word, then ` *` — and matching enforces that the glob matches nothing: a grant by a
+//! shorter prefix would approve what the policy singled out (`make -f *` would approve `make -f
+//! /tmp/evil.mk`, `cargo test *` would approve `cargo test --config build.rustc-wrapper=…`).
 
 use shellgate_rules::{TokenClass, VerbPattern};
 
@@ -97,10 +96,6 @@ pub struct ProposalInput<'a> {
     pub executable: &'a Executable,
     /// What may be granted for good: a pattern it refuses is never proposed.
     pub rule: &'a GrantRule,
-    /// The word that made a catalogued command ask (`deploy:prod` of `npm run deploy:prod`,
-    /// a toolchain's `unless_args`): the pattern keeps every word through it, or nothing is
-    /// proposed — a grant by the command's name would approve what the policy singled out.
-    pub unsafe_word: Option<&'a str>,
 }
 
 /// Proposes a narrow pattern for a command (see the module docs), or `None` when no pattern
@@ -157,18 +152,6 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
         }
         end += 1;
     }
-    // The word the policy singled out stays in the pattern.
-    // (A verdict on a missing or dynamic word, such as `printenv` with no name, names no word
-    // of the command: the name decides as usual.)
-    let singled_out = input.unsafe_word.and_then(|unsafe_word| {
-        let at = words
-            .iter()
-            .skip(1)
-            .position(|w| w.literal && w.text == unsafe_word)?
-            + 1;
-        end = end.max(at + 1);
-        Some(at)
-    });
     // Every word in the prefix must be spellable (a transparent flag value may not be).
     let spellable = words
         .get(1..end)
@@ -177,9 +160,6 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
         .take_while(|w| is_representable(w))
         .count();
     end = 1 + spellable;
-    if singled_out.is_some_and(|at| at >= end) {
-        return None;
-    }
     let hint_in_prefix = positions.iter().filter(|&&p| p < end).count().min(hint_len);
     let mut tokens: Vec<&str> = Vec::with_capacity(end + 1);
     tokens.push(&head);
@@ -310,7 +290,6 @@ mod tests {
             hint: &hint,
             executable: &executable,
             rule,
-            unsafe_word: None,
         })
         .map(|p| p.as_str().to_owned())
     }

@@ -389,6 +389,24 @@ impl Builder {
                 }
             }
         }
+        // A module path variable set to project directories does not make a command ask: more
+        // names exempt more, so only a user layer adds them.
+        if let Some(names) = &raw.module_path_variables
+            && !cx.refused_in_project(
+                names.span(),
+                "add `module_path_variables`",
+                "a variable listed there, set to a project directory, no longer makes a command \
+                 ask; list it in your user policy",
+            )
+        {
+            for glob in names.get_ref() {
+                let mut text = glob.clone();
+                let glob = cx.glob(&mut text, "module_path_variables");
+                if !self.settings.module_path_variables.contains(&glob) {
+                    self.settings.module_path_variables.push(glob);
+                }
+            }
+        }
         verb_chains(cx, "narrow", &raw.narrow, &mut self.settings.narrow);
         verb_chains(
             cx,
@@ -439,11 +457,6 @@ impl Builder {
                 "code_loading_variables",
                 &raw.code_loading_variables,
                 &mut settings.code_loading_variables,
-            ),
-            (
-                "module_path_variables",
-                &raw.module_path_variables,
-                &mut settings.module_path_variables,
             ),
             (
                 "command_variables",

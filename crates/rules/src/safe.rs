@@ -46,6 +46,11 @@ pub enum SafeVerdict<'p> {
         /// A grant may stand for it. Not for a console task (`just shell`): a grant would also
         /// approve whatever code it is handed next time.
         saveable: bool,
+        /// The verdict is on a word of the command (an `unless_flags` or `unless_args` hit, an
+        /// operand), so only a grant that spells every word stands for it (`make -f *` must
+        /// not approve `make -f /tmp/evil.mk`); not on the command as a whole (`unzip` writes
+        /// the names its archive holds), where a grant by its name does.
+        exact: bool,
     },
     /// Not in the catalog (or its verb is dynamic, or a binary outside the trusted dirs).
     NotCatalogued,
@@ -313,6 +318,7 @@ impl Policy {
                 token,
                 why,
                 saveable: true,
+                exact: false,
             };
         }
         best.or(refusal).unwrap_or(SafeVerdict::NotCatalogued)
@@ -845,6 +851,7 @@ fn entry_verdict<'p>(
                     token,
                     why: &unless.why,
                     saveable: true,
+                    exact: true,
                 };
             }
         }
@@ -877,6 +884,7 @@ fn entry_verdict<'p>(
             token: cooked(view.words, *index),
             why: DYNAMIC_WHY,
             saveable: true,
+            exact: true,
         };
     }
     // After `--` an expansion is no option, but it may still meet a pattern of the words
@@ -898,6 +906,7 @@ fn entry_verdict<'p>(
             token: cooked(view.words, *index),
             why: DYNAMIC_WHY,
             saveable: true,
+            exact: true,
         };
     }
     if !entry.unless_args.is_empty() {
@@ -910,6 +919,7 @@ fn entry_verdict<'p>(
                     token: word.cooked.clone(),
                     why: &unless.why,
                     saveable: true,
+                    exact: true,
                 };
             }
         }
@@ -924,6 +934,7 @@ fn entry_verdict<'p>(
                     token: word.cooked.clone(),
                     why,
                     saveable,
+                    exact: true,
                 };
             }
         }
@@ -947,6 +958,7 @@ fn entry_verdict<'p>(
             token: entry.verb.join(" "),
             why: &min.why,
             saveable: true,
+            exact: false,
         };
     }
     if let Some(max) = &entry.max_operands
@@ -956,6 +968,7 @@ fn entry_verdict<'p>(
             token: cooked(view.words, extra),
             why: &max.why,
             saveable: true,
+            exact: true,
         };
     }
     if let Some(why) = &entry.unless_bare
@@ -965,6 +978,7 @@ fn entry_verdict<'p>(
             token: entry.verb.join(" "),
             why,
             saveable: true,
+            exact: false,
         };
     }
     SafeVerdict::Admitted {

@@ -42,6 +42,7 @@ impl Run<'_> {
                 token: "(arguments appended at run time)".to_owned(),
                 why,
                 saveable: true,
+                exact: true,
             };
         }
         let Some((operands, why)) = self.policy().absent_operands(&inv.view(), &safe) else {
@@ -74,6 +75,7 @@ impl Run<'_> {
                 token: word.cooked.clone(),
                 why,
                 saveable: true,
+                exact: true,
             },
             None => safe,
         }

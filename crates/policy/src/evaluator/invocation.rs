@@ -259,9 +259,9 @@ impl<'a> Run<'a> {
         }
         // What the command is: its effects beyond its paths (judged above) are those of its
         // class; the project's code runs silently only in a run zone.
-        let unsafe_word = match &safe {
-            SafeVerdict::Unsafe { token, .. } => Some(token.clone()),
-            _ => None,
+        let (unsafe_word, exact_word) = match &safe {
+            SafeVerdict::Unsafe { token, exact, .. } => (Some(token.clone()), *exact),
+            _ => (None, false),
         };
         if !opaque_code {
             match safe {
@@ -298,6 +298,7 @@ impl<'a> Run<'a> {
                     token,
                     why,
                     saveable,
+                    ..
                 } => {
                     judged.saveable &= saveable;
                     judged.reason(
@@ -327,8 +328,11 @@ impl<'a> Run<'a> {
                 return;
             }
         }
+        // Embedded code, and a command the catalog singles out by one of its words, are
+        // covered only by a pattern that spells every word.
+        let exact = interpreter_call || exact_word;
         for approved in self.state.patterns() {
-            if matching::matches(&approved.pattern, &tokens, interpreter_call, &ctx) {
+            if matching::matches(&approved.pattern, &tokens, exact, &ctx) {
                 judged.reason(
                     ReasonKind::Pattern,
                     Some(approved.pattern.as_str().to_owned()),
@@ -343,6 +347,8 @@ impl<'a> Run<'a> {
             } else {
                 None
             }
+        } else if exact_word {
+            proposal::propose_exact(&tokens, &executable, self.gate.grant_rule())
         } else {
             let hint_words: Vec<&str> = match &executable {
                 Executable::Name(name) => std::iter::once(name.as_str())
@@ -356,7 +362,6 @@ impl<'a> Run<'a> {
                 hint: &hint,
                 executable: &executable,
                 rule: self.gate.grant_rule(),
-                unsafe_word: unsafe_word.as_deref(),
             })
         };
         if proposal.is_none() {
@@ -366,6 +371,11 @@ impl<'a> Run<'a> {
             match &proposal {
                 Some(p) => format!("runs code; it can only be saved as the exact command `{p}`"),
                 None => "runs code, and the exact command cannot be saved as a pattern".to_owned(),
+            }
+        } else if exact_word {
+            match &proposal {
+                Some(p) => format!("not approved; it can only be saved as the exact command `{p}`"),
+                None => "not approved, and the exact command cannot be saved as a pattern".to_owned(),
             }
         } else {
             match &proposal {

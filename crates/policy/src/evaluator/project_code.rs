@@ -172,6 +172,7 @@ impl Run<'_> {
             token,
             why,
             saveable,
+            ..
         } = self.policy().safe_anywhere(&inv.view())
         else {
             return false;

@@ -57,7 +57,6 @@ impl Run<'_> {
             hint: &hint,
             executable: &executable,
             rule: self.gate.grant_rule(),
-            unsafe_word: None,
         });
         let message = match (&proposal, runs) {
             (Some(p), Runs::Elsewhere) => format!(

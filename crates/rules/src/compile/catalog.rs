@@ -326,6 +326,41 @@ impl Builder {
         let (Some(verbs), Some(why)) = (verbs, why) else {
             return;
         };
+        // A project layer's entry would take the place of what earlier layers know about the
+        // command (its shell or wrapper unwrapping, its `unsafe_program` patterns, its query
+        // flags): it may only declare commands no earlier layer runs code through.
+        if cx.layer == Layer::Project
+            && let Some(known) = verbs.iter().find_map(|verb| {
+                let name = verb.first()?;
+                let earlier = self
+                    .interpreters
+                    .iter()
+                    .map(|e| &e.verb)
+                    .chain(self.shells.iter().map(|e| &e.verb))
+                    .chain(self.wrappers.iter().map(|e| &e.verb));
+                earlier
+                    .clone()
+                    .any(|v| v.first() == Some(name))
+                    .then(|| name.clone())
+            })
+        {
+            cx.error(
+                PolicyError::LayerNotAllowed,
+                span,
+                format!(
+                    "a project layer cannot declare `{known}` as an interpreter: an earlier layer \
+                     already judges the code it runs"
+                ),
+                "not allowed in a project layer",
+                Some(
+                    "a project layer may add `[[interpreter]]` entries only for commands the \
+                     default and user policies do not know; use an `[[ask]]` or `[[deny]]` rule \
+                     to restrict this one"
+                        .into(),
+                ),
+            );
+            return;
+        }
         let entry = Interpreter {
             verb: Vec::new(),
             code_flags,

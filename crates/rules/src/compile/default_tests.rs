@@ -159,7 +159,9 @@ fn the_loaded_policy_holds_every_value_of_the_file() {
     let file: toml::Table = toml::from_str(crate::DEFAULT_POLICY).unwrap();
     let table = |key: &str| tables_of(&file, key);
     for p in [fast(), full()] {
-        let deny = table("deny");
+        // Ask rules follow the deny rules in the same list.
+        let mut deny = table("deny");
+        deny.extend(table("ask"));
         assert_eq!(deny.len(), p.deny_rules().len());
         for (raw, rule) in deny.iter().zip(p.deny_rules()) {
             assert_eq!(raw["id"].as_str(), Some(rule.id.as_str()));
