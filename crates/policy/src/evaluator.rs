@@ -132,9 +132,15 @@ impl GateEvaluator {
             let known: Vec<&str> = self.policy.audiences().keys().map(String::as_str).collect();
             return Err(GateError::unknown_audience(state.audience(), &known));
         };
-        let project = state.project().map(Path::to_path_buf);
-        let session = state.session().map(Path::to_path_buf);
         let home = state.home().map(Path::to_path_buf);
+        // A project or session directory that is `/`, holds the home directory or a system
+        // directory (an agent started in `~`) is no zone: writes and runs there ask.
+        let zone_dir = |dir: Option<&Path>| {
+            dir.and_then(crate::paths::normalize)
+                .filter(|dir| !self.grant_rule().too_broad(dir, home.as_deref()))
+        };
+        let project = zone_dir(state.project());
+        let session = zone_dir(state.session());
         let tmp = state.tmp().to_path_buf();
         let vars = ZoneVars {
             project: project.as_deref(),

@@ -70,7 +70,18 @@ impl Run<'_> {
                 true
             }
             None => {
-                let why = if self.state.run_zones().is_empty() {
+                let broad_project = self
+                    .state
+                    .project()
+                    .and_then(paths::normalize)
+                    .filter(|p| self.gate.grant_rule().too_broad(p, self.state.home()));
+                let why = if let Some(project) = broad_project {
+                    format!(
+                        "the project directory `{}` is `/`, the home directory or a directory \
+                         holding it or a system directory, which is no zone",
+                        display::escape(&project.to_string_lossy())
+                    )
+                } else if self.state.run_zones().is_empty() {
                     format!(
                         "the `{}` audience runs no project code silently",
                         self.state.audience()

@@ -95,6 +95,19 @@ impl GrantRule {
             .map(|dir| dir.display().to_string())
     }
 
+    /// Whether `dir` is too broad to be a project or session directory: `/`, the home
+    /// directory or a directory holding it, or one holding a system directory. Its write and
+    /// run zones would make writes and runs anywhere in the home directory silent (an editor's
+    /// start-up files, `~/.local/bin`), as a zone grant of it would.
+    #[must_use]
+    pub fn too_broad(&self, dir: &Path, home: Option<&Path>) -> bool {
+        dir.parent().is_none()
+            || home.is_some_and(|home| paths::is_within(home, dir))
+            || self
+                .system_dir(|system| paths::is_within(system, dir))
+                .is_some()
+    }
+
     /// Checks a zone for persisting with `access` (see the [module docs](crate::grant_rule)).
     /// `zone` is absolute and normalised; `home` is the home directory, if known.
     ///
