@@ -21,13 +21,16 @@ const SETTINGS: &str = concat!(
 
 struct Dir {
     dir: tempfile::TempDir,
+    /// The home directory, beside the working directory: a project directory holding the
+    /// home directory is no zone.
+    home: tempfile::TempDir,
 }
 
 impl Dir {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home")).unwrap();
-        Self { dir }
+        let home = tempfile::tempdir().unwrap();
+        Self { dir, home }
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -38,7 +41,7 @@ impl Dir {
         let output = Command::new(env!("CARGO_BIN_EXE_shellgate"))
             .args(args)
             .current_dir(self.dir.path())
-            .env("HOME", self.path("home"))
+            .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.path("config"))
             .env_remove("SHELLGATE_TRUST")
             .output()

@@ -148,6 +148,7 @@ fn a_user_layer_can_override_the_safe_catalog() {
             token: "-v".to_owned(),
             why: "shows control characters",
             saveable: true,
+            exact: true,
         }
     );
 }
