@@ -256,7 +256,8 @@ pub struct SafeEntry {
     pub verb: Vec<String>,
     /// What the admitted commands do besides their roles and redirections.
     pub class: EffectClass,
-    /// `[[repository]]` entries: the command runs the repository's hooks (project code).
+    /// The command runs the project's code: a `[[repository]]` entry's hooks, or the modules a
+    /// `[[safe]]` entry with `imports_cwd` imports from its working directory.
     pub hooks: bool,
     /// The command also writes below its working directory (`tar -x`, `patch`, `wget`), so
     /// that directory must be in a write zone.

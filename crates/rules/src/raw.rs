@@ -120,6 +120,7 @@ table! {
         os: Option<TextList> = get,
         pure: bool = or_default,
         hooks: bool = or_default,
+        imports_cwd: bool = or_default,
         writes_cwd: bool = or_default,
         tasks: bool = or_default,
         declares: bool = or_default,

@@ -199,6 +199,10 @@ impl Policy {
                         .and_then(|at| word.cooked.get(at..))
                 {
                     add(word, text);
+                    // `TYPE:PATH` (`--cov-report xml:~/.bashrc`).
+                    if let Some((_, path)) = text.split_once(':') {
+                        add(word, path);
+                    }
                 }
             }
         }
@@ -644,11 +648,19 @@ impl VerbRoles {
                 |(role, text)| plain(role, text),
             );
         }
-        let role = self
-            .options
-            .iter()
-            .find(|(o, _)| flag_is(&hit.flag, o))
-            .map_or(Role::Value, |(_, r)| *r);
+        // An option spelled exactly wins; a value flag spelled exactly (tar's `--checkpoint`)
+        // is no abbreviation of a longer option (`--checkpoint-action`); any other long flag
+        // may abbreviate one.
+        let exact = self.options.iter().find(|(o, _)| *o == hit.flag);
+        let role = match exact {
+            Some((_, role)) => *role,
+            None if self.value_flags.contains(&hit.flag) => Role::Value,
+            None => self
+                .options
+                .iter()
+                .find(|(o, _)| flag_is(&hit.flag, o))
+                .map_or(Role::Value, |(_, r)| *r),
+        };
         plain(role, &hit.text)
     }
 }

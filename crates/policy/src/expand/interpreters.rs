@@ -10,6 +10,21 @@ use super::python::read_only_code;
 use super::shells::{StdinCode, stdin_code};
 use super::wrappers::{exactly, listed};
 
+/// Whether `name` is one of the code or script `flags`, or a long option that abbreviates one
+/// (`--checkpoint-a` for tar's `--checkpoint-action`: getopt_long takes any unambiguous
+/// prefix). A prefix of two letters or fewer (`--c`), or one of the interpreter's own value
+/// flags, is not taken for one.
+fn code_like(name: &str, flags: &[String], interpreter: &Interpreter) -> bool {
+    exactly(name, flags)
+        || (name.starts_with("--")
+            && name.len() > 4
+            // An option of its own (`--checkpoint`) is no abbreviation.
+            && !exactly(name, &interpreter.value_flags)
+            && flags
+                .iter()
+                .any(|f| f.len() > name.len() && f.starts_with(name)))
+}
+
 /// Whether an interpreter call runs code shellgate cannot read (or code it read: see
 /// [`inline_read`]).
 pub(super) fn interpreter_opaque(
@@ -25,8 +40,8 @@ pub(super) fn interpreter_opaque(
         inline_read: false,
     };
     let takes = |name: &str| {
-        exactly(name, &interpreter.code_flags)
-            || exactly(name, &interpreter.script_flags)
+        code_like(name, &interpreter.code_flags, interpreter)
+            || code_like(name, &interpreter.script_flags, interpreter)
             || exactly(name, &interpreter.value_flags)
     };
     let scan = shellgate_rules::flags::scan(words, start, &takes);
@@ -34,8 +49,8 @@ pub(super) fn interpreter_opaque(
     // program: `python3 -c CODE --version` runs CODE.
     let cutoff = scan.operands.first().copied().unwrap_or(usize::MAX);
     for flag in scan.flags.iter().take_while(|f| f.index < cutoff) {
-        if exactly(&flag.name, &interpreter.code_flags)
-            || exactly(&flag.name, &interpreter.script_flags)
+        if code_like(&flag.name, &interpreter.code_flags, interpreter)
+            || code_like(&flag.name, &interpreter.script_flags, interpreter)
         {
             break;
         }
@@ -46,14 +61,14 @@ pub(super) fn interpreter_opaque(
     if scan
         .flags
         .iter()
-        .any(|f| exactly(&f.name, &interpreter.script_flags))
+        .any(|f| code_like(&f.name, &interpreter.script_flags, interpreter))
     {
         return Some(opaque());
     }
     let code_flag = scan
         .flags
         .iter()
-        .find(|f| exactly(&f.name, &interpreter.code_flags))
+        .find(|f| code_like(&f.name, &interpreter.code_flags, interpreter))
         .map(|f| f.name.clone());
     let code_given = code_flag.is_some();
     if !interpreter.program_operand {

@@ -38,6 +38,15 @@ impl Builder {
                 Some("remove `hooks`: only version-control commands run hooks".into()),
             );
         }
+        if raw.imports_cwd && class.is_some() {
+            cx.error(
+                PolicyError::Inconsistent,
+                span.clone(),
+                format!("`imports_cwd` belongs to `[[safe]]` entries, not to `{table}`"),
+                "not a `[[safe]]` entry",
+                Some("move the entry to `[[safe]]` or remove `imports_cwd`".into()),
+            );
+        }
         let class = class.unwrap_or(if raw.pure {
             EffectClass::Pure
         } else {
@@ -136,7 +145,9 @@ impl Builder {
         let entry = SafeEntry {
             verb: Vec::new(),
             class,
-            hooks: raw.hooks,
+            // A command that imports code from its working directory (`python3 -m json.tool`
+            // imports `json` from there first) runs the project's code, as hooks do.
+            hooks: raw.hooks || raw.imports_cwd,
             writes_cwd: raw.writes_cwd,
             tasks: raw.tasks,
             declares: raw.declares,
