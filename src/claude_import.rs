@@ -413,7 +413,8 @@ fn restrict(list: List, text: &str, spec: &Specifier, n: usize, policy: &mut Str
         ),
         Specifier::Stem(words) => match words.split_last() {
             // `make deploy:*`: the verb `make` with an operand `deploy*` anywhere after it.
-            Some((last, before)) if !before.is_empty() => {
+            // (Not a flag, `rm -rf:*`: `args_any` sees operands only, so it is matched as text.)
+            Some((last, before)) if !before.is_empty() && !last.starts_with('-') => {
                 let glob = stem_glob(last);
                 (
                     "verb",
@@ -424,6 +425,11 @@ fn restrict(list: List, text: &str, spec: &Specifier, n: usize, policy: &mut Str
                     ),
                     format!("verb `{}` with an operand `{glob}`", before.join(" ")),
                 )
+            }
+            // `rm -rf:*`: the text `rm -rf…` at a command position, as Claude Code matches it.
+            Some((_, before)) if !before.is_empty() => {
+                let regex = wildcard_regex(&format!("{}*", words.join(" ")));
+                ("raw", toml_string(&regex), format!("raw `{regex}`"))
             }
             // `rm:*`: the verb `rm` (wherever it is run from) and the text `rm…` at a command
             // position (`rmdir`).

@@ -230,3 +230,41 @@ fn a_settings_file_that_is_not_json_is_an_error() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_denied_flag_prefix_still_denies() {
+    // `args_any` sees operands only: a Claude Code deny of `rm -rf:*` comes over as text.
+    let dir = Dir::new();
+    std::fs::write(
+        dir.path("flags.json"),
+        r#"{"permissions": {"deny": ["Bash(rm -rf:*)", "Bash(git commit --no-verify:*)"]}}"#,
+    )
+    .unwrap();
+    let (code, stdout, stderr) = dir.run(&[
+        "import",
+        "claude-settings",
+        "flags.json",
+        "--trust",
+        "trust.toml",
+        "--policy-out",
+        "imported.toml",
+        "--audience",
+        "team",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(r"deny  Bash(rm -rf:*) => deny rule `claude-deny-1` (raw `(?s)(?:^|[;&|(\n])\s*rm\s+\-rf.*`)"),
+        "{stdout}"
+    );
+    for command in ["rm -rf build", "git commit --no-verify -m x"] {
+        assert_eq!(
+            dir.decide("trust.toml", Some("imported.toml"), command),
+            "HardDenied",
+            "{command}"
+        );
+    }
+    assert_eq!(
+        dir.decide("trust.toml", Some("imported.toml"), "rm -r src"),
+        "NeedsPrompt"
+    );
+}

@@ -126,7 +126,7 @@ fn render(recorded: &Recorded, files: usize) -> String {
     let line = |counts: &BTreeMap<String, u64>| {
         counts
             .iter()
-            .map(|(name, count)| format!("{name} {count}"))
+            .map(|(name, count)| format!("{} {count}", display::escape(name)))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -134,7 +134,7 @@ fn render(recorded: &Recorded, files: usize) -> String {
     let _ = writeln!(out, "  answers sent: {}", line(&recorded.answers));
     let _ = writeln!(out, "  agents: {}", line(&recorded.agents));
     section(&mut out, "rules that refused", &recorded.rules, |rule| {
-        format!("{:>6}  {}", rule.count, rule.name)
+        format!("{:>6}  {}", rule.count, display::escape(&rule.name))
     });
     section(
         &mut out,

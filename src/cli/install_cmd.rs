@@ -145,8 +145,9 @@ fn write(path: &Path, existed: bool, new: &str) -> io::Result<Option<PathBuf>> {
         Err(_) => 0o600,
     };
     let backup = if existed {
-        let backup = backup_path(path)?;
-        fs::copy(path, &backup)?;
+        let (backup, mut file) = create_backup(path, mode)?;
+        io::copy(&mut fs::File::open(path)?, &mut file)?;
+        file.sync_all()?;
         Some(backup)
     } else {
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
@@ -158,21 +159,30 @@ fn write(path: &Path, existed: bool, new: &str) -> io::Result<Option<PathBuf>> {
     Ok(backup)
 }
 
-/// `FILE.shellgate-backup`, else `FILE.shellgate-backup.N` for the first free N: an earlier
-/// backup is never overwritten.
-fn backup_path(path: &Path) -> io::Result<PathBuf> {
+/// Creates `FILE.shellgate-backup`, else `FILE.shellgate-backup.N` for the first free N, with
+/// `mode`: an earlier backup is never overwritten, and a name that is taken in any way — a
+/// symbolic link included, even one pointing nowhere (a repository can commit
+/// `settings.json.shellgate-backup -> ../../.bash_profile`) — is skipped, never followed.
+fn create_backup(path: &Path, mode: u32) -> io::Result<(PathBuf, fs::File)> {
+    use std::os::unix::fs::OpenOptionsExt as _;
     let mut name = path.as_os_str().to_owned();
     name.push(".shellgate-backup");
-    let first = PathBuf::from(&name);
-    if !first.exists() {
-        return Ok(first);
-    }
-    for n in 1..10_000_u32 {
+    let candidates = std::iter::once(PathBuf::from(&name)).chain((1..10_000_u32).map(|n| {
         let mut numbered = name.clone();
         numbered.push(format!(".{n}"));
-        let candidate = PathBuf::from(numbered);
-        if !candidate.exists() {
-            return Ok(candidate);
+        PathBuf::from(numbered)
+    }));
+    for candidate in candidates {
+        // `create_new` is O_CREAT|O_EXCL: it fails on any existing name, links included.
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&candidate)
+        {
+            Ok(file) => return Ok((candidate, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
         }
     }
     Err(io::Error::other("too many backups; remove some"))

@@ -206,21 +206,27 @@ fn cutoff(text: &str) -> Result<String, String> {
 }
 
 /// One record as text.
+///
+/// Every field is escaped: a record's text is whatever the log file holds, and the log may sit
+/// where an agent can write (`SHELLGATE_AUDIT_LOG`), so no field may reach the terminal as
+/// control characters or start a line of its own.
 fn render(record: &AuditRecord) -> String {
+    let decision = display::escape(&record.decision);
     let outcome = match record.answer.as_deref() {
         Some(answer) if !matches_decision(&record.decision, answer) => {
-            format!("{}→{answer}", painted(&record.decision))
+            format!("{}→{}", painted(&decision), display::escape(answer))
         }
-        _ => painted(&record.decision),
+        _ => painted(&decision),
     };
     let mut text = format!(
         "{}  {}  {outcome}  {}",
-        record.timestamp,
-        record.agent.as_deref().unwrap_or("-"),
+        display::escape(&record.timestamp),
+        display::escape(record.agent.as_deref().unwrap_or("-")),
         display::escape(&record.command)
     );
     if !record.rule_ids.is_empty() {
-        text.push_str(&format!("\n    rules: {}", record.rule_ids.join(", ")));
+        let rules: Vec<String> = record.rule_ids.iter().map(|r| display::escape(r)).collect();
+        text.push_str(&format!("\n    rules: {}", rules.join(", ")));
     }
     if let Some(reason) = &record.reason {
         text.push_str(&format!("\n    reason: {}", display::escape(reason)));

@@ -240,7 +240,7 @@ pub fn load_layered(user: &[PathBuf], project: &[PathBuf]) -> Result<Layered, Lo
     let mut unreadable = Vec::new();
     for file in project {
         let name = file.display().to_string();
-        match std::fs::read_to_string(file) {
+        match read_project_file(file) {
             Ok(text) => sources.push(PolicySource::new(name, text, Layer::Project)),
             Err(error) => unreadable.push(Unreadable { file: name, error }),
         }
@@ -266,6 +266,39 @@ pub fn load_layered(user: &[PathBuf], project: &[PathBuf]) -> Result<Layered, Lo
         policy,
         refused: Some(refused),
     })
+}
+
+/// The most bytes a project layer may hold: a repository's file is read on every hook call,
+/// within the hook's deadline.
+pub const PROJECT_POLICY_LIMIT: u64 = 1024 * 1024;
+
+/// Reads a project layer: a regular file (after symbolic links) of at most
+/// [`PROJECT_POLICY_LIMIT`] bytes. A repository can commit anything at
+/// `.shellgate/policy.toml` — a link to `/dev/zero`, a FIFO, a huge file — and none of them
+/// may stall the hook past its deadline.
+fn read_project_file(file: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let invalid = |message: String| std::io::Error::new(std::io::ErrorKind::InvalidData, message);
+    let metadata = std::fs::metadata(file)?;
+    if !metadata.is_file() {
+        return Err(invalid("not a regular file".to_owned()));
+    }
+    if metadata.len() > PROJECT_POLICY_LIMIT {
+        return Err(invalid(format!(
+            "{} bytes, more than the {PROJECT_POLICY_LIMIT} a project policy may hold",
+            metadata.len()
+        )));
+    }
+    let mut text = String::new();
+    std::fs::File::open(file)?
+        .take(PROJECT_POLICY_LIMIT + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > PROJECT_POLICY_LIMIT {
+        return Err(invalid(format!(
+            "more than the {PROJECT_POLICY_LIMIT} bytes a project policy may hold"
+        )));
+    }
+    Ok(text)
 }
 
 /// [`load_layered`], reporting a failure of the default and user layers on standard error and

@@ -76,6 +76,19 @@ pub struct GrantRule {
     bases: Arc<OnceLock<ProtectedBases>>,
 }
 
+/// How narrowly a command is proposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Narrowness {
+    /// By its name, then ` *` (`cargo test *`).
+    Name,
+    /// Its literal arguments up to the first value (a subcommand of a multi-purpose tool a
+    /// deny rule names by its name alone: `git show aa211dc` gives `git show *`).
+    Literal,
+    /// Every word (a command that can destroy, leak or run any code: `kill 1234` gives `kill
+    /// 1234 *`), or nothing when one cannot be spelled.
+    Every,
+}
+
 impl GrantRule {
     /// The policy the rule reads (its `[classify]` also drives proposals).
     #[must_use]
@@ -142,23 +155,48 @@ impl GrantRule {
     /// proposed by their name (`cargo test *`).
     #[must_use]
     pub fn keeps_narrow(&self, hint: &[&str]) -> bool {
+        self.narrowness(hint) != Narrowness::Name
+    }
+
+    /// How narrowly a command named `hint` is proposed (see [`Narrowness`]).
+    #[must_use]
+    pub fn narrowness(&self, hint: &[&str]) -> Narrowness {
         let Some(first) = hint.first() else {
             // No words: every verb "starts with" nothing.
-            return self
+            let any = self
                 .narrow_by_word
                 .values()
                 .flatten()
                 .any(|(_, whole)| !*whole);
+            return if any {
+                Narrowness::Every
+            } else {
+                Narrowness::Name
+            };
         };
-        self.narrow_by_word.get(*first).is_some_and(|verbs| {
-            verbs.iter().any(|(verb, whole)| {
-                (!*whole || verb.len() <= hint.len())
-                    && verb
-                        .iter()
-                        .zip(hint)
-                        .all(|(named, word)| named.as_str() == *word)
-            })
-        })
+        let Some(verbs) = self.narrow_by_word.get(*first) else {
+            return Narrowness::Name;
+        };
+        let matching = verbs.iter().filter(|(verb, whole)| {
+            (!*whole || verb.len() <= hint.len())
+                && verb
+                    .iter()
+                    .zip(hint)
+                    .all(|(named, word)| named.as_str() == *word)
+        });
+        let mut found = Narrowness::Name;
+        for (verb, whole) in matching {
+            // A deny rule on a multi-purpose tool's name alone (`git` with `--upload-pack`)
+            // names an option, not the subcommands: they stay literal, not exact.
+            let head_only = !*whole
+                && verb.len() == 1
+                && self.multi_purpose_by_head.contains_key(first.to_owned());
+            if !head_only {
+                return Narrowness::Every;
+            }
+            found = Narrowness::Literal;
+        }
+        found
     }
 
     /// Checks a host grant for persisting (see the module docs) and returns it normalised.

@@ -13,15 +13,16 @@
 //!    command word itself is always kept;
 //! 3. for a **narrow** command only — one a deny rule or `settings.narrow` names
 //!    ([`GrantRule::keeps_narrow`]: `rm`, `git push`, `docker run`, `curl`), or a program named
-//!    by its path — the command's remaining literal arguments, up to the first value token,
-//!    the first multi-line argument (seed 004), or the first word a pattern cannot spell (not
-//!    literal, empty, with whitespace, a glob character or an invisible character); any other
-//!    command is proposed by its name alone (issue 11);
+//!    by its path — every remaining word; when one cannot be spelled in a pattern (a
+//!    multi-line argument (seed 004), or a word that is not literal, empty, with whitespace, a
+//!    glob character or an invisible character), nothing is proposed; any other command is
+//!    proposed by its name alone (issue 11);
 //! 4. then ` *`, which also matches no further word.
 //!
 //! `cargo test -p api price` gives `cargo test *`; `freshdesk ticket reply --message "Hi,\n…"`
 //! gives `freshdesk ticket reply *`; the narrow `git push origin main` gives `git push origin
-//! main *` and `docker run --name test123 --port=8080` gives `docker run --name *`.
+//! main *` and `docker run --name test123 --port=8080` gives `docker run --name test123
+//! --port=8080 *`.
 //!
 //! A path-qualified executable outside the trusted bin directories is proposed by its resolved
 //! absolute path (`./run.sh` in `/w/proj` gives `/w/proj/run.sh *`), so approving it in one
@@ -44,7 +45,7 @@
 use shellgate_rules::{TokenClass, VerbPattern};
 
 use crate::display;
-use crate::grant_rule::{CodeHead, GrantRule};
+use crate::grant_rule::{CodeHead, GrantRule, Narrowness};
 use crate::matching::{Executable, Token};
 
 /// Whether a word is a call-specific value under the default `[classify]` (seed 002): not a
@@ -143,14 +144,38 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
         .collect();
     // A program named by its path (`./configure`, `~/bin/tool`) is code the policy does not
     // know; it is narrow like the commands the grant rule keeps narrow.
-    let narrow = matches!(input.executable, Executable::Path(_)) || input.rule.keeps_narrow(&name);
-    // A narrow command keeps its remaining literal arguments, up to the first value or
-    // multi-line argument; any other is proposed by its name.
-    while narrow && let Some(word) = words.get(end) {
-        if !is_representable(word) || is_value(word.text) || display::is_multiline(word.text) {
-            break;
+    let narrow = if matches!(input.executable, Executable::Path(_)) {
+        Narrowness::Every
+    } else {
+        input.rule.narrowness(&name)
+    };
+    // A narrow command keeps every word (a grant of fewer would also cover other targets:
+    // `git push origin *` covers `git push origin :prod`, `kill *` covers `kill -9 -1`), and
+    // is not proposed when one cannot be spelled in a pattern; any other is proposed by its
+    // name.
+    match narrow {
+        Narrowness::Every => {
+            let rest = words.get(end..).unwrap_or_default();
+            if rest
+                .iter()
+                .any(|w| !is_representable(w) || display::is_multiline(w.text))
+            {
+                return None;
+            }
+            end = words.len().max(end);
         }
-        end += 1;
+        Narrowness::Literal => {
+            while let Some(word) = words.get(end) {
+                if !is_representable(word)
+                    || is_value(word.text)
+                    || display::is_multiline(word.text)
+                {
+                    break;
+                }
+                end += 1;
+            }
+        }
+        Narrowness::Name => {}
     }
     // Every word in the prefix must be spellable (a transparent flag value may not be).
     let spellable = words

@@ -89,9 +89,22 @@ impl Policy {
     /// and path values of options. The evaluator judges each as a script it runs.
     #[must_use]
     pub fn task_files<'w>(&self, view: &CommandView<'w>) -> Vec<TaskFile<'w>> {
-        let entries = self.lookup_all(&self.declared.safe, view.words, false, &|e: &SafeEntry| {
-            e.tasks || e.class == EffectClass::Toolchain
-        });
+        self.task_files_in(view, false)
+    }
+
+    /// [`Policy::task_files`] for the entries of the program's name, run from any directory:
+    /// the project's copy of a toolchain (`./mvnw -Dmaven.ext.class.path=/tmp/x.jar`,
+    /// `.venv/bin/pytest --cov-report xml:/tmp/x`) loads and writes what the tool does.
+    #[must_use]
+    pub fn task_files_anywhere<'w>(&self, view: &CommandView<'w>) -> Vec<TaskFile<'w>> {
+        self.task_files_in(view, true)
+    }
+
+    fn task_files_in<'w>(&self, view: &CommandView<'w>, any_dir: bool) -> Vec<TaskFile<'w>> {
+        let entries =
+            self.lookup_all(&self.declared.safe, view.words, any_dir, &|e: &SafeEntry| {
+                e.tasks || e.class == EffectClass::Toolchain
+            });
         let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
         // A compiler's operands are sources it reads (its own `[[verb]]` entry says `operands =
         // "read"`): what it builds from sources outside the run zones is judged when it runs.

@@ -314,7 +314,7 @@ impl<'a> Run<'a> {
             // file is the project's".
             let refused = project_file.is_some()
                 && matches!(executable, Executable::Path(_))
-                && self.judge_refused_anywhere(inv, judged);
+                && self.judge_refused_anywhere(inv, &ctx, judged);
             if unsafe_word.is_none()
                 && !refused
                 && let Some((file, shown)) = &project_file

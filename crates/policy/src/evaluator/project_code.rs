@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::expand::Invocation;
-use shellgate_rules::{Access, NamedTask, SafeVerdict};
+use shellgate_rules::{Access, EffectClass, NamedTask, SafeVerdict};
 
 use crate::display;
 use crate::evaluation::ReasonKind;
@@ -108,8 +108,26 @@ impl Run<'_> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) -> bool {
+        self.task_files_run(inv, ctx, false, judged)
+    }
+
+    /// [`Run::task_file_runs`] for the entries of the program's name wherever it is (the
+    /// project's copy of a toolchain: `./gradlew`, `.venv/bin/pytest`), or `anywhere` false
+    /// for the entries of the command as written.
+    fn task_files_run(
+        &self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        anywhere: bool,
+        judged: &mut Judged,
+    ) -> bool {
         let view = inv.view();
-        let outside = self.policy().task_files(&view).into_iter().find(|file| {
+        let files = if anywhere {
+            self.policy().task_files_anywhere(&view)
+        } else {
+            self.policy().task_files(&view)
+        };
+        let outside = files.into_iter().find(|file| {
             let word = file.word;
             // A glob runs what it matches below its literal directory (`tests/**/t_*.py`).
             let text = match word.features.glob && !word.features.tilde {
@@ -144,7 +162,12 @@ impl Run<'_> {
 
     /// Whether the catalog entry for the name of `inv`'s program, a file outside the trusted
     /// bin directories, refuses the call (`./gradlew build -p /tmp/x`); records why.
-    pub(super) fn judge_refused_anywhere(&self, inv: &Invocation, judged: &mut Judged) -> bool {
+    pub(super) fn judge_refused_anywhere(
+        &self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) -> bool {
         if inv.judged_wrapper {
             judged.reason(
                 ReasonKind::Unsafe,
@@ -179,12 +202,26 @@ impl Run<'_> {
             );
             return true;
         }
+        let verdict = self.policy().safe_anywhere(&inv.view());
+        // The project's copy of a toolchain loads and writes what the tool does: a value naming
+        // a file outside the run zones (`./mvnw -Dmaven.ext.class.path=/tmp/x.jar`) is code
+        // from elsewhere, as it is for `mvn`.
+        if matches!(
+            verdict,
+            SafeVerdict::Admitted {
+                class: EffectClass::Toolchain,
+                ..
+            }
+        ) && !self.task_files_run(inv, ctx, true, judged)
+        {
+            return true;
+        }
         let SafeVerdict::Unsafe {
             token,
             why,
             saveable,
             ..
-        } = self.policy().safe_anywhere(&inv.view())
+        } = verdict
         else {
             return false;
         };

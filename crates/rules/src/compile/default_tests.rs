@@ -245,7 +245,8 @@ fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
                         text(&raw, "why"),
                         &strings(raw.get("os"))[..],
                         pure,
-                        boolean(&raw, "hooks"),
+                        // (`imports_cwd` runs the project's code as hooks do.)
+                        boolean(&raw, "hooks") || boolean(&raw, "imports_cwd"),
                         boolean(&raw, "writes_cwd"),
                         boolean(&raw, "tasks"),
                         boolean(&raw, "declares"),
