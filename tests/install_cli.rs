@@ -233,3 +233,23 @@ fn refuses_a_file_it_cannot_read_as_settings() {
         assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
     }
 }
+
+#[test]
+fn a_backup_name_taken_by_a_dangling_link_is_skipped_never_followed() {
+    // A repository can commit `settings.json.shellgate-backup -> ../../.bash_profile`.
+    let (home, file) = settings_file("settings.json");
+    std::fs::write(&file, "{\"x\": \"$(touch pwned)\"}\n").unwrap();
+    let target = home.path().join("dot_bash_profile");
+    std::os::unix::fs::symlink(&target, home.path().join("settings.json.shellgate-backup"))
+        .unwrap();
+    install_ok(
+        home.path(),
+        &["claude-code", "--file", file.to_str().unwrap()],
+    );
+    assert!(!target.exists(), "the backup went through the link");
+    let backup = home.path().join("settings.json.shellgate-backup.1");
+    assert_eq!(
+        std::fs::read_to_string(backup).unwrap(),
+        "{\"x\": \"$(touch pwned)\"}\n"
+    );
+}

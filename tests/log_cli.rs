@@ -123,3 +123,20 @@ fn follow_prints_records_as_they_are_appended() {
     child.wait().unwrap();
     assert_eq!(line, format!("{CODEX}\n"));
 }
+
+#[test]
+fn every_field_of_a_forged_record_is_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("audit.jsonl");
+    let forged = r#"{"timestamp":"2999-01-01T00:00:02.000Z","command":"ls","cwd":"/p","audience":"personal","decision":"NeedsPrompt\n2999 fake","rule_ids":["a\u001b]8;;x"],"choice":null,"agent":"claude-code\u001b[2K\rFAKE"}"#;
+    std::fs::write(&file, format!("{forged}\n")).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_shellgate"))
+        .args(["log", "--audit-log"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&output),
+        "2999-01-01T00:00:02.000Z  claude-code\\x1b[2K\\rFAKE  NeedsPrompt\\n2999 fake  ls\n    rules: a\\x1b]8;;x\n"
+    );
+}

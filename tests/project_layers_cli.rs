@@ -394,3 +394,20 @@ fn a_project_policy_that_adds_module_path_variables_is_refused() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_project_policy_that_is_no_regular_file_or_too_big_is_refused_and_the_default_still_denies() {
+    // A repository can commit `.shellgate/policy.toml -> /dev/zero`: it must not stall the gate.
+    let link = Project::new(None);
+    std::os::unix::fs::symlink("/dev/zero", link.path("proj/.shellgate/policy.toml")).unwrap();
+    let (code, value, stderr) = link.eval(&[], "rm -rf ~");
+    assert_eq!((code, value["decision"].as_str()), (3, Some("HardDenied")));
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    let big = Project::new(Some(&format!("version = 1\n#{}\n", "x".repeat(1024 * 1024))));
+    let (code, value, stderr) = big.eval(&[], "git status");
+    assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
+    assert!(
+        stderr.contains("more than the 1048576 a project policy may hold"),
+        "{stderr}"
+    );
+}
