@@ -416,6 +416,20 @@ pub fn answer_on_floor(evaluation: &Evaluation, problem: &str) -> Answer {
     )
 }
 
+/// The answer when no decision came within the hook's deadline (`ms`): `evaluation` is the
+/// embedded default policy's alone, whose deny rules and protected paths still refuse (deny);
+/// nothing else runs without a person (ask). A project policy that stalls the gate must not
+/// turn a deny into a question.
+#[must_use]
+pub fn answer_after_deadline(evaluation: &Evaluation, ms: u128) -> Answer {
+    floor_answer(
+        evaluation,
+        format!(
+            "shellgate: no decision within {ms} ms, so only the embedded default policy's deny rules and protected paths were checked and nothing runs without a person"
+        ),
+    )
+}
+
 /// The answer for an evaluation made without the project layer because it was refused
 /// (`problem` says why, with file, line and column: it does not load, or it tries to loosen
 /// the policy): the default and user layers' deny rules and protected paths still refuse
@@ -620,6 +634,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(request.workdir(), Some(PathBuf::from("/p")));
+        // Codex's `shell_command` runs in the `workdir` the model chose.
+        let request = parse_request(
+            Agent::Codex,
+            br#"{"hook_event_name":"PreToolUse","cwd":"/p","tool_name":"shell_command","tool_input":{"command":"ls","workdir":"/home/u"}}"#,
+        )
+        .unwrap();
+        assert_eq!(request.workdir(), Some(PathBuf::from("/home/u")));
     }
 
     #[test]
@@ -636,5 +657,32 @@ mod tests {
             }
         );
         assert_eq!(Answer::PassThrough.ask_as_deny(), Answer::PassThrough);
+    }
+
+    #[test]
+    fn a_late_answer_denies_what_the_default_denies_and_asks_otherwise() {
+        let gate = shellgate_policy::GateEvaluator::new(
+            shellgate_policy::Policy::embedded_default().unwrap(),
+        );
+        let recipe = crate::TrustRecipe {
+            cwd: PathBuf::from("/home/u/proj"),
+            home: Some(PathBuf::from("/home/u")),
+            tmp: PathBuf::from("/tmp"),
+            ..crate::TrustRecipe::default()
+        };
+        let (state, _) = recipe.state(&gate);
+        let verdict = |command: &str| match answer_after_deadline(&gate.evaluate(command, &state), 5)
+        {
+            Answer::Decide { verdict, reason } => {
+                assert!(
+                    reason.starts_with("shellgate: no decision within 5 ms, so only the embedded default policy's deny rules and protected paths were checked"),
+                    "{reason}"
+                );
+                verdict
+            }
+            Answer::PassThrough => panic!("no answer"),
+        };
+        assert_eq!(verdict("rm -rf ~"), Verdict::Deny);
+        assert_eq!(verdict("ls"), Verdict::Ask);
     }
 }

@@ -411,3 +411,4 @@ fn a_project_policy_that_is_no_regular_file_or_too_big_is_refused_and_the_defaul
         "{stderr}"
     );
 }
+

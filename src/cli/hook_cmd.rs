@@ -13,13 +13,13 @@
 use std::io::{self, Read as _, Write as _};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use shellgate::TrustRecipe;
 use shellgate::hook::{
-    Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_for, answer_on_floor,
-    answer_without_project, parse_request, read_answer, render,
+    Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_after_deadline, answer_for,
+    answer_on_floor, answer_without_project, parse_request, read_answer, render,
 };
 use shellgate_policy::{Decision, GateEvaluator, Policy, deciding_rules};
 use shellgate_store::{AuditLog, AuditRecord, timestamp_now};
@@ -63,6 +63,42 @@ pub struct Args {
 /// printed whole, by the main thread or by the deadline watchdog.
 static ANSWERED: Mutex<bool> = Mutex::new(false);
 
+/// The call being decided, once it is read: what the deadline watchdog judges with the
+/// embedded default policy alone when the full decision is late.
+static PENDING: OnceLock<Pending> = OnceLock::new();
+
+/// A shell call's command and where it runs.
+struct Pending {
+    command: String,
+    cwd: PathBuf,
+    project: PathBuf,
+    home: Option<PathBuf>,
+}
+
+/// The answer when the decision is late: the embedded default policy's deny rules and
+/// protected paths still refuse (a project policy that stalls the gate must not turn a deny
+/// into a question); anything else asks. Without a call read yet, ask.
+fn late_answer(deadline: Duration) -> Answer {
+    let late = || Answer::failed(&format!("no decision within {} ms", deadline.as_millis()));
+    let Some(pending) = PENDING.get() else {
+        return late();
+    };
+    let Ok(policy) = Policy::embedded_default() else {
+        return late();
+    };
+    let gate = GateEvaluator::new(policy);
+    let recipe = TrustRecipe {
+        cwd: pending.cwd.clone(),
+        project: Some(pending.project.clone()),
+        home: pending.home.clone(),
+        tmp: std::env::temp_dir(),
+        resolve_symlinks: true,
+        ..TrustRecipe::default()
+    };
+    let (state, _) = recipe.state(&gate);
+    answer_after_deadline(&gate.evaluate(&pending.command, &state), deadline.as_millis())
+}
+
 /// Prints `answer` unless one was printed already.
 fn emit(agent: Agent, answer: &Answer) {
     let mut answered = ANSWERED
@@ -85,7 +121,9 @@ pub fn run(args: &Args) -> Exit {
     let deadline = Duration::from_millis(args.deadline_ms);
     std::thread::spawn(move || {
         std::thread::sleep(deadline);
-        let late = Answer::failed(&format!("no decision within {} ms", deadline.as_millis()));
+        let late = catch_unwind(|| late_answer(deadline)).unwrap_or_else(|_| {
+            Answer::failed(&format!("no decision within {} ms", deadline.as_millis()))
+        });
         emit(agent, &adjust(late, ask_as_deny, defer_ask));
         std::process::exit(0);
     });
@@ -136,6 +174,12 @@ fn decide(args: &Args, agent: Agent) -> Answer {
     let project = project_dir(agent)
         .or_else(|| request.cwd.clone().filter(|dir| dir.is_absolute()))
         .unwrap_or_else(|| cwd.clone());
+    let _ = PENDING.set(Pending {
+        command: command.clone(),
+        cwd: cwd.clone(),
+        project: project.clone(),
+        home: home.clone(),
+    });
     // A policy that does not load leaves the embedded default as a floor: its deny rules and
     // protected paths still refuse, and nothing is approved (see `answer_on_floor`). A project
     // layer that is refused leaves the default and user layers as the floor

@@ -12,6 +12,8 @@
 //! Older builds that passed the command as an argument vector are accepted too: the words are
 //! quoted back into one command line, so the gate judges exactly that argv.
 
+use std::path::PathBuf;
+
 use serde_json::{Map, Value};
 use shellgate_policy::display;
 
@@ -54,10 +56,14 @@ pub(super) fn call(tool: &str, input: Option<&Map<String, Value>>) -> Result<Too
             .join(" "),
         _ => command_of(tool, input)?,
     };
-    Ok(ToolCall::Shell {
-        command,
-        workdir: None,
-    })
+    // `shell_command` takes a `workdir` the model chooses; when the payload carries it, the
+    // command runs there.
+    let workdir = input
+        .and_then(|input| input.get("workdir"))
+        .and_then(Value::as_str)
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from);
+    Ok(ToolCall::Shell { command, workdir })
 }
 
 pub(super) fn render(answer: &Answer) -> Value {
