@@ -73,19 +73,31 @@ impl TrustRecipe {
         }
         state.set_tmp(&self.tmp);
         let unknown_audience = gate.apply_profile(&mut state).err();
+        // A trust file is edited by hand too: what `shellgate approvals` would refuse to save
+        // (a zone of `~`, `/usr/local/bin`; a pattern such as `git *`) is not trusted either.
+        let rule = gate.grant_rule();
         if let Some(grants) = self.stored.get(audience) {
             for zone in &grants.zones {
-                state.add_zone(zone.path.as_path(), zone.access, GrantSource::Store);
+                let path = zone.path.as_path();
+                if rule.check_zone(path, zone.access, self.home.as_deref()).is_ok() {
+                    state.add_zone(path, zone.access, GrantSource::Store);
+                }
             }
             for pattern in &grants.patterns {
-                state.add_pattern(pattern.clone(), GrantSource::Store);
+                if rule.check_pattern(pattern).is_ok() {
+                    state.add_pattern(pattern.clone(), GrantSource::Store);
+                }
             }
             for host in &grants.hosts {
                 state.add_host(host.clone(), GrantSource::Store);
             }
         }
+        // A session zone (`--zone`) that is `/`, the home directory or holds one is no zone, as
+        // for a project directory.
         for (path, access) in &self.zones {
-            state.add_zone(path, *access, GrantSource::Session);
+            if !rule.too_broad(path, self.home.as_deref()) {
+                state.add_zone(path, *access, GrantSource::Session);
+            }
         }
         for pattern in &self.patterns {
             state.add_pattern(pattern.clone(), GrantSource::Session);
@@ -185,5 +197,43 @@ mod tests {
         );
         assert!(state.zones().is_empty());
         assert_eq!(state.read_all(), None);
+    }
+
+    #[test]
+    fn hand_edited_grants_the_grant_rule_refuses_are_not_trusted() {
+        let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+        let mut recipe = recipe();
+        recipe.stored.insert(
+            "personal".to_owned(),
+            Grants {
+                zones: vec![
+                    shellgate_store::ZoneGrant {
+                        path: ZonePath::new("/home/u", None).unwrap(),
+                        access: Access::Write,
+                    },
+                    shellgate_store::ZoneGrant {
+                        path: ZonePath::new("/home/u/proj/..", None).unwrap(),
+                        access: Access::Write,
+                    },
+                ],
+                patterns: vec!["git *".parse().unwrap()],
+                hosts: Vec::new(),
+            },
+        );
+        recipe.zones.push((PathBuf::from("/"), Access::Write));
+        let (state, _) = recipe.state(&gate);
+        assert_eq!(
+            gate.evaluate("touch /home/u/notes.txt", &state).decision,
+            Decision::NeedsPrompt
+        );
+        assert_eq!(
+            gate.evaluate("touch /etc/x", &state).decision,
+            Decision::NeedsPrompt
+        );
+        assert_eq!(
+            gate.evaluate("git push --force origin feat", &state)
+                .decision,
+            Decision::NeedsPrompt
+        );
     }
 }
