@@ -92,10 +92,10 @@ impl TrustRecipe {
                 state.add_host(host.clone(), GrantSource::Store);
             }
         }
-        // A session zone (`--zone`) that is `/`, the home directory or holds one is no zone, as
-        // for a project directory.
+        // A session write zone (`--zone`) that is `/`, the home directory or holds one is no
+        // zone, as for a project directory (a read zone such as `/etc` is).
         for (path, access) in &self.zones {
-            if !rule.too_broad(path, self.home.as_deref()) {
+            if *access == Access::Read || !rule.too_broad(path, self.home.as_deref()) {
                 state.add_zone(path, *access, GrantSource::Session);
             }
         }
