@@ -133,11 +133,15 @@ impl GateEvaluator {
             return Err(GateError::unknown_audience(state.audience(), &known));
         };
         let home = state.home().map(Path::to_path_buf);
+        let tmp_dir = crate::paths::normalize(state.tmp());
         // A project or session directory that is `/`, holds the home directory or a system
-        // directory (an agent started in `~`) is no zone: writes and runs there ask.
+        // directory (an agent started in `~`) is no zone: writes and runs there ask. Nor is the
+        // temporary directory itself (`/tmp`), where anyone may have put the files it would run
+        // (it stays a write zone as `{tmp}`).
         let zone_dir = |dir: Option<&Path>| {
-            dir.and_then(crate::paths::normalize)
-                .filter(|dir| !self.grant_rule().too_broad(dir, home.as_deref()))
+            dir.and_then(crate::paths::normalize).filter(|dir| {
+                !self.grant_rule().too_broad(dir, home.as_deref()) && Some(dir) != tmp_dir.as_ref()
+            })
         };
         let project = zone_dir(state.project());
         let session = zone_dir(state.session());

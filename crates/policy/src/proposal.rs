@@ -99,10 +99,9 @@ pub struct ProposalInput<'a> {
     pub rule: &'a GrantRule,
 }
 
-/// Proposes a narrow pattern for a command (see the module docs), or `None` when no pattern
-/// can be proposed.
-#[must_use]
-pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
+/// The command's name: the executable's pattern text and the positions of its verb-chain
+/// words in `input.words`, trailing value tokens trimmed (the command word always kept).
+fn command_name(input: &ProposalInput<'_>) -> Option<(String, Vec<usize>)> {
     let head = head_text(input.executable)?;
     let policy = input.rule.policy();
     let is_value = |word: &str| policy.classify(word) == TokenClass::Value;
@@ -131,28 +130,43 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
             break;
         }
     }
-    let hint_len = positions.len();
-    let mut end = positions.last().map_or(1, |last| last + 1);
+    Some((head, positions))
+}
+
+/// How narrowly the command is proposed and granted: a program named by its path (code the
+/// policy does not know) is narrow like the commands the grant rule keeps narrow; a command
+/// proposed with every word is covered only by a pattern that spells every word.
+#[must_use]
+pub fn narrowness(input: &ProposalInput<'_>) -> Narrowness {
+    if matches!(input.executable, Executable::Path(_)) {
+        return Narrowness::Every;
+    }
+    let Some((head, positions)) = command_name(input) else {
+        return Narrowness::Name;
+    };
     let name: Vec<&str> = std::iter::once(head.as_str())
         .chain(
             positions
                 .iter()
                 .skip(1)
-                .filter_map(|&p| words.get(p))
+                .filter_map(|&p| input.words.get(p))
                 .map(|w| w.text),
         )
         .collect();
-    // A program named by its path (`./configure`, `~/bin/tool`) is code the policy does not
-    // know; it is narrow like the commands the grant rule keeps narrow.
-    let narrow = if matches!(input.executable, Executable::Path(_)) {
-        Narrowness::Every
-    } else {
-        input.rule.narrowness(&name)
-    };
-    // A narrow command keeps every word (a grant of fewer would also cover other targets:
-    // `git push origin *` covers `git push origin :prod`, `kill *` covers `kill -9 -1`), and
-    // is not proposed when one cannot be spelled in a pattern; any other is proposed by its
-    // name.
+    input.rule.narrowness(&name)
+}
+
+/// Proposes a narrow pattern for a command (see the module docs), or `None` when no pattern
+/// can be proposed.
+#[must_use]
+pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
+    let (head, positions) = command_name(input)?;
+    let policy = input.rule.policy();
+    let is_value = |word: &str| policy.classify(word) == TokenClass::Value;
+    let words = input.words;
+    let hint_len = positions.len();
+    let mut end = positions.last().map_or(1, |last| last + 1);
+    let narrow = narrowness(input);
     match narrow {
         Narrowness::Every => {
             let rest = words.get(end..).unwrap_or_default();

@@ -12,6 +12,7 @@ use crate::display;
 use crate::evaluation::{ClauseVerdict, ReasonKind};
 use crate::matching::{self, Executable, Token};
 use crate::paths;
+use crate::grant_rule::Narrowness;
 use crate::proposal::{self, ProposalInput};
 
 use super::clause_text::clause_text;
@@ -328,9 +329,26 @@ impl<'a> Run<'a> {
                 return;
             }
         }
-        // Embedded code, and a command the catalog singles out by one of its words, are
-        // covered only by a pattern that spells every word.
-        let exact = interpreter_call || exact_word;
+        let hint_words: Vec<&str> = match &executable {
+            Executable::Name(name) => std::iter::once(name.as_str())
+                .chain(inv.words.iter().skip(1).map(|w| w.cooked.as_str()))
+                .collect(),
+            Executable::Path(_) | Executable::Unknown => Vec::new(),
+        };
+        let hint = shellgate_parser::verb_hint(&hint_words);
+        let input = ProposalInput {
+            words: &tokens,
+            hint: &hint,
+            executable: &executable,
+            rule: self.gate.grant_rule(),
+        };
+        // Embedded code, a command the catalog singles out by one of its words, and a narrow
+        // command (one that can destroy, leak or run any code: `kill 1234`, `git push origin
+        // main`) are covered only by a pattern that spells every word: `kill 1234 *` must not
+        // approve `kill 1234 -1`.
+        let exact = interpreter_call
+            || exact_word
+            || proposal::narrowness(&input) == Narrowness::Every;
         for approved in self.state.patterns() {
             if matching::matches(&approved.pattern, &tokens, exact, &ctx) {
                 judged.reason(
@@ -350,19 +368,7 @@ impl<'a> Run<'a> {
         } else if exact_word {
             proposal::propose_exact(&tokens, &executable, self.gate.grant_rule())
         } else {
-            let hint_words: Vec<&str> = match &executable {
-                Executable::Name(name) => std::iter::once(name.as_str())
-                    .chain(inv.words.iter().skip(1).map(|w| w.cooked.as_str()))
-                    .collect(),
-                Executable::Path(_) | Executable::Unknown => Vec::new(),
-            };
-            let hint = shellgate_parser::verb_hint(&hint_words);
-            proposal::propose(&ProposalInput {
-                words: &tokens,
-                hint: &hint,
-                executable: &executable,
-                rule: self.gate.grant_rule(),
-            })
+            proposal::propose(&input)
         };
         if proposal.is_none() {
             judged.saveable = false;

@@ -70,15 +70,20 @@ impl Run<'_> {
                 true
             }
             None => {
+                let tmp = paths::normalize(self.state.tmp());
                 let broad_project = self
                     .state
                     .project()
                     .and_then(paths::normalize)
-                    .filter(|p| self.gate.grant_rule().too_broad(p, self.state.home()));
+                    .filter(|p| {
+                        self.gate.grant_rule().too_broad(p, self.state.home())
+                            || Some(p) == tmp.as_ref()
+                    });
                 let why = if let Some(project) = broad_project {
                     format!(
-                        "the project directory `{}` is `/`, the home directory or a directory \
-                         holding it or a system directory, which is no zone",
+                        "the project directory `{}` is no zone: it is `/` or the temporary \
+                         directory, or holds the home directory, a system directory or files \
+                         that run outside the gate",
                         display::escape(&project.to_string_lossy())
                     )
                 } else if self.state.run_zones().is_empty() {

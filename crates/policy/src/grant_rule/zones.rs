@@ -99,12 +99,19 @@ impl GrantRule {
     /// directory or a directory holding it, or one holding a system directory. Its write and
     /// run zones would make writes and runs anywhere in the home directory silent (an editor's
     /// start-up files, `~/.local/bin`), as a zone grant of it would.
+    ///
+    /// So is one holding a path the policy refuses to write silently below the home directory
+    /// or an absolute place (a project at `~/.config` holds `~/.config/nvim`, editors' and
+    /// shells' start-up files): a zone grant of it would be refused too.
     #[must_use]
     pub fn too_broad(&self, dir: &Path, home: Option<&Path>) -> bool {
         dir.parent().is_none()
             || home.is_some_and(|home| paths::is_within(home, dir))
             || self
                 .system_dir(|system| paths::is_within(system, dir))
+                .is_some()
+            || self
+                .protected_below(dir, home, |entry| entry.write != Decision::Approved)
                 .is_some()
     }
 
