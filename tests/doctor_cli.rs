@@ -148,7 +148,7 @@ fn broken_setup_fails_with_each_problem() {
         "note  claude-code: samples skipped: the hook would move the unusable trust file aside\n"
             .to_owned(),
         format!(
-            "FAIL  codex: `/nonexistent/shellgate hook codex --trust {p}/trust.toml --deadline-ms 600000` (in `{h}/.codex/hooks.json`) does not answer: it exited with exit status: 127: "
+            "FAIL  codex: `/nonexistent/shellgate hook codex --trust {p}/trust.toml --deadline-ms 600000` (in `{h}/.codex/hooks.json`) does not answer: cannot run it: No such file or directory (os error 2)\n"
         ),
         "problems found\n".to_owned(),
     ] {
@@ -160,4 +160,34 @@ fn broken_setup_fails_with_each_problem() {
         "version = 99\n"
     );
     assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn a_repository_hook_that_is_not_one_plain_shellgate_command_never_runs() {
+    // A cloned repository's settings: a program inside the project, and text after `;`.
+    let (_dir, home, project) = home_and_project();
+    let marker = project.join("PWNED");
+    std::fs::write(
+        project.join("fake-shellgate"),
+        format!("#!/bin/sh\ntouch {}\n", marker.display()),
+    )
+    .unwrap();
+    bash_hook(
+        &project,
+        ".claude/settings.json",
+        &format!("./fake-shellgate hook claude-code; touch {}", marker.display()),
+    );
+    settings(
+        &project.join(".codex/hooks.json"),
+        "PreToolUse",
+        "Bash",
+        &format!("{EXE} hook codex; touch {}", marker.display()),
+    );
+    let output = doctor(&home, &project);
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(!marker.exists(), "a hook command ran:\n{text}");
+    assert!(
+        text.contains("is not a valid `shellgate hook` command line"),
+        "{text}"
+    );
 }

@@ -378,7 +378,7 @@ fn a_saved_approval_turns_ask_into_allow() {
     let env = Env::new();
     let trust = env.write(
         "trust.toml",
-        "version = 1\n\n[audience.personal]\npatterns = [\"git push origin *\"]\n",
+        "version = 1\n\n[audience.personal]\npatterns = [\"git push origin feature/price-fix *\"]\n",
     );
     assert_eq!(
         env.answer(

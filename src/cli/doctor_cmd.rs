@@ -198,16 +198,47 @@ fn runs_bare_name(command: &str) -> bool {
 /// Checks one installed hook: its command line, policy, trust file, audit log and samples.
 fn check_hook(report: &mut Report, hook: &Installed, project: &Path, sandbox: &Path) {
     let agent = hook.agent;
+    // One plain command, nothing else: `shellgate hook AGENT; other` or `./bin/shellgate hook …`
+    // (a program inside the project) is not the hook `install` writes, and the samples below
+    // run the command's words without a shell.
     let words: Vec<String> = {
         let parsed =
             shellgate_parser::parse(&hook.command, &shellgate_parser::ParseOptions::default());
-        parsed
-            .graph
-            .clauses()
-            .next()
-            .map(|clause| clause.cooked_argv().map(str::to_owned).collect())
-            .unwrap_or_default()
+        let mut clauses = parsed.graph.clauses();
+        match (clauses.next(), clauses.next()) {
+            (Some(clause), None)
+                if parsed.complete
+                    && clause.redirects.is_empty()
+                    && clause.assignments.is_empty()
+                    && clause.argv.iter().all(|w| w.literal) =>
+            {
+                clause.cooked_argv().map(str::to_owned).collect()
+            }
+            _ => Vec::new(),
+        }
     };
+    let program = words.first().map(PathBuf::from);
+    let inside_project = program
+        .as_ref()
+        .filter(|p| p.components().count() > 1)
+        .is_some_and(|p| {
+            let absolute = if p.is_absolute() {
+                p.clone()
+            } else {
+                project.join(p)
+            };
+            absolute.starts_with(project)
+        });
+    if inside_project {
+        report.fail(
+            &format!(
+                "{agent}: `{}` runs a program inside the project, not an installed shellgate",
+                hook.command
+            ),
+            &format!("reinstall it: `shellgate install {agent} --uninstall` then `shellgate install {agent}`"),
+        );
+        return;
+    }
     let args = match Cli::try_parse_from(&words) {
         Ok(Cli {
             command: Command::Hook(args),
@@ -280,7 +311,7 @@ fn check_hook(report: &mut Report, hook: &Installed, project: &Path, sandbox: &P
             args.defer_ask,
         );
         let expected = read_answer(agent, &render(agent, &expected)).map(|answer| kind(&answer));
-        match sample(agent, &hook.command, command, project, sandbox) {
+        match sample(agent, &words, command, project, sandbox) {
             Ok(answer) if Some(kind(&answer)) == expected => report.ok(&format!(
                 "{agent}: `{command}` → {}",
                 shown_kind(kind(&answer))
@@ -392,15 +423,17 @@ fn check_audit_log(report: &mut Report, agent: Agent, explicit: Option<&Path>) {
 /// payload for `command` run in `sandbox`, and reads its answer.
 fn sample(
     agent: Agent,
-    hook: &str,
+    hook: &[String],
     command: &str,
     project: &Path,
     sandbox: &Path,
 ) -> Result<Answer, String> {
     let payload = payload(agent, command, sandbox);
-    let mut child = Process::new("sh")
-        .arg("-c")
-        .arg(hook)
+    let Some((program, args)) = hook.split_first() else {
+        return Err("the hook has no command".to_owned());
+    };
+    let mut child = Process::new(program)
+        .args(args)
         .current_dir(if project.is_dir() { project } else { sandbox })
         .env("CLAUDE_PROJECT_DIR", sandbox)
         .env("GEMINI_PROJECT_DIR", sandbox)
