@@ -671,8 +671,10 @@ mod tests {
             ..crate::TrustRecipe::default()
         };
         let (state, _) = recipe.state(&gate);
-        let verdict = |command: &str| match answer_after_deadline(&gate.evaluate(command, &state), 5)
-        {
+        let verdict = |command: &str| match answer_after_deadline(
+            &gate.evaluate(command, &state),
+            5,
+        ) {
             Answer::Decide { verdict, reason } => {
                 assert!(
                     reason.starts_with("shellgate: no decision within 5 ms, so only the embedded default policy's deny rules and protected paths were checked"),

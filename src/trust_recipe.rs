@@ -79,7 +79,10 @@ impl TrustRecipe {
         if let Some(grants) = self.stored.get(audience) {
             for zone in &grants.zones {
                 let path = zone.path.as_path();
-                if rule.check_zone(path, zone.access, self.home.as_deref()).is_ok() {
+                if rule
+                    .check_zone(path, zone.access, self.home.as_deref())
+                    .is_ok()
+                {
                     state.add_zone(path, zone.access, GrantSource::Store);
                 }
             }

@@ -175,7 +175,10 @@ fn a_repository_hook_that_is_not_one_plain_shellgate_command_never_runs() {
     bash_hook(
         &project,
         ".claude/settings.json",
-        &format!("./fake-shellgate hook claude-code; touch {}", marker.display()),
+        &format!(
+            "./fake-shellgate hook claude-code; touch {}",
+            marker.display()
+        ),
     );
     settings(
         &project.join(".codex/hooks.json"),

@@ -403,7 +403,10 @@ fn a_project_policy_that_is_no_regular_file_or_too_big_is_refused_and_the_defaul
     let (code, value, stderr) = link.eval(&[], "rm -rf ~");
     assert_eq!((code, value["decision"].as_str()), (3, Some("HardDenied")));
     assert!(stderr.contains("not a regular file"), "{stderr}");
-    let big = Project::new(Some(&format!("version = 1\n#{}\n", "x".repeat(1024 * 1024))));
+    let big = Project::new(Some(&format!(
+        "version = 1\n#{}\n",
+        "x".repeat(1024 * 1024)
+    )));
     let (code, value, stderr) = big.eval(&[], "git status");
     assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
     assert!(
@@ -411,4 +414,3 @@ fn a_project_policy_that_is_no_regular_file_or_too_big_is_refused_and_the_defaul
         "{stderr}"
     );
 }
-

@@ -96,7 +96,10 @@ fn late_answer(deadline: Duration) -> Answer {
         ..TrustRecipe::default()
     };
     let (state, _) = recipe.state(&gate);
-    answer_after_deadline(&gate.evaluate(&pending.command, &state), deadline.as_millis())
+    answer_after_deadline(
+        &gate.evaluate(&pending.command, &state),
+        deadline.as_millis(),
+    )
 }
 
 /// Prints `answer` unless one was printed already.

@@ -101,10 +101,12 @@ impl Policy {
     }
 
     fn task_files_in<'w>(&self, view: &CommandView<'w>, any_dir: bool) -> Vec<TaskFile<'w>> {
-        let entries =
-            self.lookup_all(&self.declared.safe, view.words, any_dir, &|e: &SafeEntry| {
-                e.tasks || e.class == EffectClass::Toolchain
-            });
+        let entries = self.lookup_all(
+            &self.declared.safe,
+            view.words,
+            any_dir,
+            &|e: &SafeEntry| e.tasks || e.class == EffectClass::Toolchain,
+        );
         let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
         // A compiler's operands are sources it reads (its own `[[verb]]` entry says `operands =
         // "read"`): what it builds from sources outside the run zones is judged when it runs.

@@ -10,9 +10,9 @@ use crate::expand::{Invocation, InvocationKind, Opaque};
 
 use crate::display;
 use crate::evaluation::{ClauseVerdict, ReasonKind};
+use crate::grant_rule::Narrowness;
 use crate::matching::{self, Executable, Token};
 use crate::paths;
-use crate::grant_rule::Narrowness;
 use crate::proposal::{self, ProposalInput};
 
 use super::clause_text::clause_text;
@@ -346,9 +346,8 @@ impl<'a> Run<'a> {
         // command (one that can destroy, leak or run any code: `kill 1234`, `git push origin
         // main`) are covered only by a pattern that spells every word: `kill 1234 *` must not
         // approve `kill 1234 -1`.
-        let exact = interpreter_call
-            || exact_word
-            || proposal::narrowness(&input) == Narrowness::Every;
+        let exact =
+            interpreter_call || exact_word || proposal::narrowness(&input) == Narrowness::Every;
         for approved in self.state.patterns() {
             if matching::matches(&approved.pattern, &tokens, exact, &ctx) {
                 judged.reason(
@@ -381,7 +380,9 @@ impl<'a> Run<'a> {
         } else if exact_word {
             match &proposal {
                 Some(p) => format!("not approved; it can only be saved as the exact command `{p}`"),
-                None => "not approved, and the exact command cannot be saved as a pattern".to_owned(),
+                None => {
+                    "not approved, and the exact command cannot be saved as a pattern".to_owned()
+                }
             }
         } else {
             match &proposal {
