@@ -225,18 +225,16 @@ mod tests {
         );
         recipe.zones.push((PathBuf::from("/"), Access::Write));
         let (state, _) = recipe.state(&gate);
-        assert_eq!(
-            gate.evaluate("touch /home/u/notes.txt", &state).decision,
-            Decision::NeedsPrompt
-        );
-        assert_eq!(
-            gate.evaluate("touch /etc/x", &state).decision,
-            Decision::NeedsPrompt
-        );
-        assert_eq!(
-            gate.evaluate("git push --force origin feat", &state)
-                .decision,
-            Decision::NeedsPrompt
-        );
+        for command in [
+            "touch /home/u/notes.txt",
+            "touch /etc/x",
+            "git push --force origin feat",
+        ] {
+            assert_eq!(
+                gate.evaluate(command, &state).decision,
+                Decision::NeedsPrompt,
+                "{command}"
+            );
+        }
     }
 }

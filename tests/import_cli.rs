@@ -54,10 +54,15 @@ impl Dir {
     }
 
     fn import(&self, extra: &[&str]) -> (i32, String, String) {
+        self.import_file(SETTINGS, extra)
+    }
+
+    /// `import claude-settings FILE` into `trust.toml` and `imported.toml` for `team`.
+    fn import_file(&self, settings: &str, extra: &[&str]) -> (i32, String, String) {
         let mut args = vec![
             "import",
             "claude-settings",
-            SETTINGS,
+            settings,
             "--trust",
             "trust.toml",
             "--policy-out",
@@ -240,17 +245,7 @@ fn a_denied_flag_prefix_still_denies() {
         r#"{"permissions": {"deny": ["Bash(rm -rf:*)", "Bash(git commit --no-verify:*)"]}}"#,
     )
     .unwrap();
-    let (code, stdout, stderr) = dir.run(&[
-        "import",
-        "claude-settings",
-        "flags.json",
-        "--trust",
-        "trust.toml",
-        "--policy-out",
-        "imported.toml",
-        "--audience",
-        "team",
-    ]);
+    let (code, stdout, stderr) = dir.import_file("flags.json", &[]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.contains(r"deny  Bash(rm -rf:*) => deny rule `claude-deny-1` (raw `(?s)(?:^|[;&|(\n])\s*rm\s+\-rf.*`)"),
