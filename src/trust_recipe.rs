@@ -42,6 +42,16 @@ pub struct TrustRecipe {
 }
 
 impl TrustRecipe {
+    /// Where a zone leads: resolved through symbolic links when the recipe resolves them (a
+    /// zone that is a link to `~` is `~`), else as written.
+    fn real(&self, path: &Path) -> PathBuf {
+        if self.resolve_symlinks {
+            shellgate_policy::paths::resolve_symlinks(path).unwrap_or_else(|| path.to_path_buf())
+        } else {
+            path.to_path_buf()
+        }
+    }
+
     /// The state of a command run in the recipe's own working directory by its own audience.
     /// See [`state_for`](Self::state_for).
     #[must_use]
@@ -80,7 +90,7 @@ impl TrustRecipe {
             for zone in &grants.zones {
                 let path = zone.path.as_path();
                 if rule
-                    .check_zone(path, zone.access, self.home.as_deref())
+                    .check_zone(&self.real(path), zone.access, self.home.as_deref())
                     .is_ok()
                 {
                     state.add_zone(path, zone.access, GrantSource::Store);
@@ -98,7 +108,7 @@ impl TrustRecipe {
         // A session write zone (`--zone`) that is `/`, the home directory or holds one is no
         // zone, as for a project directory (a read zone such as `/etc` is).
         for (path, access) in &self.zones {
-            if *access == Access::Read || !rule.too_broad(path, self.home.as_deref()) {
+            if *access == Access::Read || !rule.too_broad(&self.real(path), self.home.as_deref()) {
                 state.add_zone(path, *access, GrantSource::Session);
             }
         }

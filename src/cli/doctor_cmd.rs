@@ -432,8 +432,20 @@ fn sample(
     let Some((program, args)) = hook.split_first() else {
         return Err("the hook has no command".to_owned());
     };
+    // The samples never write the hook's own audit log (a repository's settings could point it
+    // at `~/.bashrc`): `--audit-log FILE` is dropped and `--no-audit-log` given instead.
+    let mut kept: Vec<&str> = Vec::with_capacity(args.len() + 1);
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if word == "--audit-log" {
+            words.next();
+        } else if !word.starts_with("--audit-log=") && word != "--no-audit-log" {
+            kept.push(word);
+        }
+    }
+    kept.push("--no-audit-log");
     let mut child = Process::new(program)
-        .args(args)
+        .args(&kept)
         .current_dir(if project.is_dir() { project } else { sandbox })
         .env("CLAUDE_PROJECT_DIR", sandbox)
         .env("GEMINI_PROJECT_DIR", sandbox)

@@ -63,6 +63,10 @@ pub struct Args {
 /// printed whole, by the main thread or by the deadline watchdog.
 static ANSWERED: Mutex<bool> = Mutex::new(false);
 
+/// How long the deadline watchdog waits for the embedded default policy's judgement before it
+/// answers ask.
+const LATE_JUDGEMENT: Duration = Duration::from_millis(500);
+
 /// The call being decided, once it is read: what the deadline watchdog judges with the
 /// embedded default policy alone when the full decision is late.
 static PENDING: OnceLock<Pending> = OnceLock::new();
@@ -124,9 +128,20 @@ pub fn run(args: &Args) -> Exit {
     let deadline = Duration::from_millis(args.deadline_ms);
     std::thread::spawn(move || {
         std::thread::sleep(deadline);
-        let late = catch_unwind(|| late_answer(deadline)).unwrap_or_else(|_| {
-            Answer::failed(&format!("no decision within {} ms", deadline.as_millis()))
+        // The default policy's own judgement gets a bounded time too: a command that is slow to
+        // judge (many glob words) must not hold the answer back past the agent's timeout.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let answer = catch_unwind(|| late_answer(deadline)).ok();
+            let _ = sender.send(answer);
         });
+        let late = receiver
+            .recv_timeout(LATE_JUDGEMENT)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| {
+                Answer::failed(&format!("no decision within {} ms", deadline.as_millis()))
+            });
         emit(agent, &adjust(late, ask_as_deny, defer_ask));
         std::process::exit(0);
     });

@@ -174,7 +174,8 @@ impl Lowerer<'_> {
         let mut first = None;
         let mut prev: Option<usize> = None;
         let mut prev_sep = Sep::None;
-        for item in list.items {
+        let count = list.items.len();
+        for (n, item) in list.items.into_iter().enumerate() {
             let head = if item.sep == Sep::Background {
                 let mut job_cwd = cwd.clone();
                 self.lower_and_or(
@@ -183,7 +184,20 @@ impl Lowerer<'_> {
                     &mut job_cwd,
                 )
             } else {
-                self.lower_and_or(item.and_or, frame, cwd)
+                let before = cwd.clone();
+                // (`cd DIR || exit 1`: what follows runs only after a successful `cd`.)
+                let guarded =
+                    item.and_or.rest.last().is_some_and(|(op, pipeline)| {
+                        *op == AndOrOp::Or && pipeline_exits(pipeline)
+                    });
+                let head = self.lower_and_or(item.and_or, frame, cwd);
+                // `cd DIR; X` runs X in DIR only when `cd` succeeded, and in the old directory
+                // when it failed (a missing DIR): after `;` or a newline the directory is not
+                // known (`&&` keeps it: X runs only after a successful `cd`).
+                if n + 1 < count && *cwd != before && !guarded {
+                    *cwd = None;
+                }
+                head
             };
             if head.is_some() {
                 if prev.is_some() {

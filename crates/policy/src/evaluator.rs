@@ -138,9 +138,17 @@ impl GateEvaluator {
         // directory (an agent started in `~`) is no zone: writes and runs there ask. Nor is the
         // temporary directory itself (`/tmp`), where anyone may have put the files it would run
         // (it stays a write zone as `{tmp}`).
+        // (Judged where it leads: a project directory that is a link to `~` is `~`.)
+        let resolve = state.resolve_symlinks();
         let zone_dir = |dir: Option<&Path>| {
             dir.and_then(crate::paths::normalize).filter(|dir| {
-                !self.grant_rule().too_broad(dir, home.as_deref()) && Some(dir) != tmp_dir.as_ref()
+                let real = if resolve {
+                    crate::paths::resolve_symlinks(dir).unwrap_or_else(|| dir.clone())
+                } else {
+                    dir.clone()
+                };
+                !self.grant_rule().too_broad(&real, home.as_deref())
+                    && Some(&real) != tmp_dir.as_ref()
             })
         };
         let project = zone_dir(state.project());

@@ -119,6 +119,25 @@ impl<'a> Run<'a> {
             }
             if self.policy().is_repository_program(&inv.words) {
                 judged.repository = ctx.cwd.map(Path::to_path_buf);
+                // A repository outside the project and the run zones (`git -C /tmp/x status`)
+                // runs what its own configuration names (`core.fsmonitor`, a pager, an ssh
+                // command): someone else's code.
+                let project = self.state.project().and_then(paths::normalize);
+                let session = self.state.session().and_then(paths::normalize);
+                if let Some(cwd) = ctx.cwd
+                    && self.state.run_zone_for(cwd).is_none()
+                    && !project.is_some_and(|p| paths::is_within(cwd, &p))
+                    && !session.is_some_and(|s| paths::is_within(cwd, &s))
+                {
+                    judged.ask(
+                        ReasonKind::Code,
+                        None,
+                        format!(
+                            "runs in `{}`, a repository outside the project, as its own configuration says: it can name programs that run (`core.fsmonitor`, a pager) or a host that receives credentials",
+                            display::escape(&cwd.to_string_lossy())
+                        ),
+                    );
+                }
             }
             // (A toolchain such as `python -m pytest` runs the project's modules by design.)
             if let Some(crate::expand::Opaque::Interpreter { script: None, .. }) = &inv.opaque

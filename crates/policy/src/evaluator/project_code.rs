@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::expand::Invocation;
-use shellgate_rules::{Access, EffectClass, NamedTask, SafeVerdict};
+use shellgate_rules::{Access, Decision, EffectClass, NamedTask, SafeVerdict};
 
 use crate::display;
 use crate::evaluation::ReasonKind;
@@ -142,7 +142,14 @@ impl Run<'_> {
             let unknown = |t: &str| {
                 t.contains('$') || t.starts_with('-') || (quoted_tilde && t.starts_with('~'))
             };
-            text.is_none_or(|t| unknown(t) || self.in_run_zone(t, ctx).is_none())
+            // A protected file inside the run zone (`--junitxml=.git/hooks/pre-commit`) is not
+            // the project's to write silently either.
+            let protected = |resolved: String| {
+                self.policy()
+                    .protected(Path::new(&resolved), ctx.home)
+                    .is_some_and(|entry| entry.write != Decision::Approved)
+            };
+            text.is_none_or(|t| unknown(t) || self.in_run_zone(t, ctx).is_none_or(protected))
         });
         let Some(file) = outside else {
             return true;
@@ -154,7 +161,7 @@ impl Run<'_> {
             ReasonKind::Code,
             None,
             format!(
-                "`{}` names a file outside every run zone, which it runs, loads or writes (code from elsewhere)",
+                "`{}` names a file outside every run zone, or a protected one, which it runs, loads or writes (code from elsewhere)",
                 display::escape(&word.raw)
             ),
         );
