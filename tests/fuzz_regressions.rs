@@ -547,3 +547,21 @@ fn render_ends_the_line_after_an_operator_where_the_source_read_heredoc_bodies()
         "cat <<A | cat <<B\nA\nB\n"
     );
 }
+
+// Crash input (evaluate target): b"mvn -v clen". The exact proposal of a clause the catalog
+// singles out by a word was checked with every word as the subcommand, but saving reads the
+// pattern's own verb chain (`mvn`, stopping at `-v`) and refuses a multi-purpose tool without a
+// subcommand: the prompt said "persistable" and the Session answer failed. An exact proposal is
+// now checked as saving checks it.
+#[test]
+fn an_exact_proposal_is_one_saving_accepts() {
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    for command in ["mvn -v clen", "mvn -v clean", "cargo -v test --config x=y"] {
+        let evaluation = gate.evaluate(command, &state);
+        if let Some(prompt) = evaluation.prompt.as_ref().filter(|p| p.persistable) {
+            gate.respond(&evaluation, shellgate_policy::Choice::Session, &state)
+                .unwrap_or_else(|e| panic!("{command}: {prompt:?} cannot be saved: {e:?}"));
+        }
+    }
+}

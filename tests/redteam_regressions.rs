@@ -305,7 +305,9 @@ fn git_top_level_options_do_not_hide_deny_rules() {
         ("git -c core.pager=./pager log", NeedsPrompt),
         ("git -c core.pager=less log", Approved),
         ("git --git-dir=../other/.git log", NeedsPrompt),
-        ("git -C .. log", Approved),
+        // A repository outside the project runs its own configuration's programs.
+        ("git -C .. log", NeedsPrompt),
+        ("git -C src log", Approved),
         ("git --no-pager log", Approved),
         ("git push --force-with-lease origin feature", NeedsPrompt),
     ]);

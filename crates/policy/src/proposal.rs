@@ -244,7 +244,15 @@ pub fn propose_exact(
     if rule.check_tokens(&text, &tokens, tokens.len()).is_err() {
         return None;
     }
-    VerbPattern::new(&text).ok()
+    let pattern = VerbPattern::new(&text).ok()?;
+    // Saving judges a pattern by its own words: a multi-purpose tool's command must name its
+    // subcommand as saving reads it (`mvn -v clean` does not), or it cannot be saved.
+    if !matches!(rule.code_head(&tokens), Some((_, CodeHead::Interpreter)))
+        && rule.check_pattern(&pattern).is_err()
+    {
+        return None;
+    }
+    Some(pattern)
 }
 
 /// The pattern text of the executable: its name, or its resolved path.
