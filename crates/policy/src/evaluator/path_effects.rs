@@ -124,10 +124,20 @@ impl<'a> Run<'a> {
                 // command): someone else's code.
                 let project = self.state.project().and_then(paths::normalize);
                 let session = self.state.session().and_then(paths::normalize);
+                // (A directory holding the project, `cd .. && git status` from a package of a
+                // monorepo, is the project's own repository, unless it is `/` or the home
+                // directory.)
+                let holds_project = |cwd: &Path| {
+                    project.as_ref().is_some_and(|p| {
+                        paths::is_within(p, cwd)
+                            && !self.gate.grant_rule().too_broad(cwd, self.state.home())
+                    })
+                };
                 if let Some(cwd) = ctx.cwd
                     && self.state.run_zone_for(cwd).is_none()
-                    && !project.is_some_and(|p| paths::is_within(cwd, &p))
-                    && !session.is_some_and(|s| paths::is_within(cwd, &s))
+                    && !project.as_ref().is_some_and(|p| paths::is_within(cwd, p))
+                    && !session.as_ref().is_some_and(|s| paths::is_within(cwd, s))
+                    && !holds_project(cwd)
                 {
                     judged.ask(
                         ReasonKind::Code,
