@@ -565,3 +565,15 @@ fn an_exact_proposal_is_one_saving_accepts() {
         }
     }
 }
+
+// Crash input (evaluate target): b"git -C / push -f". git in a repository outside the project
+// asks, and that need was saveable, so the prompt offered a pattern whose Session answer left
+// the command asking: the need is now never saved.
+#[test]
+fn git_in_a_repository_outside_the_project_is_never_saved() {
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    let evaluation = gate.evaluate("git -C / push -f", &state);
+    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+    assert!(!evaluation.prompt.unwrap().persistable);
+}

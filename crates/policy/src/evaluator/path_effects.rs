@@ -139,7 +139,8 @@ impl<'a> Run<'a> {
                     && !session.as_ref().is_some_and(|s| paths::is_within(cwd, s))
                     && !holds_project(cwd)
                 {
-                    judged.ask(
+                    // (Never saved: a grant of the command would not cover another repository.)
+                    judged.ask_unsaveable(
                         ReasonKind::Code,
                         None,
                         format!(
