@@ -133,24 +133,7 @@ impl GateEvaluator {
             return Err(GateError::unknown_audience(state.audience(), &known));
         };
         let home = state.home().map(Path::to_path_buf);
-        let tmp_dir = crate::paths::normalize(state.tmp());
-        // A project or session directory that is `/`, holds the home directory or a system
-        // directory (an agent started in `~`) is no zone: writes and runs there ask. Nor is the
-        // temporary directory itself (`/tmp`), where anyone may have put the files it would run
-        // (it stays a write zone as `{tmp}`).
-        // (Judged where it leads: a project directory that is a link to `~` is `~`.)
-        let resolve = state.resolve_symlinks();
-        let zone_dir = |dir: Option<&Path>| {
-            dir.and_then(crate::paths::normalize).filter(|dir| {
-                let real = if resolve {
-                    crate::paths::resolve_symlinks(dir).unwrap_or_else(|| dir.clone())
-                } else {
-                    dir.clone()
-                };
-                !self.grant_rule().too_broad(&real, home.as_deref())
-                    && Some(&real) != tmp_dir.as_ref()
-            })
-        };
+        let zone_dir = |dir: Option<&Path>| dir.and_then(|dir| self.zone_dir(dir, state));
         let project = zone_dir(state.project());
         let session = zone_dir(state.session());
         let tmp = state.tmp().to_path_buf();
@@ -186,6 +169,23 @@ impl GateEvaluator {
             state.add_run_zone(path, GrantSource::Profile);
         }
         Ok(())
+    }
+
+    /// A project or session directory as the zone it gives, normalised; `None` when it gives
+    /// none: it is `/`, holds the home directory, a system directory or a home-anchored
+    /// protected path (an agent started in `~` or `~/.config`), or is the temporary directory
+    /// itself (`/tmp`, where anyone may have put the files it would run; it stays a write zone
+    /// as `{tmp}`). Judged where it leads when the state resolves links (a link to `~` is `~`).
+    pub(crate) fn zone_dir(&self, dir: &Path, state: &TrustState) -> Option<PathBuf> {
+        let dir = crate::paths::normalize(dir)?;
+        let real = if state.resolve_symlinks() {
+            crate::paths::resolve_symlinks(&dir).unwrap_or_else(|| dir.clone())
+        } else {
+            dir.clone()
+        };
+        let tmp = crate::paths::normalize(state.tmp());
+        (!self.grant_rule().too_broad(&real, state.home()) && Some(&real) != tmp.as_ref())
+            .then_some(dir)
     }
 
     /// Evaluates `command` as `state`'s audience would run it. Never fails: every problem

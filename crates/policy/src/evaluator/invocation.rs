@@ -346,8 +346,11 @@ impl<'a> Run<'a> {
         // command (one that can destroy, leak or run any code: `kill 1234`, `git push origin
         // main`) are covered only by a pattern that spells every word: `kill 1234 *` must not
         // approve `kill 1234 -1`.
-        let exact =
-            interpreter_call || exact_word || proposal::narrowness(&input) == Narrowness::Every;
+        // (Worked out only when a pattern could match.)
+        let exact = interpreter_call
+            || exact_word
+            || (!self.state.patterns().is_empty()
+                && proposal::narrowness(&input) == Narrowness::Every);
         for approved in self.state.patterns() {
             if matching::matches(&approved.pattern, &tokens, exact, &ctx) {
                 judged.reason(

@@ -70,11 +70,11 @@ impl Run<'_> {
                 true
             }
             None => {
-                let tmp = paths::normalize(self.state.tmp());
-                let broad_project = self.state.project().and_then(paths::normalize).filter(|p| {
-                    self.gate.grant_rule().too_broad(p, self.state.home())
-                        || Some(p) == tmp.as_ref()
-                });
+                let broad_project = self
+                    .state
+                    .project()
+                    .filter(|p| self.gate.zone_dir(p, self.state).is_none())
+                    .and_then(paths::normalize);
                 let why = if let Some(project) = broad_project {
                     format!(
                         "the project directory `{}` is no zone: it is `/` or the temporary \

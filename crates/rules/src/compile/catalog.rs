@@ -343,14 +343,13 @@ impl Builder {
         if cx.layer == Layer::Project
             && let Some(known) = verbs.iter().find_map(|verb| {
                 let name = verb.first()?;
-                let earlier = self
+                let mut earlier = self
                     .interpreters
                     .iter()
                     .map(|e| &e.verb)
                     .chain(self.shells.iter().map(|e| &e.verb))
                     .chain(self.wrappers.iter().map(|e| &e.verb));
                 earlier
-                    .clone()
                     .any(|v| v.first() == Some(name))
                     .then(|| name.clone())
             })
