@@ -36,7 +36,7 @@
 //! [`PUBLIC_SECOND_LEVEL`](shellgate_rules::PUBLIC_SECOND_LEVEL) before a two-letter country
 //! code) or an IP range (`*.0.10`) — see [`HostGrant`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -66,6 +66,8 @@ pub struct GrantRule {
     /// deny rules' verbs (`false`: a hint that is a prefix of one is narrow too) and
     /// `settings.narrow` (`true`: the hint must cover the whole verb).
     narrow_by_word: HashMap<String, Vec<(Vec<String>, bool)>>,
+    /// For each command of `settings.alias_commands`, the subcommands the policy names.
+    alias_subcommands: Vec<(Vec<String>, HashSet<String>)>,
     /// System directories, normalised.
     system_dirs: Vec<PathBuf>,
     /// For each unanchored one-segment protected glob whose reads are forced (`**/.env`,
@@ -136,6 +138,7 @@ impl GrantRule {
             }
         }
         Self {
+            alias_subcommands: heads::alias_subcommands(&policy),
             code_heads,
             code_heads_by_word,
             protected_names: zones::protected_names(&policy),
@@ -151,8 +154,9 @@ impl GrantRule {
     /// Whether a command named `hint` (its verb chain) is proposed narrowly, with its literal
     /// arguments: a command that a deny rule names (`rm`, `dd`, `git push`, `kubectl delete`,
     /// `curl`) or that `settings.narrow` lists (`docker run`) can destroy, leak or run any
-    /// code, so a grant stays as close to what was asked as it can. Other commands are
-    /// proposed by their name (`cargo test *`).
+    /// code, so a grant stays as close to what was asked as it can; so is a subcommand that
+    /// may be a user's alias (`git p`, `settings.alias_commands`). Other commands are proposed
+    /// by their name (`cargo test *`).
     #[must_use]
     pub fn keeps_narrow(&self, hint: &[&str]) -> bool {
         self.narrowness(hint) != Narrowness::Name
@@ -174,6 +178,9 @@ impl GrantRule {
                 Narrowness::Name
             };
         };
+        if self.may_be_alias(hint) {
+            return Narrowness::Every;
+        }
         let Some(verbs) = self.narrow_by_word.get(*first) else {
             return Narrowness::Name;
         };

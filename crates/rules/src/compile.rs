@@ -410,6 +410,12 @@ impl Builder {
         verb_chains(cx, "narrow", &raw.narrow, &mut self.settings.narrow);
         verb_chains(
             cx,
+            "alias_commands",
+            &raw.alias_commands,
+            &mut self.settings.alias_commands,
+        );
+        verb_chains(
+            cx,
             "package_runners",
             &raw.package_runners,
             &mut self.settings.package_runners,

@@ -687,6 +687,11 @@ pub struct Settings {
     /// are proposed narrowly, with their literal arguments, like the commands a deny rule
     /// names. Every layer may add commands.
     pub narrow: Vec<Vec<String>>,
+    /// Commands whose users define their own subcommands (`git` aliases, `cargo` aliases,
+    /// `gh alias set`): a subcommand no entry of the policy names may be an alias that runs
+    /// any command, a deny-named one included (`git p` for `git push`), so it is proposed
+    /// and granted only word for word. Every layer may add commands.
+    pub alias_commands: Vec<Vec<String>>,
     /// Directories of the operating system (`/etc`, `/usr`): a zone grant may not cover one,
     /// and a write zone may not lie inside one. Every layer may add directories.
     pub system_dirs: Vec<PathBuf>,
@@ -715,6 +720,7 @@ impl Default for Settings {
             module_path_variables: Vec::new(),
             command_variables: Vec::new(),
             narrow: Vec::new(),
+            alias_commands: Vec::new(),
             system_dirs: Vec::new(),
             package_runners: Vec::new(),
         }

@@ -342,6 +342,12 @@ impl Policy {
         &self.declared.settings.package_runners
     }
 
+    /// The commands of `settings.alias_commands`, whose unknown subcommands may be aliases.
+    #[must_use]
+    pub fn alias_commands(&self) -> &[Vec<String>] {
+        &self.declared.settings.alias_commands
+    }
+
     /// The commands of `settings.narrow` (verb chains), proposed narrowly.
     #[must_use]
     pub fn narrow_commands(&self) -> &[Vec<String>] {

@@ -60,6 +60,7 @@ table! {
         module_path_variables: Option<TextList> = get,
         command_variables: Option<TextList> = get,
         narrow: Option<TextList> = get,
+        alias_commands: Option<TextList> = get,
         system_dirs: Option<TextList> = get,
         package_runners: Option<TextList> = get,
     }

@@ -107,7 +107,54 @@ pub(super) fn multi_purpose(policy: &Policy) -> Vec<MultiPurpose> {
         .collect()
 }
 
+/// For each command of `settings.alias_commands` (`git`), the subcommands the policy's entries
+/// name (`status`, `push`, …): any other may be an alias its user defined.
+pub(super) fn alias_subcommands(policy: &Policy) -> Vec<(Vec<String>, HashSet<String>)> {
+    let verbs: Vec<&[String]> = policy
+        .safe_entries()
+        .iter()
+        .map(|entry| entry.verb.as_slice())
+        .chain(policy.deny_rules().iter().map(|rule| rule.verb()))
+        .chain(
+            policy
+                .verb_roles()
+                .iter()
+                .map(|roles| roles.verb.as_slice()),
+        )
+        .chain(policy.wrappers().iter().map(|w| w.verb.as_slice()))
+        .chain(policy.shells().iter().map(|s| s.verb.as_slice()))
+        .chain(policy.interpreters().iter().map(|i| i.verb.as_slice()))
+        .chain(policy.narrow_commands().iter().map(Vec::as_slice))
+        .chain(policy.package_runners().iter().map(Vec::as_slice))
+        .collect();
+    policy
+        .alias_commands()
+        .iter()
+        .map(|head| {
+            let known = verbs
+                .iter()
+                .filter(|verb| verb.starts_with(head))
+                .filter_map(|verb| verb.get(head.len()))
+                .cloned()
+                .collect();
+            (head.clone(), known)
+        })
+        .collect()
+}
+
 impl GrantRule {
+    /// Whether `hint` names a subcommand of an alias command (`settings.alias_commands`) that
+    /// no entry of the policy names (`git p`): it may be an alias for any command.
+    pub(super) fn may_be_alias(&self, hint: &[&str]) -> bool {
+        self.alias_subcommands.iter().any(|(head, known)| {
+            head.len() < hint.len()
+                && head.iter().zip(hint).all(|(a, b)| a == b)
+                && hint
+                    .get(head.len())
+                    .is_some_and(|sub| !sub.starts_with('-') && !known.contains(*sub))
+        })
+    }
+
     /// The kind of code-running head `tokens` start with, and its length, if any.
     #[must_use]
     pub fn code_head(&self, tokens: &[&str]) -> Option<(&[String], CodeHead)> {
