@@ -32,7 +32,36 @@ fn cd_words(argv: &[Word]) -> Option<(&str, &[Word])> {
 
 /// True when the command changes the working directory of the shell that runs it.
 pub(crate) fn changes_cwd(argv: &[Word]) -> bool {
-    cd_words(argv).is_some() || runs_a_directory_change(argv)
+    cd_words(argv).is_some() || runs_a_directory_change(argv) || sets_physical(argv)
+}
+
+/// True for `set -P` and `set -o physical` (also bundled, `set -eP`): from then on `cd`
+/// follows symbolic links before `..`, which a lexical join cannot know.
+fn sets_physical(argv: &[Word]) -> bool {
+    let Some((first, rest)) = argv.split_first() else {
+        return false;
+    };
+    if !(first.literal && first.cooked == "set") {
+        return false;
+    }
+    let mut words = rest.iter().peekable();
+    while let Some(word) = words.next() {
+        let text = word.cooked.as_str();
+        if !word.literal {
+            return true;
+        }
+        if text == "-o" {
+            if words
+                .peek()
+                .is_none_or(|w| !w.literal || w.cooked == "physical")
+            {
+                return true;
+            }
+        } else if text.starts_with('-') && !text.starts_with("--") && text.contains('P') {
+            return true;
+        }
+    }
+    false
 }
 
 /// True for `eval` and `trap` given code that may change the directory of this shell
@@ -60,7 +89,7 @@ pub(crate) fn apply(
     cwd: Option<&Path>,
     home: Option<&Path>,
 ) -> Option<Option<PathBuf>> {
-    if runs_a_directory_change(argv) {
+    if runs_a_directory_change(argv) || sets_physical(argv) {
         return Some(None);
     }
     let (verb, args) = cd_words(argv)?;
@@ -69,6 +98,7 @@ pub(crate) fn apply(
     }
     let mut target: Option<&Word> = None;
     let mut options_done = false;
+    let mut physical = false;
     for word in args {
         if !word.literal {
             return Some(None);
@@ -85,6 +115,7 @@ pub(crate) fn apply(
                     .skip(1)
                     .all(|c| matches!(c, 'L' | 'P' | 'e' | '@'));
             if known {
+                physical |= text.contains('P');
                 continue;
             }
             return Some(None);
@@ -107,7 +138,8 @@ pub(crate) fn apply(
         });
     };
     let text = target.cooked.as_str();
-    if text == "-" {
+    // `-P` goes up from where a link leads (`cd -P link/..`), not lexically.
+    if text == "-" || (physical && text.split('/').any(|segment| segment == "..")) {
         return Some(None);
     }
     if text.is_empty() {
@@ -196,6 +228,21 @@ mod tests {
         assert_eq!(run("popd", Some("/x")), Some(None));
         assert_eq!(run("pushd", Some("/x")), Some(None));
         assert_eq!(run("ls /tmp", Some("/x")), None);
+    }
+
+    #[test]
+    fn physical_changes_follow_links_before_dot_dot() {
+        assert_eq!(run("cd -P ..", Some("/x/link")), Some(None));
+        assert_eq!(run("cd -LP link/../y", Some("/x")), Some(None));
+        assert_eq!(
+            run("cd -L ..", Some("/x/y")),
+            Some(Some(PathBuf::from("/x")))
+        );
+        assert_eq!(run("set -P", Some("/x")), Some(None));
+        assert_eq!(run("set -eP", Some("/x")), Some(None));
+        assert_eq!(run("set -o physical", Some("/x")), Some(None));
+        assert_eq!(run("set -o pipefail", Some("/x")), None);
+        assert_eq!(run("set -eu", Some("/x")), None);
     }
 
     #[test]

@@ -40,7 +40,8 @@
 //!
 //! # Bash semantics without a policy
 //!
-//! [`evaluates`] finds expansions that evaluate data as code, [`braces`] expands literal brace
+//! [`evaluates`] finds expansions that evaluate data as code, [`misread`] constructs bash
+//! reads differently from this grammar (a line continuation inside a token), [`braces`] expands literal brace
 //! expressions and [`positional`] binds `bash -c CODE $0 $1 …` arguments: what bash does with
 //! words, needing no policy, used by the gate's walk through wrappers and shell code.
 //!
@@ -67,6 +68,7 @@ mod grammar;
 mod graph;
 pub mod limits;
 mod lower;
+pub mod misread;
 pub mod path;
 pub mod positional;
 mod recover;

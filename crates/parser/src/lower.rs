@@ -256,10 +256,17 @@ impl Lowerer<'_> {
         let head = self.lower_command(pipeline.first, stage, &mut stage_cwd);
         let mut prev = head;
         let mut first = head;
+        let mut last_cwd = None;
         for (op, command) in pipeline.rest {
             let mut stage_cwd = cwd.clone();
             let next = self.lower_command(command, stage, &mut stage_cwd);
             self.append(&mut first, &mut prev, next, op.into());
+            last_cwd = Some(stage_cwd);
+        }
+        // With `shopt -s lastpipe` the last stage runs in this shell: a directory change
+        // there (`true | cd ~`) may be this shell's.
+        if last_cwd.is_some_and(|last| last != *cwd) {
+            *cwd = None;
         }
         first
     }
@@ -271,7 +278,12 @@ impl Lowerer<'_> {
                 self.lower_compound(*compound, redirects, span, frame, None, cwd)
             }
             Command::Function(function) => {
-                // The body runs when the function is called: directory unknown.
+                // The body runs when the function is called: directory unknown. A body that
+                // changes the directory may run at any later call, under any name (`ls() { cd
+                // ~; }; ls; touch .bashrc`): from here on the directory is not known.
+                if compound_changes_cwd(&function.body) {
+                    *cwd = None;
+                }
                 let mut body_cwd = None;
                 let span = function.span;
                 self.lower_compound(
@@ -642,13 +654,14 @@ fn pipeline_exits(pipeline: &Pipeline) -> bool {
     }
 }
 
-/// True when running the list can change the directory of the shell that runs it.
+/// True when running the list can change the directory of the shell that runs it (a
+/// pipeline's last stage too: `shopt -s lastpipe` runs it in this shell).
 fn list_changes_cwd(list: &List) -> bool {
     list.items.iter().any(|item| {
         item.sep != Sep::Background
             && std::iter::once(&item.and_or.first)
                 .chain(item.and_or.rest.iter().map(|(_, p)| p))
-                .any(|p| p.rest.is_empty() && command_changes_cwd(&p.first))
+                .any(|p| command_changes_cwd(p.rest.last().map_or(&p.first, |(_, last)| last)))
     })
 }
 
@@ -663,28 +676,34 @@ fn command_changes_cwd(command: &Command) -> bool {
                 .collect();
             cwd::changes_cwd(&argv)
         }
-        Command::Compound(compound, _, _) => match compound.as_ref() {
-            Compound::Group(list) => list_changes_cwd(list),
-            Compound::If {
-                branches,
-                otherwise,
-            } => {
-                branches
-                    .iter()
-                    .any(|(c, b)| list_changes_cwd(c) || list_changes_cwd(b))
-                    || otherwise.as_ref().is_some_and(list_changes_cwd)
-            }
-            Compound::While {
-                condition, body, ..
-            } => list_changes_cwd(condition) || list_changes_cwd(&body.list),
-            Compound::For { body, .. } | Compound::ArithFor { body, .. } => {
-                list_changes_cwd(&body.list)
-            }
-            Compound::Case { arms, .. } => arms
+        Command::Compound(compound, _, _) => compound_changes_cwd(compound),
+        // A definition whose body changes the directory: any later call may run it.
+        Command::Function(function) => compound_changes_cwd(&function.body),
+        Command::Coproc(_) => false,
+    }
+}
+
+fn compound_changes_cwd(compound: &Compound) -> bool {
+    match compound {
+        Compound::Group(list) => list_changes_cwd(list),
+        Compound::If {
+            branches,
+            otherwise,
+        } => {
+            branches
                 .iter()
-                .any(|a| a.body.as_ref().is_some_and(list_changes_cwd)),
-            Compound::Subshell(_) | Compound::Cond { .. } | Compound::Arith { .. } => false,
-        },
-        Command::Function(_) | Command::Coproc(_) => false,
+                .any(|(c, b)| list_changes_cwd(c) || list_changes_cwd(b))
+                || otherwise.as_ref().is_some_and(list_changes_cwd)
+        }
+        Compound::While {
+            condition, body, ..
+        } => list_changes_cwd(condition) || list_changes_cwd(&body.list),
+        Compound::For { body, .. } | Compound::ArithFor { body, .. } => {
+            list_changes_cwd(&body.list)
+        }
+        Compound::Case { arms, .. } => arms
+            .iter()
+            .any(|a| a.body.as_ref().is_some_and(list_changes_cwd)),
+        Compound::Subshell(_) | Compound::Cond { .. } | Compound::Arith { .. } => false,
     }
 }

@@ -277,8 +277,14 @@ pub fn forms(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> PathForms {
             }
         };
     }
+    let working = cwd
+        .and_then(Path::to_str)
+        .filter(|dir| dir.starts_with('/'));
     let resolved = if text.starts_with('/') {
         normalize(text, true)
+    } else if let (Some(Tilde::WorkingDir(rest)), Some(dir)) = (tilde(text), working) {
+        // `~+` is the working directory.
+        normalize(&format!("{dir}/{rest}"), true)
     } else if text.starts_with('~') {
         // `~user/…`: another user's home; keep it as written.
         normalize(text, false)

@@ -180,7 +180,7 @@ pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) 
 /// such as `ln -s /tmp l`, or a magic link of `/proc`) goes up from its target, so folding
 /// `l/..` away lexically could name the wrong file. Leading `..` segments go up from the
 /// working directory, which is known.
-fn up_after_name(text: &str) -> bool {
+pub(crate) fn up_after_name(text: &str) -> bool {
     let mut named = false;
     for segment in text.split('/') {
         match segment {
@@ -234,6 +234,30 @@ fn process_link(path: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
         _ => return Some(path.to_path_buf()),
     };
     parts.try_fold(base, |acc, part| part.map(|part| acc.join(part)))
+}
+
+/// The directory a working-directory option names (`env -C DIR`, `git -C DIR`, `tmux -c DIR`),
+/// joined to `cwd`; `None` when it is not known statically. `chdir` goes up from where a link
+/// leads: a `..` after a named segment (`link/..`, `/var/run/..`) is not known, and a leading
+/// `..` is resolved through the links on disk (`cd link && env -C .. …`).
+#[must_use]
+pub fn working_directory(
+    value: &shellgate_parser::Word,
+    cwd: Option<&Path>,
+    home: Option<&Path>,
+) -> Option<PathBuf> {
+    if !value.literal || up_after_name(&value.cooked) {
+        return None;
+    }
+    let resolved = shellgate_parser::path::forms(&value.cooked, cwd, home).resolved;
+    if !resolved.starts_with('/') {
+        return None;
+    }
+    let up = value.cooked.split('/').any(|segment| segment == "..");
+    match (up, cwd) {
+        (true, Some(cwd)) => resolve_symlinks(&cwd.join(&value.cooked)),
+        _ => Some(PathBuf::from(resolved)),
+    }
 }
 
 /// Expands a leading `$HOME` or `${HOME}` when it is the only expansion of a word.

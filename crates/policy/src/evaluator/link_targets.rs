@@ -32,6 +32,7 @@ impl Run<'_> {
         judged: &mut Judged,
     ) {
         self.judge_path(word, text, Access::Write, Certainty::Possible, ctx, judged);
+        self.record_links(roles, words, ctx);
         // A relative target is relative to the link's directory, not the working directory
         // (`ln -s ../../.bashrc sub/rc`). The link is the last operand or the target directory
         // (`-t DIR`): the target is judged from that path and from its parent, whichever is the
@@ -86,6 +87,45 @@ impl Run<'_> {
                     entry.why
                 ),
             );
+        }
+    }
+
+    /// Records where a link-making command puts its links (its write operands, and the
+    /// directory one is created in): later clauses working there are in an unknown directory.
+    fn record_links(&self, roles: &[ArgRole], words: &[Word], ctx: &MatchContext<'_>) {
+        let Ok(mut links) = self.links.try_borrow_mut() else {
+            return;
+        };
+        let mut places = roles
+            .iter()
+            .filter(|r| matches!(r.role, Role::WritePath | Role::DeletePath))
+            .peekable();
+        // `ln -s TARGET` makes its link in the working directory.
+        if places.peek().is_none() {
+            let dir = ctx
+                .cwd
+                .map_or_else(|| std::path::PathBuf::from("/"), Path::to_path_buf);
+            if !links.contains(&dir) {
+                links.push(dir);
+            }
+        }
+        for place in places {
+            let found = words
+                .get(place.index)
+                .and_then(|word| searched_root(word, &place.text, ctx));
+            match found {
+                Some(path) => {
+                    if !links.contains(&path) {
+                        links.push(path);
+                    }
+                }
+                // Not known: every directory may be below a link.
+                None => {
+                    links.clear();
+                    links.push(std::path::PathBuf::from("/"));
+                    return;
+                }
+            }
         }
     }
 }

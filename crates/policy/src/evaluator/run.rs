@@ -45,6 +45,11 @@ pub(super) struct Run<'a> {
     /// False while judging the operands of a command whose writes keep every file's content
     /// (`chmod +x run.sh`): they are not recorded in `written`.
     pub(super) recording: Cell<bool>,
+    /// The links the command makes (`ln -s . s`), or the directories it makes them in: a
+    /// clause that works at or below one is in a directory whose place on disk is not known
+    /// (`ln -s . s && cd s && touch ../.bashrc` writes `~/.bashrc`: `..` goes up from where
+    /// the link leads).
+    pub(super) links: RefCell<Vec<PathBuf>>,
     /// The toolchain clauses' builds (see [`super::builds`]), and the one being judged.
     pub(super) builds: RefCell<Vec<super::builds::Build>>,
     pub(super) building: RefCell<Option<super::builds::Build>>,
@@ -73,6 +78,7 @@ impl<'a> Run<'a> {
             written_set: RefCell::new(HashSet::new()),
             filter_cache: RefCell::new(HashMap::new()),
             recording: Cell::new(true),
+            links: RefCell::new(Vec::new()),
             builds: RefCell::new(Vec::new()),
             building: RefCell::new(None),
         }
@@ -94,6 +100,19 @@ impl<'a> Run<'a> {
             shellgate_parser::evaluates::unjudged_evaluation(self.command, &self.parsed.graph)
         {
             let judged = self.text_verdict(ReasonKind::Opaque, &why);
+            self.judged.push(judged);
+        }
+        // Constructs bash reads differently (`$\⏎(cmd)`, `"${x:-'$(cmd)'}"`), in the command
+        // or in shell code it runs.
+        let misread = shellgate_parser::misread::misread_in(self.command, &self.parsed.graph)
+            .or_else(|| {
+                self.expansion
+                    .sources
+                    .iter()
+                    .find_map(|s| shellgate_parser::misread::misread(&s.text))
+            });
+        if let Some(why) = misread {
+            let judged = self.text_verdict(ReasonKind::Opaque, why);
             self.judged.push(judged);
         }
         // Variables set by a loop or a `${NAME:=…}` default (`for PATH in /tmp/x; do ls; done`).
@@ -200,8 +219,23 @@ impl<'a> Run<'a> {
     where
         'a: 'i,
     {
+        // A working directory at or below a link an earlier clause made is not known, nor
+        // one reached from such a directory (`cd link && env -C .. …`).
+        let below_link = |cwd: &std::path::Path| {
+            self.links
+                .try_borrow()
+                .map_or(true, |links| links.iter().any(|link| cwd.starts_with(link)))
+        };
+        let through_link = inv.cwd.is_some()
+            && std::iter::once(inv)
+                .chain(
+                    inv.origin
+                        .iter()
+                        .filter_map(|step| self.expansion.invocations.get(step.invocation)),
+                )
+                .any(|i| i.cwd.as_deref().is_some_and(below_link));
         MatchContext {
-            cwd: inv.cwd.as_deref(),
+            cwd: inv.cwd.as_deref().filter(|_| !through_link),
             home: inv.home.as_deref(),
             symlinks: self.state.resolve_symlinks(),
             trusted_bin_dirs: self.policy().trusted_bin_dirs(),

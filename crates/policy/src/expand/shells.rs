@@ -372,8 +372,8 @@ fn code_cwd(
     if !word.literal {
         return None;
     }
-    let resolved = shellgate_parser::path::forms(&value, cwd.as_deref(), home).resolved;
-    resolved.starts_with('/').then(|| PathBuf::from(resolved))
+    let value = super::words::synthetic_word(value, word.span);
+    crate::paths::working_directory(&value, cwd.as_deref(), home)
 }
 
 /// The values of `wanted` options among `shell`'s options, in order, with the word that holds

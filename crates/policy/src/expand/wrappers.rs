@@ -6,7 +6,6 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use shellgate_parser::path as paths;
 use shellgate_parser::{Assignment, Word};
 use shellgate_rules::flags::flag_is;
 use shellgate_rules::{ExecMode, PrefixMode, Wrapper, WrapperMode, WrapperOptions};
@@ -172,12 +171,7 @@ pub(super) fn exactly(token: &str, flags: &[String]) -> bool {
 
 /// A directory option's value resolved against `cwd` (`None` when it cannot be known).
 fn moved(value: Option<&Word>, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
-    let value = value?;
-    if !value.literal {
-        return None;
-    }
-    let resolved = paths::forms(&value.cooked, cwd, home).resolved;
-    resolved.starts_with('/').then(|| PathBuf::from(resolved))
+    crate::paths::working_directory(value?, cwd, home)
 }
 
 /// Options, assignments and positionals of a prefix-mode wrapper; `None` when it runs no

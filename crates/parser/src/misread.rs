@@ -1,0 +1,196 @@
+//! Constructs bash reads differently from this grammar: where they appear, the clauses the gate
+//! sees may not be the ones bash runs.
+//!
+//! * **A line continuation inside a token.** Bash deletes `\` + newline before it recognises
+//!   anything, so `$\⏎(cmd)` is `$(cmd)`, `$\⏎HOME` is `$HOME` and `(\⏎(x))` is arithmetic;
+//!   the grammar joins the lines only when it cooks a word, after deciding what the word is.
+//!   A continuation between two word characters (`ab\⏎cd`) or next to a blank is read alike.
+//! * **Single quotes inside `${…}` that hold a substitution.** Within double quotes (and in an
+//!   unquoted heredoc body) the word of `${x:-word}`, `${x+word}`, `${x=word}`, `${x?word}`
+//!   takes `'` as an ordinary character, so `"${x:-'$(cmd)'}"` runs `cmd`; the grammar takes
+//!   the quotes as quoting.
+//! * **Locale strings `$"…"`.** Bash replaces the text by its translation from a catalog that
+//!   `TEXTDOMAIN` and `TEXTDOMAINDIR` choose, and (since 5.2) expands the translation.
+//!
+//! The scan reads the raw text (quotes included), without the bodies of quoted heredocs (data,
+//! never read as shell code): a look-alike inside quotes counts too, which can only make a
+//! decision stricter.
+
+use crate::{ClauseGraph, RedirectTarget};
+
+/// Why a line continuation inside a token is code the gate cannot read.
+const CONTINUATION: &str = "a line continuation inside a token (`$\\⏎(…)`, `(\\⏎(`): bash joins the lines before it reads them, and may run what the gate did not see";
+/// Why single quotes inside `${…}` are.
+const QUOTED_DEFAULT: &str = "single quotes inside `${…}` hold a substitution: within double quotes bash takes them as ordinary characters and runs it";
+/// Why a locale string is.
+const LOCALE_STRING: &str =
+    "a locale string `$\"…\"` is replaced by a translation a catalog file chooses, then expanded";
+
+/// Why the shell source `text` holds a construct bash reads differently (see the module docs).
+///
+/// ```
+/// use shellgate_parser::misread::misread;
+///
+/// assert!(misread("echo \"$\\\n(rm -rf ~)\"").is_some());
+/// assert!(misread("echo \"${x:-'$(rm -rf ~)'}\"").is_some());
+/// assert!(misread("echo $\"hi\"").is_some());
+/// assert_eq!(misread("docker run \\\n  -it alpine && echo \"${x:-'a b'}\" ab\\\ncd"), None);
+/// ```
+#[must_use]
+pub fn misread(text: &str) -> Option<&'static str> {
+    let bytes = text.as_bytes();
+    for (at, _) in text.match_indices("\\\n") {
+        // An escaped backslash (`\\` then a newline) is no continuation.
+        let backslashes = bytes
+            .get(..at)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if backslashes % 2 == 1 {
+            continue;
+        }
+        let before = at.checked_sub(1).and_then(|i| bytes.get(i)).copied();
+        let after = bytes.get(at + 2).copied();
+        let (Some(before), Some(after)) = (before, after) else {
+            continue;
+        };
+        if before.is_ascii_whitespace() || after.is_ascii_whitespace() {
+            continue;
+        }
+        if before == b'$' || !(word_byte(before) && (word_byte(after) || after == b'\\')) {
+            return Some(CONTINUATION);
+        }
+    }
+    for (at, _) in text.match_indices("${") {
+        let inner = expansion_inner(text, at + 2);
+        if inner.contains('\'') && (inner.contains("$(") || inner.contains('`')) {
+            return Some(QUOTED_DEFAULT);
+        }
+    }
+    let locale = text.match_indices("$\"").any(|(at, _)| {
+        // `\$"` is a dollar sign and a quote.
+        bytes
+            .get(..at)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count()
+            % 2
+            == 0
+    });
+    locale.then_some(LOCALE_STRING)
+}
+
+/// [`misread`] over the command `text` that `graph` was parsed from, without the bodies of
+/// quoted heredocs.
+///
+/// ```
+/// use shellgate_parser::{ParseOptions, misread::misread_in, parse};
+///
+/// let text = "cat > a.sh <<'EOF'\necho $\"hi\"\nEOF\n";
+/// let parsed = parse(text, &ParseOptions::default());
+/// assert_eq!(misread_in(text, &parsed.graph), None);
+/// ```
+#[must_use]
+pub fn misread_in(text: &str, graph: &ClauseGraph) -> Option<&'static str> {
+    // Fast path: most commands hold none of the three.
+    if !(text.contains("\\\n") || text.contains("${") || text.contains("$\"")) {
+        return None;
+    }
+    let quoted_bodies: Vec<crate::Span> = graph
+        .clauses()
+        .flat_map(|clause| &clause.redirects)
+        .filter_map(|redirect| match &redirect.target {
+            RedirectTarget::Heredoc(heredoc) if heredoc.quoted => Some(heredoc.body_span),
+            _ => None,
+        })
+        .collect();
+    if quoted_bodies.is_empty() {
+        return misread(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for span in quoted_bodies {
+        let end = span.end.min(bytes.len());
+        if let Some(range) = bytes.get_mut(span.start.min(end)..end) {
+            range.fill(b' ');
+        }
+    }
+    misread(&String::from_utf8_lossy(&bytes))
+}
+
+/// A byte that joins a word on both sides of a continuation without forming an operator or an
+/// expansion.
+const fn word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'_' | b'.' | b'/' | b'-' | b'+' | b',' | b'=' | b':' | b'~' | b'"' | b'\''
+        )
+}
+
+/// The text of a `${…}` from `start` (after the brace) to its closing brace, nested braces
+/// counted (quotes are not considered), or to the end.
+fn expansion_inner(text: &str, start: usize) -> &str {
+    let rest = text.get(start..).unwrap_or_default();
+    let mut depth = 0_usize;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return rest.get(..i).unwrap_or_default(),
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continuations_that_form_a_token_are_found() {
+        for text in [
+            "echo \"$\\\n(rm -rf ~)\"",
+            "cp x $\\\nHOME/.bashrc",
+            "ls='a[$(rm -rf ~)]'; (\\\n(ls))",
+            "x='$(curl x)'; echo ${x\\\n@P}",
+            "$\\\n'\\x72m' -rf ~",
+            "true &\\\n& curl x",
+        ] {
+            assert_eq!(misread(text), Some(CONTINUATION), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn continuations_read_alike_are_not() {
+        for text in [
+            "docker run \\\n  --rm alpine",
+            "cargo test \\\n--all",
+            "echo ab\\\ncd --flag=\\\nvalue",
+            "echo x\\\\\n(y)",
+            "printf 'a.\\\n\\\nb'",
+        ] {
+            assert_eq!(misread(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn single_quoted_substitutions_in_defaults_are_found() {
+        assert_eq!(
+            misread("echo \"${x:-'$(rm -rf ~)'}\""),
+            Some(QUOTED_DEFAULT)
+        );
+        assert_eq!(misread("echo \"${x-'`rm -rf ~`'}\""), Some(QUOTED_DEFAULT));
+        assert_eq!(misread("echo \"${x:-'a b'}\" \"$(date)\""), None);
+    }
+
+    #[test]
+    fn locale_strings_are_found_unless_escaped() {
+        assert_eq!(misread("echo $\"hi\""), Some(LOCALE_STRING));
+        assert_eq!(misread("echo \\$\"hi\""), None);
+    }
+}
