@@ -69,19 +69,39 @@ pub fn misread(text: &str) -> Option<&'static str> {
             return Some(QUOTED_DEFAULT);
         }
     }
-    let locale = text.match_indices("$\"").any(|(at, _)| {
-        // `\$"` is a dollar sign and a quote.
-        bytes
-            .get(..at)
-            .unwrap_or_default()
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count()
-            % 2
-            == 0
-    });
-    locale.then_some(LOCALE_STRING)
+    locale_string(bytes).then_some(LOCALE_STRING)
+}
+
+/// Whether `$"` starts a locale string: outside quotes (inside double quotes `$"` is a dollar
+/// sign that ends the string: `grep "x$"`), not escaped. Quotes are followed one level deep
+/// (a `$"` in a substitution inside double quotes is missed, as is any nesting).
+fn locale_string(bytes: &[u8]) -> bool {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Quote {
+        None,
+        Single,
+        AnsiC,
+        Double,
+    }
+    let mut quote = Quote::None;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let next = bytes.get(i + 1).copied();
+        match (quote, b) {
+            (Quote::None | Quote::Double | Quote::AnsiC, b'\\') => i += 1,
+            (Quote::None, b'$') if next == Some(b'"') => return true,
+            (Quote::None, b'$') if next == Some(b'\'') => {
+                quote = Quote::AnsiC;
+                i += 1;
+            }
+            (Quote::None, b'\'') => quote = Quote::Single,
+            (Quote::None, b'"') => quote = Quote::Double,
+            (Quote::Single | Quote::AnsiC, b'\'') | (Quote::Double, b'"') => quote = Quote::None,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// [`misread`] over the command `text` that `graph` was parsed from, without the bodies of
@@ -192,5 +212,7 @@ mod tests {
     fn locale_strings_are_found_unless_escaped() {
         assert_eq!(misread("echo $\"hi\""), Some(LOCALE_STRING));
         assert_eq!(misread("echo \\$\"hi\""), None);
+        assert_eq!(misread("grep \"x$\" f | grep 'y$\"' $'\\'$\"'"), None);
+        assert_eq!(misread("echo \"a\"$\"hi\""), Some(LOCALE_STRING));
     }
 }
