@@ -73,8 +73,8 @@ pub fn misread(text: &str) -> Option<&'static str> {
 }
 
 /// Whether `$"` starts a locale string: outside quotes (inside double quotes `$"` is a dollar
-/// sign that ends the string: `grep "x$"`), not escaped. Quotes are followed one level deep
-/// (a `$"` in a substitution inside double quotes is missed, as is any nesting).
+/// sign that ends the string: `grep "x$"`), not escaped. A `$(…)` or backquote inside double
+/// quotes starts unquoted text again (`"$(echo $"x")"`).
 fn locale_string(bytes: &[u8]) -> bool {
     #[derive(Clone, Copy, PartialEq)]
     enum Quote {
@@ -84,6 +84,8 @@ fn locale_string(bytes: &[u8]) -> bool {
         Double,
     }
     let mut quote = Quote::None;
+    // The quoting to return to at the `)` or backquote that closes a substitution.
+    let mut outer: Vec<(Quote, u8)> = Vec::new();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         let next = bytes.get(i + 1).copied();
@@ -94,6 +96,21 @@ fn locale_string(bytes: &[u8]) -> bool {
                 quote = Quote::AnsiC;
                 i += 1;
             }
+            (Quote::None | Quote::Double, b'$') if next == Some(b'(') => {
+                outer.push((quote, b')'));
+                quote = Quote::None;
+                i += 1;
+            }
+            (Quote::None | Quote::Double, b'`')
+                if outer.last().is_none_or(|&(_, close)| close != b'`') =>
+            {
+                outer.push((quote, b'`'));
+                quote = Quote::None;
+            }
+            (Quote::None, b')' | b'`') if outer.last().is_some_and(|&(_, close)| close == b) => {
+                quote = outer.pop().map_or(Quote::None, |(q, _)| q);
+            }
+            (Quote::None, b'(') if !outer.is_empty() => outer.push((Quote::None, b')')),
             (Quote::None, b'\'') => quote = Quote::Single,
             (Quote::None, b'"') => quote = Quote::Double,
             (Quote::Single | Quote::AnsiC, b'\'') | (Quote::Double, b'"') => quote = Quote::None,
@@ -214,5 +231,8 @@ mod tests {
         assert_eq!(misread("echo \\$\"hi\""), None);
         assert_eq!(misread("grep \"x$\" f | grep 'y$\"' $'\\'$\"'"), None);
         assert_eq!(misread("echo \"a\"$\"hi\""), Some(LOCALE_STRING));
+        assert_eq!(misread("echo \"$(echo $\"x\")\""), Some(LOCALE_STRING));
+        assert_eq!(misread("echo \"`echo $\"x\"`\""), Some(LOCALE_STRING));
+        assert_eq!(misread("echo \"$(f (a) \"b$\")\" \"c$\""), None);
     }
 }

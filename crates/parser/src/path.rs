@@ -280,8 +280,25 @@ pub fn forms(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> PathForms {
     let working = cwd
         .and_then(Path::to_str)
         .filter(|dir| dir.starts_with('/'));
+    let pwd = ["${PWD}", "$PWD"].into_iter().find_map(|prefix| {
+        let rest = text.strip_prefix(prefix)?;
+        (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+    });
     let resolved = if text.starts_with('/') {
-        normalize(text, true)
+        // The process's own root is `/` (`/proc/self/root/etc` is `/etc`).
+        let own_root = ["/proc/self/root", "/proc/thread-self/root"]
+            .into_iter()
+            .find_map(|root| {
+                let rest = text.strip_prefix(root)?;
+                (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+            });
+        match own_root {
+            Some(rest) => normalize(&format!("/{rest}"), true),
+            None => normalize(text, true),
+        }
+    } else if let (Some(rest), Some(dir)) = (pwd, working) {
+        // `$PWD` is the working directory.
+        normalize(&format!("{dir}/{rest}"), true)
     } else if let (Some(Tilde::WorkingDir(rest)), Some(dir)) = (tilde(text), working) {
         // `~+` is the working directory.
         normalize(&format!("{dir}/{rest}"), true)

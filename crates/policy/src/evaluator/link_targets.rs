@@ -128,4 +128,81 @@ impl Run<'_> {
             }
         }
     }
+
+    /// A copy or move whose source is a symbolic link (`cp -P /proc/self/root r`, `cp -a lnk
+    /// dir`, `mv lnk x`) may make its destination that link: it is judged as a link to the
+    /// source's target, and a magic link of `/proc` (whose target depends on the process) as
+    /// a link the gate cannot follow.
+    pub(super) fn judge_copied_link(
+        &self,
+        word: &Word,
+        text: &str,
+        roles: &[ArgRole],
+        words: &[Word],
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        if !word.literal || !roles.iter().any(|r| r.role == Role::WritePath) {
+            return;
+        }
+        // The path as written, before `/proc`'s magic links are followed.
+        let tilde = text.starts_with('~') && word.features.tilde;
+        let written = if tilde {
+            crate::paths::expand(text, true, ctx.cwd, ctx.home)
+        } else if text.starts_with('/') {
+            Some(std::path::PathBuf::from(text))
+        } else {
+            ctx.cwd.map(|cwd| cwd.join(text))
+        };
+        let Some(written) = written.and_then(|p| crate::paths::normalize(&p)) else {
+            return;
+        };
+        if magic_link(&written) {
+            self.record_links(roles, words, ctx);
+            judged.ask_unsaveable(
+                ReasonKind::Path,
+                None,
+                format!(
+                    "copies or moves `{}`, a link whose target the gate cannot follow: the copy may lead there too",
+                    display::escape(&word.raw)
+                ),
+            );
+            return;
+        }
+        if !ctx.symlinks {
+            return;
+        }
+        let is_link = std::fs::symlink_metadata(&written).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            return;
+        }
+        let Ok(target) = std::fs::read_link(&written) else {
+            return;
+        };
+        let target = match written.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+        let shown = target.to_string_lossy().into_owned();
+        let target_word = crate::expand::synthetic_word(shown.clone(), word.span);
+        self.judge_link_target(&target_word, &shown, roles, words, ctx, judged);
+    }
+}
+
+/// Whether `path` is a magic link of `/proc` (`/proc/self/root`, `/proc/1/cwd`,
+/// `/proc/self/fd/3`, `/proc/self/task/7/exe`) or lies below one.
+fn magic_link(path: &Path) -> bool {
+    let mut parts = path.components().skip(1).map(|c| c.as_os_str().to_str());
+    if parts.next() != Some(Some("proc")) {
+        return false;
+    }
+    let mut previous = None;
+    for part in parts {
+        let Some(part) = part else { return true };
+        if matches!(part, "root" | "cwd" | "exe") || matches!(previous, Some("fd" | "map_files")) {
+            return true;
+        }
+        previous = Some(part);
+    }
+    false
 }

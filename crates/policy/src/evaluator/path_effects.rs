@@ -247,6 +247,7 @@ impl<'a> Run<'a> {
                         if role.recursive {
                             self.judge_recursive_read(word, &role.text, words, ctx, judged);
                         }
+                        self.judge_copied_link(word, &role.text, &roles, words, ctx, judged);
                         Access::Read
                     }
                     Role::Link => {
@@ -261,6 +262,17 @@ impl<'a> Run<'a> {
                     }
                     Role::WritePath => {
                         judged.writes_paths = true;
+                        // A recursive copy writes everything below its destination (`cp -r
+                        // hooks .git`, `cp -r src/. .git/hooks`): a file below it is written
+                        // too, and a protected directory's contents are judged as such.
+                        let copies_tree = roles
+                            .iter()
+                            .any(|r| r.role == Role::ReadPath && r.recursive);
+                        if copies_tree && word.literal {
+                            let below = format!("{}/…", role.text.trim_end_matches('/'));
+                            let probe = crate::expand::synthetic_word(below.clone(), word.span);
+                            self.judge_path(&probe, &below, Access::Write, certainty, ctx, judged);
+                        }
                         Access::Write
                     }
                     Role::DeletePath => {
