@@ -368,6 +368,10 @@ pub enum Role {
     /// Data sent over the network; `@FILE`, `<FILE`, `NAME=@FILE` and `NAME=<FILE` name a file
     /// whose content is sent (`curl -d @body.json`).
     Send,
+    /// A value sent along with a request (`curl -H`, `-u`, `-A`, `-e`, `-w`): `@FILE` names a
+    /// file whose content is read and sent (`-H @FILE`), and an expansion sends what it
+    /// expands to (`-u "me:$(cat key)"`); literal text is part of a plain read.
+    Attach,
     /// The request method (`curl -X DELETE`).
     Method,
     /// The name of an environment variable whose value the command prints (`printenv NAME`).
@@ -382,7 +386,7 @@ pub enum Role {
 
 impl Role {
     /// Every role.
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 14] = [
         Self::ReadPath,
         Self::WritePath,
         Self::DeletePath,
@@ -392,6 +396,7 @@ impl Role {
         Self::Url,
         Self::Upload,
         Self::Send,
+        Self::Attach,
         Self::Method,
         Self::Variable,
         Self::Pathspec,
@@ -399,7 +404,7 @@ impl Role {
     ];
 
     /// The name used in policy files: `read`, `write`, `delete`, `link`, `exec`, `program`,
-    /// `url`, `upload`, `send`, `method`, `variable`, `pathspec`, `value`.
+    /// `url`, `upload`, `send`, `attach`, `method`, `variable`, `pathspec`, `value`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -412,6 +417,7 @@ impl Role {
             Self::Url => "url",
             Self::Upload => "upload",
             Self::Send => "send",
+            Self::Attach => "attach",
             Self::Method => "method",
             Self::Variable => "variable",
             Self::Pathspec => "pathspec",

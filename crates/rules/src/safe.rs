@@ -1042,8 +1042,33 @@ fn refused_value(
     let Some(value) = value else {
         return Some(cooked(words, hit.index));
     };
-    let readable = words.get(value.index).is_some_and(|w| w.literal);
-    (!readable || unless.value_globs.is_match(&value.text)).then(|| cooked(words, value.index))
+    let word = words.get(value.index);
+    let refused = match word {
+        Some(w) if w.literal => unless.value_globs.is_match(&value.text),
+        Some(w) => dynamic_may_match(w, &value.text, &unless.values),
+        None => true,
+    };
+    refused.then(|| cooked(words, value.index))
+}
+
+/// Whether a value the gate cannot read (`"Request $i: %{http_code}"`) may expand to one that
+/// matches one of `globs`: unless its literal start (before the first expansion) and each
+/// glob's literal start disagree (`Request ` never starts `@*`). A brace, glob, tilde or
+/// process substitution may change the start: it may match.
+fn dynamic_may_match(word: &Word, text: &str, globs: &[String]) -> bool {
+    let f = &word.features;
+    if f.brace || f.glob || f.tilde || f.process_substitution {
+        return true;
+    }
+    let prefix = text.split(['$', '`']).next().unwrap_or_default();
+    prefix.is_empty()
+        || globs.iter().any(|glob| {
+            let literal = glob
+                .split(['*', '?', '[', '{', '\\'])
+                .next()
+                .unwrap_or_default();
+            literal.starts_with(prefix) || prefix.starts_with(literal)
+        })
 }
 
 /// The cooked text of word `index`.

@@ -344,6 +344,31 @@ impl<'a> Run<'a> {
                         }
                         continue;
                     }
+                    Role::Attach => {
+                        let file = role
+                            .text
+                            .strip_prefix('@')
+                            .filter(|f| word.literal && !f.is_empty());
+                        match file {
+                            Some("-") => judged.net.uploads.push("standard input".to_owned()),
+                            Some(file) => {
+                                judged.net.uploads.push(display::escape(file));
+                                self.judge_path(
+                                    word,
+                                    file,
+                                    Access::Read,
+                                    Certainty::Certain,
+                                    ctx,
+                                    judged,
+                                );
+                            }
+                            None if !word.literal => {
+                                judged.net.uploads.push(display::escape(&word.raw));
+                            }
+                            None => {}
+                        }
+                        continue;
+                    }
                     Role::Variable => {
                         if !word.literal {
                             judged.ask_unsaveable(

@@ -24,7 +24,11 @@
 //!   inside its string is rejected;
 //! * modules whose import acts by itself (`antigravity` opens a browser) are rejected;
 //! * the environment as a whole (`os.environ`) is rejected: printed, it puts every credential
-//!   in it into the transcript.
+//!   in it into the transcript;
+//! * augmented assignments (`+=`, `|=`) are rejected: they change a mutable object in place,
+//!   whatever name reaches it (`h = sys.path_hooks; h += [os.system]`);
+//! * a carriage return (Python ends a line and a comment there) and an encoding declaration in
+//!   the first two lines (`# coding: utf-7` decodes the rest into other code) are rejected.
 
 use shellgate_rules::InlineReader;
 
@@ -65,6 +69,19 @@ enum Token {
 /// Whether `code` only imports and computes, by the rules in the module documentation. `Err`
 /// says why not.
 pub(crate) fn read_only_code(code: &str, reader: &InlineReader) -> Result<(), String> {
+    // Python ends a line (and a comment) at a carriage return too: `1 # x\rimport os` runs.
+    if code.contains('\r') {
+        return Err("a carriage return ends a line, and a comment, for Python".to_owned());
+    }
+    // An encoding declaration in the first two lines (`# coding: utf-7`) makes Python decode
+    // the rest into text the reader does not see.
+    if code
+        .lines()
+        .take(2)
+        .any(|line| line.trim_start().starts_with('#') && line.contains("coding"))
+    {
+        return Err("an encoding declaration changes how Python reads the code".to_owned());
+    }
     let tokens = tokenize(code, reader, false)?;
     check(&tokens, reader)
 }
@@ -153,11 +170,14 @@ fn check(tokens: &[Token], reader: &InlineReader) -> Result<(), String> {
                 "**" if matches!(prev, Some(Token::Op(p)) if p == "(" || p == ",") => {
                     return Err("unpacks keyword arguments".to_owned());
                 }
-                "=" | "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "**=" | ">>=" | "<<=" | "&="
-                | "|=" | "^=" | "@="
-                    if depth == 0 && statement_has_target =>
-                {
+                "=" if depth == 0 && statement_has_target => {
                     return Err("assigns to an attribute or an item".to_owned());
+                }
+                // An augmented assignment changes a mutable object in place, whatever name it
+                // is reached by (`h = sys.path_hooks; h += [os.system]`).
+                "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "**=" | ">>=" | "<<=" | "&=" | "|="
+                | "^=" | "@=" => {
+                    return Err("an augmented assignment changes an object in place".to_owned());
                 }
                 _ => {}
             },
