@@ -47,8 +47,11 @@
 //!
 //! # Known limits
 //!
-//! * Aliases, `eval`, `source` and functions called later are not expanded; `CDPATH` is not
+//! * Aliases, `eval`, `source` and functions called later are not expanded (a function whose
+//!   body changes the directory makes it unknown from its definition on); `CDPATH` is not
 //!   consulted for `cd`.
+//! * `\`+newline is joined when a word is cooked, after the grammar has read it: where a
+//!   continuation inside a token would make bash read something else, [`misread`] says so.
 //! * Up to four heredocs may be pending on one line, and a delimiter has at most three quoted
 //!   or unquoted pieces; a newline inside `$( … )` while a heredoc of the enclosing line is
 //!   still pending is refused (incomplete) rather than guessed.
