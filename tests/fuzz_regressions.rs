@@ -577,3 +577,16 @@ fn git_in_a_repository_outside_the_project_is_never_saved() {
     assert_eq!(evaluation.decision, Decision::NeedsPrompt);
     assert!(!evaluation.prompt.unwrap().persistable);
 }
+
+// Crash input (evaluate target): b"git -c core.python1 c-pga erh -c -\" hsid\" log". `c-pga`
+// may be a user's alias, so the command is proposed with every word; a word that cannot be
+// spelled in a pattern cut the proposal short (`git c-pga erh -c *`), which the word-for-word
+// matching never covered. A narrow command is proposed whole or not at all.
+#[test]
+fn a_narrow_command_with_an_unspellable_word_is_not_proposed() {
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    let evaluation = gate.evaluate("git -c core.python1 c-pga erh -c -\" hsid\" log", &state);
+    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+    assert!(!evaluation.prompt.unwrap().persistable);
+}

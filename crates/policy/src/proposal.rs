@@ -169,7 +169,8 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
     let narrow = narrowness(input);
     match narrow {
         Narrowness::Every => {
-            let rest = words.get(end..).unwrap_or_default();
+            // Every word, those among the verb chain's too (`git c-pga erh -c '- x' log`).
+            let rest = words.get(1..).unwrap_or_default();
             if rest
                 .iter()
                 .any(|w| !is_representable(w) || display::is_multiline(w.text))
