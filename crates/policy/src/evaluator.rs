@@ -67,6 +67,7 @@ mod project_code;
 mod recursive_paths;
 mod run;
 mod runner;
+mod tree_copies;
 mod verdict;
 
 use run::Run;

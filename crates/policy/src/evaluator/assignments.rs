@@ -116,6 +116,38 @@ impl<'a> Run<'a> {
                 .into_iter()
                 .filter_map(|v| v.split('[').next()),
         );
+        // A secret copied under a name that does not look like one (`x=$GITHUB_TOKEN; echo
+        // $x`) is printed later without its name: a person decides.
+        let kept = inv.words.first().is_none_or(|w| {
+            matches!(
+                w.cooked.as_str(),
+                "export" | "declare" | "typeset" | "local" | "readonly"
+            )
+        });
+        if kept {
+            for assignment in &inv.assignments {
+                let copied: Vec<&str> = assignment
+                    .value
+                    .iter()
+                    .chain(assignment.array.iter().flatten())
+                    .flat_map(|w| expanded_names(&w.raw))
+                    .filter(|n| self.policy().is_secret_name(n))
+                    .collect();
+                if let Some(secret) = copied.first()
+                    && !self.policy().is_secret_name(&assignment.name)
+                {
+                    judged.ask_unsaveable(
+                        ReasonKind::Exposure,
+                        None,
+                        format!(
+                            "copies `${}`, which looks like it holds a secret, into `{}`, whose name does not: printed later, it is not recognised",
+                            display::escape(secret),
+                            display::escape(&assignment.name)
+                        ),
+                    );
+                }
+            }
+        }
         for (name, value) in assigned_values(inv) {
             if let Some(why) = exposing_assignment(name, value) {
                 judged.ask_unsaveable(
@@ -187,6 +219,19 @@ impl Run<'_> {
         let Some(cwd) = ctx.cwd else {
             return false;
         };
+        // A variable the shell keeps (`PYTHONPATH=.` alone, `export PATH=./bin`) is read
+        // wherever a later clause runs (`…; cd /tmp; pip --version` loads `/tmp`'s modules): a
+        // relative directory is not known.
+        let persists = inv.words.first().is_none_or(|w| {
+            matches!(
+                w.cooked.as_str(),
+                "export" | "declare" | "typeset" | "local" | "readonly"
+            )
+        }) && self
+            .expansion
+            .invocations
+            .iter()
+            .any(|other| other.cwd != inv.cwd);
         let set = names.iter().filter(|n| **n == name).count();
         let in_project = values
             .iter()
@@ -196,6 +241,7 @@ impl Run<'_> {
                     && value.split(':').all(|dir| {
                         !dir.is_empty()
                             && !dir.starts_with('~')
+                            && (!persists || dir.starts_with('/'))
                             && crate::paths::expand(dir, false, Some(cwd), ctx.home)
                                 .and_then(|p| crate::paths::normalize(&p))
                                 .is_some_and(|p| self.state.run_zone_for(&p).is_some())
@@ -211,10 +257,17 @@ impl Run<'_> {
     pub(super) fn judge_exposure(&self, inv: &Invocation, judged: &mut Judged) {
         let mut texts: Vec<&str> = inv.words.iter().map(|w| w.raw.as_str()).collect();
         for redirect in &inv.redirects {
-            if let shellgate_parser::RedirectTarget::Heredoc(heredoc) = &redirect.target
-                && !heredoc.quoted
-            {
-                texts.push(&heredoc.body);
+            match &redirect.target {
+                shellgate_parser::RedirectTarget::Heredoc(heredoc) if !heredoc.quoted => {
+                    texts.push(&heredoc.body);
+                }
+                // A here-string is the command's input, printed by `cat <<< "$TOKEN"`.
+                shellgate_parser::RedirectTarget::Word(word)
+                    if redirect.op == shellgate_parser::RedirectOp::HereString =>
+                {
+                    texts.push(&word.raw);
+                }
+                _ => {}
             }
         }
         let mut names: Vec<&str> = texts

@@ -32,7 +32,7 @@ impl Run<'_> {
         judged: &mut Judged,
     ) {
         self.judge_path(word, text, Access::Write, Certainty::Possible, ctx, judged);
-        self.record_links(roles, words, ctx);
+        self.record_links(Some((word, text)), roles, words, ctx);
         // A relative target is relative to the link's directory, not the working directory
         // (`ln -s ../../.bashrc sub/rc`). The link is the last operand or the target directory
         // (`-t DIR`): the target is judged from that path and from its parent, whichever is the
@@ -92,9 +92,20 @@ impl Run<'_> {
 
     /// Records where a link-making command puts its links (its write operands, and the
     /// directory one is created in): later clauses working there are in an unknown directory.
-    fn record_links(&self, roles: &[ArgRole], words: &[Word], ctx: &MatchContext<'_>) {
-        let Ok(mut links) = self.links.try_borrow_mut() else {
+    fn record_links(
+        &self,
+        target: Option<(&Word, &str)>,
+        roles: &[ArgRole],
+        words: &[Word],
+        ctx: &MatchContext<'_>,
+    ) {
+        let Ok(mut links) = self.new_links.try_borrow_mut() else {
             return;
+        };
+        let mut add = |place: std::path::PathBuf, to: Option<std::path::PathBuf>| {
+            if !links.iter().any(|(p, t)| *p == place && *t == to) {
+                links.push((place, to));
+            }
         };
         let mut places = roles
             .iter()
@@ -105,27 +116,30 @@ impl Run<'_> {
             let dir = ctx
                 .cwd
                 .map_or_else(|| std::path::PathBuf::from("/"), Path::to_path_buf);
-            if !links.contains(&dir) {
-                links.push(dir);
-            }
+            add(dir, None);
         }
         for place in places {
             let found = words
                 .get(place.index)
                 .and_then(|word| searched_root(word, &place.text, ctx));
-            match found {
-                Some(path) => {
-                    if !links.contains(&path) {
-                        links.push(path);
-                    }
-                }
+            let Some(path) = found else {
                 // Not known: every directory may be below a link.
-                None => {
-                    links.clear();
-                    links.push(std::path::PathBuf::from("/"));
-                    return;
+                add(std::path::PathBuf::from("/"), None);
+                return;
+            };
+            // Where a path through the link leads: an absolute target, or one relative to
+            // the link's directory.
+            let to = target.and_then(|(word, text)| {
+                if text.starts_with('/') || (text.starts_with('~') && word.features.tilde) {
+                    searched_root(word, text, ctx)
+                } else if word.literal {
+                    path.parent()
+                        .and_then(|dir| crate::paths::normalize(&dir.join(text)))
+                } else {
+                    None
                 }
-            }
+            });
+            add(path, to);
         }
     }
 
@@ -158,7 +172,7 @@ impl Run<'_> {
             return;
         };
         if magic_link(&written) {
-            self.record_links(roles, words, ctx);
+            self.record_links(None, roles, words, ctx);
             judged.ask_unsaveable(
                 ReasonKind::Path,
                 None,

@@ -262,17 +262,9 @@ impl<'a> Run<'a> {
                     }
                     Role::WritePath => {
                         judged.writes_paths = true;
-                        // A recursive copy writes everything below its destination (`cp -r
-                        // hooks .git`, `cp -r src/. .git/hooks`): a file below it is written
-                        // too, and a protected directory's contents are judged as such.
-                        let copies_tree = roles
-                            .iter()
-                            .any(|r| r.role == Role::ReadPath && r.recursive);
-                        if copies_tree && word.literal {
-                            let below = format!("{}/…", role.text.trim_end_matches('/'));
-                            let probe = crate::expand::synthetic_word(below.clone(), word.span);
-                            self.judge_path(&probe, &below, Access::Write, certainty, ctx, judged);
-                        }
+                        // A recursive copy or a move writes a tree below its destination
+                        // (`cp -r src/. .git/hooks`, `cp -a tpl/. .`): see `tree_copies`.
+                        self.judge_tree_copy(word, role, &roles, words, certainty, ctx, judged);
                         Access::Write
                     }
                     Role::DeletePath => {
@@ -294,6 +286,16 @@ impl<'a> Run<'a> {
                         }
                         if role.recursive {
                             self.judge_recursive_delete(word, &role.text, ctx, judged);
+                        }
+                        // A move's destination (`mv DIR DEST`: its last operand) receives the
+                        // tree it moves.
+                        let last_moved = roles
+                            .iter()
+                            .filter(|r| r.role == Role::DeletePath && r.operand && !r.inside)
+                            .map(|r| r.index)
+                            .max();
+                        if role.operand && last_moved == Some(role.index) {
+                            self.judge_tree_copy(word, role, &roles, words, certainty, ctx, judged);
                         }
                         Access::Write
                     }
@@ -622,6 +624,30 @@ impl<'a> Run<'a> {
             return None;
         };
         let lexical = paths::normalize(&expanded)?;
+        // A path through a link an earlier clause made (`ln -s ~ h && echo x > h/.bashrc`, a
+        // link a tree copy carried) leads where the link does: not known here.
+        // A link whose target is known is followed as well (both are judged: the place may
+        // be a directory the link was made in).
+        let through: Option<Vec<Option<PathBuf>>> = self.links.try_borrow().ok().map(|links| {
+            links
+                .iter()
+                .filter_map(|(link, to)| {
+                    let rest = lexical.strip_prefix(link).ok()?;
+                    (!rest.as_os_str().is_empty()).then(|| to.as_ref().map(|to| to.join(rest)))
+                })
+                .collect()
+        });
+        let Some(through) = through else {
+            return None;
+        };
+        if through.iter().any(Option::is_none) {
+            return None;
+        }
+        for followed in through.into_iter().flatten() {
+            let text = followed.to_string_lossy().into_owned();
+            let probe = crate::expand::synthetic_word(text.clone(), word.span);
+            self.judge_path(&probe, &text, access, certainty, ctx, judged);
+        }
         if lexical
             .to_str()
             .is_some_and(|p| exempt(access).contains(&p))

@@ -49,7 +49,9 @@ pub(super) struct Run<'a> {
     /// clause that works at or below one is in a directory whose place on disk is not known
     /// (`ln -s . s && cd s && touch ../.bashrc` writes `~/.bashrc`: `..` goes up from where
     /// the link leads).
-    pub(super) links: RefCell<Vec<PathBuf>>,
+    pub(super) links: RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
+    /// The links the clause being judged makes: they count for the clauses after it.
+    pub(super) new_links: RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
     /// The toolchain clauses' builds (see [`super::builds`]), and the one being judged.
     pub(super) builds: RefCell<Vec<super::builds::Build>>,
     pub(super) building: RefCell<Option<super::builds::Build>>,
@@ -79,6 +81,7 @@ impl<'a> Run<'a> {
             filter_cache: RefCell::new(HashMap::new()),
             recording: Cell::new(true),
             links: RefCell::new(Vec::new()),
+            new_links: RefCell::new(Vec::new()),
             builds: RefCell::new(Vec::new()),
             building: RefCell::new(None),
         }
@@ -93,6 +96,15 @@ impl<'a> Run<'a> {
         for invocation in &self.expansion.invocations {
             let judged = self.judge(invocation);
             self.judged.push(judged);
+            if let (Ok(mut links), Ok(mut new)) =
+                (self.links.try_borrow_mut(), self.new_links.try_borrow_mut())
+            {
+                for link in new.drain(..) {
+                    if !links.contains(&link) {
+                        links.push(link);
+                    }
+                }
+            }
         }
         self.judge_written_code();
         // Words the shell expands outside any clause (`for v in ${!x}`, `case $((x)) in`).
@@ -114,6 +126,30 @@ impl<'a> Run<'a> {
         if let Some(why) = misread {
             let judged = self.text_verdict(ReasonKind::Opaque, why);
             self.judged.push(judged);
+        }
+        // With `set -x` the shell prints every command it runs, expanded: a secret expanded
+        // anywhere (`[[ -n $TOKEN ]]`, `x=$TOKEN`) reaches the transcript.
+        let traces = self.expansion.invocations.iter().any(|inv| {
+            let mut words = inv.words.iter().map(|w| w.cooked.as_str());
+            words.next() == Some("set")
+                && words.any(|w| {
+                    w == "xtrace" || (w.starts_with('-') && !w.starts_with("--") && w.contains('x'))
+                })
+        });
+        if traces {
+            let mut secrets: Vec<&str> = super::assignments::expanded_names(self.command)
+                .into_iter()
+                .filter(|name| self.policy().is_secret_name(name))
+                .collect();
+            secrets.dedup();
+            if !secrets.is_empty() {
+                let why = format!(
+                    "`set -x` prints every command expanded, `${}` included: it looks like it holds a secret (into the agent's transcript)",
+                    secrets.join("`, `$")
+                );
+                let judged = self.text_verdict(ReasonKind::Exposure, &why);
+                self.judged.push(judged);
+            }
         }
         // Variables set by a loop or a `${NAME:=…}` default (`for PATH in /tmp/x; do ls; done`).
         let sources = self
@@ -222,9 +258,9 @@ impl<'a> Run<'a> {
         // A working directory at or below a link an earlier clause made is not known, nor
         // one reached from such a directory (`cd link && env -C .. …`).
         let below_link = |cwd: &std::path::Path| {
-            self.links
-                .try_borrow()
-                .map_or(true, |links| links.iter().any(|link| cwd.starts_with(link)))
+            self.links.try_borrow().map_or(true, |links| {
+                links.iter().any(|(link, _)| cwd.starts_with(link))
+            })
         };
         let through_link = inv.cwd.is_some()
             && std::iter::once(inv)

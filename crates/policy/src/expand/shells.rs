@@ -74,6 +74,16 @@ impl Walker<'_> {
                     return;
                 }
                 let path = words.get(i).map(|w| w.cooked.clone()).unwrap_or_default();
+                if shell.path_search && !path.contains('/') {
+                    self.dynamic(
+                        index,
+                        &format!(
+                            "`{}` is looked up in `PATH` before the working directory: which file runs is not known",
+                            path
+                        ),
+                    );
+                    return;
+                }
                 self.set_opaque(index, Opaque::ScriptFile { path });
                 return;
             }
@@ -366,6 +376,10 @@ fn code_cwd(
     cwd: Option<PathBuf>,
     home: Option<&Path>,
 ) -> Option<PathBuf> {
+    // Code that runs later runs wherever the shell is then.
+    if shell.later {
+        return None;
+    }
     let Some((word, value)) = option_values(shell, words, &shell.cwd_flags).pop() else {
         return cwd;
     };

@@ -271,6 +271,8 @@ impl Builder {
             env_flags,
             cwd_flags,
             judged_flags,
+            later: raw.later,
+            path_search: raw.path_search,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.shells);

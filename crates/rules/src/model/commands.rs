@@ -177,6 +177,12 @@ pub struct Shell {
     /// dotglob`, `--rcfile FILE`, `watch -x`): the shell is judged by itself, and its code is
     /// still parsed and judged.
     pub judged_flags: Vec<String>,
+    /// The code runs later (`trap CODE EXIT`: on a signal or when the shell exits), after
+    /// whatever the rest of the command did: in a working directory not known.
+    pub later: bool,
+    /// A script operand without a `/` is looked up in `PATH` before the working directory
+    /// (`source env.sh`): which file runs is not known.
+    pub path_search: bool,
     /// What it does, for explanations.
     pub why: Option<String>,
 }

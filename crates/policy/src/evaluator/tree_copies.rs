@@ -1,0 +1,141 @@
+//! Copies and moves of whole trees (`cp -r SRC DEST`, `cp -a SRC/. .`, `mv DIR DEST`): what
+//! they write is every file of the source, below the destination. A file of a protected name
+//! among them (`scaffold/.claude/settings.json` copied into the project root) is written as
+//! surely as by `cp FILE .claude/settings.json`, and a symbolic link among them (`d/hl -> ~`)
+//! makes a path through the copy (`d2/hl/.bashrc`) lead elsewhere.
+//!
+//! The source is read from the file system, as far as [`MAX_ENTRIES`] entries: each file's
+//! destination path is judged as a write, each link's destination path is recorded as a link
+//! the command makes (a later path through it is not known), and a source too large to read
+//! makes the whole destination such a place. Without file-system access (symbolic links not
+//! resolved) one name below the destination stands for its contents (`DEST/…`).
+
+use std::path::{Path, PathBuf};
+
+use shellgate_parser::Word;
+use shellgate_rules::{Access, ArgRole, Role};
+
+use crate::matching::MatchContext;
+
+use super::path_effects::Certainty;
+use super::path_words::literal_path;
+use super::run::Run;
+use super::verdict::Judged;
+
+/// How many entries of a copied tree are read before the rest is taken as unknown.
+const MAX_ENTRIES: usize = 2_000;
+
+impl Run<'_> {
+    /// Judges the tree a copy or move writes below its destination `role` (the word `word`),
+    /// from the sources among `roles`: recursive reads (`cp -r`) and moved operands (`mv`).
+    pub(super) fn judge_tree_copy(
+        &self,
+        word: &Word,
+        role: &ArgRole,
+        roles: &[ArgRole],
+        words: &[Word],
+        certainty: Certainty,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        if role.inside || !word.literal {
+            return;
+        }
+        let sources: Vec<&ArgRole> = roles
+            .iter()
+            .filter(|r| {
+                (r.role == Role::ReadPath && r.recursive)
+                    || (r.role == Role::DeletePath && r.operand)
+            })
+            .filter(|r| r.index != role.index)
+            .collect();
+        if sources.is_empty() {
+            return;
+        }
+        let destination = role.text.trim_end_matches('/');
+        let judge = |text: String, judged: &mut Judged| {
+            let probe = crate::expand::synthetic_word(text.clone(), word.span);
+            self.judge_path(&probe, &text, Access::Write, certainty, ctx, judged);
+        };
+        // A recursive copy of a source the gate cannot read: one name below it stands for its
+        // contents.
+        let recursive = sources.iter().any(|r| r.role == Role::ReadPath);
+        for source in sources {
+            let tree = words
+                .get(source.index)
+                .filter(|_| ctx.symlinks)
+                .and_then(|w| literal_path(w, &source.text, ctx))
+                .filter(|path| {
+                    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_dir())
+                });
+            // The copy is the destination itself, or a directory of the source's name in it.
+            let name = source.text.trim_end_matches('/').rsplit('/').next();
+            let mut places = vec![destination.to_owned()];
+            if let Some(name) = name.filter(|n| !matches!(*n, "" | "." | "..")) {
+                places.push(format!("{destination}/{name}"));
+            }
+            let Some(tree) = tree else {
+                if recursive {
+                    for place in &places {
+                        judge(format!("{place}/…"), judged);
+                    }
+                }
+                continue;
+            };
+            let (entries, complete) = read_tree(&tree);
+            for (relative, is_link) in &entries {
+                for place in &places {
+                    let text = format!("{place}/{}", relative.to_string_lossy());
+                    if *is_link {
+                        self.record_link_place(&text, word, ctx);
+                    }
+                    judge(text, judged);
+                }
+            }
+            if !complete {
+                for place in &places {
+                    self.record_link_place(place, word, ctx);
+                }
+            }
+        }
+    }
+
+    /// Records `text` (a path a copy writes) as a place the command may make a link.
+    fn record_link_place(&self, text: &str, word: &Word, ctx: &MatchContext<'_>) {
+        let probe = crate::expand::synthetic_word(text.to_owned(), word.span);
+        let Some(path) = literal_path(&probe, text, ctx) else {
+            return;
+        };
+        if let Ok(mut links) = self.new_links.try_borrow_mut()
+            && !links.iter().any(|(p, to)| *p == path && to.is_none())
+        {
+            links.push((path, None));
+        }
+    }
+}
+
+/// The entries below `root` (paths relative to it, and whether each is a symbolic link),
+/// without following links, and whether all were read (at most [`MAX_ENTRIES`]).
+fn read_tree(root: &Path) -> (Vec<(PathBuf, bool)>, bool) {
+    let mut out = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(relative) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(root.join(&relative)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if out.len() >= MAX_ENTRIES {
+                return (out, false);
+            }
+            let Ok(kind) = entry.file_type() else {
+                return (out, false);
+            };
+            let path = relative.join(entry.file_name());
+            if kind.is_dir() {
+                pending.push(path.clone());
+            }
+            out.push((path, kind.is_symlink()));
+        }
+    }
+    (out, true)
+}
