@@ -264,7 +264,7 @@ impl<'a> Run<'a> {
                         judged.writes_paths = true;
                         // A recursive copy or a move writes a tree below its destination
                         // (`cp -r src/. .git/hooks`, `cp -a tpl/. .`): see `tree_copies`.
-                        self.judge_tree_copy(word, role, &roles, words, certainty, ctx, judged);
+                        self.judge_tree_copy((word, role), (&roles, words), certainty, ctx, judged);
                         Access::Write
                     }
                     Role::DeletePath => {
@@ -295,7 +295,13 @@ impl<'a> Run<'a> {
                             .map(|r| r.index)
                             .max();
                         if role.operand && last_moved == Some(role.index) {
-                            self.judge_tree_copy(word, role, &roles, words, certainty, ctx, judged);
+                            self.judge_tree_copy(
+                                (word, role),
+                                (&roles, words),
+                                certainty,
+                                ctx,
+                                judged,
+                            );
                         }
                         Access::Write
                     }
@@ -637,9 +643,7 @@ impl<'a> Run<'a> {
                 })
                 .collect()
         });
-        let Some(through) = through else {
-            return None;
-        };
+        let through = through?;
         if through.iter().any(Option::is_none) {
             return None;
         }

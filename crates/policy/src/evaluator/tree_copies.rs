@@ -26,14 +26,13 @@ use super::verdict::Judged;
 const MAX_ENTRIES: usize = 2_000;
 
 impl Run<'_> {
-    /// Judges the tree a copy or move writes below its destination `role` (the word `word`),
-    /// from the sources among `roles`: recursive reads (`cp -r`) and moved operands (`mv`).
+    /// Judges the tree a copy or move writes below its destination (`role`, the word `word`),
+    /// from the sources among `roles` (over `words`): recursive reads (`cp -r`) and moved
+    /// operands (`mv`).
     pub(super) fn judge_tree_copy(
         &self,
-        word: &Word,
-        role: &ArgRole,
-        roles: &[ArgRole],
-        words: &[Word],
+        (word, role): (&Word, &ArgRole),
+        (roles, words): (&[ArgRole], &[Word]),
         certainty: Certainty,
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
