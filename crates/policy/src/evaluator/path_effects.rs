@@ -206,6 +206,17 @@ impl<'a> Run<'a> {
                     .any(|step| step.via == crate::expand::Via::ExecOption);
             let roles = self.policy().roles(&view);
             self.recording.set(!self.policy().keeps_content(&view));
+            // A copy or move of trees (see `tree_copies`), and a move's destination: worked
+            // out once (a command may name thousands of paths).
+            let copies_trees = roles.iter().any(|r| {
+                (r.role == Role::ReadPath && r.recursive)
+                    || (r.role == Role::DeletePath && r.operand)
+            });
+            let last_moved = roles
+                .iter()
+                .filter(|r| r.role == Role::DeletePath && r.operand && !r.inside)
+                .map(|r| r.index)
+                .max();
             for role in &roles {
                 let Some(word) = words.get(role.index) else {
                     continue;
@@ -264,7 +275,15 @@ impl<'a> Run<'a> {
                         judged.writes_paths = true;
                         // A recursive copy or a move writes a tree below its destination
                         // (`cp -r src/. .git/hooks`, `cp -a tpl/. .`): see `tree_copies`.
-                        self.judge_tree_copy((word, role), (&roles, words), certainty, ctx, judged);
+                        if copies_trees {
+                            self.judge_tree_copy(
+                                (word, role),
+                                (&roles, words),
+                                certainty,
+                                ctx,
+                                judged,
+                            );
+                        }
                         Access::Write
                     }
                     Role::DeletePath => {
@@ -289,11 +308,6 @@ impl<'a> Run<'a> {
                         }
                         // A move's destination (`mv DIR DEST`: its last operand) receives the
                         // tree it moves.
-                        let last_moved = roles
-                            .iter()
-                            .filter(|r| r.role == Role::DeletePath && r.operand && !r.inside)
-                            .map(|r| r.index)
-                            .max();
                         if role.operand && last_moved == Some(role.index) {
                             self.judge_tree_copy(
                                 (word, role),
