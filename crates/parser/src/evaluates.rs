@@ -378,6 +378,18 @@ pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
 /// ```
 #[must_use]
 pub fn implicitly_assigned_in(text: &str, graph: &ClauseGraph) -> Vec<String> {
+    implicitly_assigned(&without_quoted_bodies(text, graph))
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The command `text` that `graph` was parsed from, with the bodies of its quoted heredocs
+/// blanked out: they are data, never read as shell code nor expanded.
+pub(crate) fn without_quoted_bodies<'t>(
+    text: &'t str,
+    graph: &ClauseGraph,
+) -> std::borrow::Cow<'t, str> {
     let quoted_bodies: Vec<crate::Span> = graph
         .clauses()
         .flat_map(|clause| &clause.redirects)
@@ -386,15 +398,14 @@ pub fn implicitly_assigned_in(text: &str, graph: &ClauseGraph) -> Vec<String> {
             _ => None,
         })
         .collect();
-    let owned = |names: Vec<&str>| names.into_iter().map(str::to_owned).collect();
     if quoted_bodies.is_empty() {
-        return owned(implicitly_assigned(text));
+        return std::borrow::Cow::Borrowed(text);
     }
     let mut bytes = text.as_bytes().to_vec();
     for span in quoted_bodies {
         blank_span(&mut bytes, span);
     }
-    owned(implicitly_assigned(&String::from_utf8_lossy(&bytes)))
+    std::borrow::Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Overwrites the bytes of `span` with blanks (clamped to `bytes`).

@@ -16,7 +16,7 @@
 //! never read as shell code): a look-alike inside quotes counts too, which can only make a
 //! decision stricter.
 
-use crate::{ClauseGraph, RedirectTarget};
+use crate::ClauseGraph;
 
 /// Why a line continuation inside a token is code the gate cannot read.
 const CONTINUATION: &str = "a line continuation inside a token (`$\\⏎(…)`, `(\\⏎(`): bash joins the lines before it reads them, and may run what the gate did not see";
@@ -137,25 +137,7 @@ pub fn misread_in(text: &str, graph: &ClauseGraph) -> Option<&'static str> {
     if !(text.contains("\\\n") || text.contains("${") || text.contains("$\"")) {
         return None;
     }
-    let quoted_bodies: Vec<crate::Span> = graph
-        .clauses()
-        .flat_map(|clause| &clause.redirects)
-        .filter_map(|redirect| match &redirect.target {
-            RedirectTarget::Heredoc(heredoc) if heredoc.quoted => Some(heredoc.body_span),
-            _ => None,
-        })
-        .collect();
-    if quoted_bodies.is_empty() {
-        return misread(text);
-    }
-    let mut bytes = text.as_bytes().to_vec();
-    for span in quoted_bodies {
-        let end = span.end.min(bytes.len());
-        if let Some(range) = bytes.get_mut(span.start.min(end)..end) {
-            range.fill(b' ');
-        }
-    }
-    misread(&String::from_utf8_lossy(&bytes))
+    misread(&crate::evaluates::without_quoted_bodies(text, graph))
 }
 
 /// A byte that joins a word on both sides of a continuation without forming an operator or an

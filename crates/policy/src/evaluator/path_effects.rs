@@ -350,17 +350,7 @@ impl<'a> Run<'a> {
                     }
                     Role::Send => {
                         match network::sent_file(&role.text).filter(|_| word.literal) {
-                            Some(file) => {
-                                judged.net.uploads.push(display::escape(file));
-                                self.judge_path(
-                                    word,
-                                    file,
-                                    Access::Read,
-                                    Certainty::Certain,
-                                    ctx,
-                                    judged,
-                                );
-                            }
+                            Some(file) => self.judge_sent_file(word, file, ctx, judged),
                             None if word.literal => judged.net.sends = true,
                             None => judged.net.uploads.push(display::escape(&word.raw)),
                         }
@@ -373,17 +363,7 @@ impl<'a> Run<'a> {
                             .filter(|f| word.literal && !f.is_empty());
                         match file {
                             Some("-") => judged.net.uploads.push("standard input".to_owned()),
-                            Some(file) => {
-                                judged.net.uploads.push(display::escape(file));
-                                self.judge_path(
-                                    word,
-                                    file,
-                                    Access::Read,
-                                    Certainty::Certain,
-                                    ctx,
-                                    judged,
-                                );
-                            }
+                            Some(file) => self.judge_sent_file(word, file, ctx, judged),
                             None if !word.literal => {
                                 judged.net.uploads.push(display::escape(&word.raw));
                             }
@@ -620,6 +600,19 @@ impl<'a> Run<'a> {
 
     /// [`Run::judge_path`] as far as the path is known statically; `None` where it stops
     /// knowing it (the caller then judges it as a dynamic path).
+    /// A file whose content a network client sends (`curl -d @FILE`, `-H @FILE`): an upload,
+    /// and a read.
+    fn judge_sent_file(
+        &self,
+        word: &Word,
+        file: &str,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        judged.net.uploads.push(display::escape(file));
+        self.judge_path(word, file, Access::Read, Certainty::Certain, ctx, judged);
+    }
+
     fn judge_known(
         &self,
         op: Operand<'_>,

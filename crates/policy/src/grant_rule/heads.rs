@@ -58,10 +58,9 @@ pub(super) fn code_heads(policy: &Policy) -> Vec<(Vec<String>, CodeHead)> {
     code_heads
 }
 
-/// The tools of `policy` that need a subcommand, each with (at most two of) its subcommands,
-/// in the policy's order.
-pub(super) fn multi_purpose(policy: &Policy) -> Vec<MultiPurpose> {
-    let verbs = policy
+/// The verbs of `policy`'s catalog entries and deny rules, in the policy's order.
+fn catalogued_verbs(policy: &Policy) -> impl Iterator<Item = &[String]> {
+    policy
         .safe_entries()
         .iter()
         .map(|entry| entry.verb.as_slice())
@@ -74,7 +73,13 @@ pub(super) fn multi_purpose(policy: &Policy) -> Vec<MultiPurpose> {
         )
         .chain(policy.wrappers().iter().map(|w| w.verb.as_slice()))
         .chain(policy.shells().iter().map(|s| s.verb.as_slice()))
-        .chain(policy.interpreters().iter().map(|i| i.verb.as_slice()));
+        .chain(policy.interpreters().iter().map(|i| i.verb.as_slice()))
+}
+
+/// The tools of `policy` that need a subcommand, each with (at most two of) its subcommands,
+/// in the policy's order.
+pub(super) fn multi_purpose(policy: &Policy) -> Vec<MultiPurpose> {
+    let verbs = catalogued_verbs(policy);
     // Each head with (at most two of) its subcommands, in the policy's order.
     let mut heads: Vec<(&str, Vec<&str>)> = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
@@ -110,20 +115,7 @@ pub(super) fn multi_purpose(policy: &Policy) -> Vec<MultiPurpose> {
 /// For each command of `settings.alias_commands` (`git`), the subcommands the policy's entries
 /// name (`status`, `push`, …): any other may be an alias its user defined.
 pub(super) fn alias_subcommands(policy: &Policy) -> Vec<(Vec<String>, HashSet<String>)> {
-    let verbs: Vec<&[String]> = policy
-        .safe_entries()
-        .iter()
-        .map(|entry| entry.verb.as_slice())
-        .chain(policy.deny_rules().iter().map(|rule| rule.verb()))
-        .chain(
-            policy
-                .verb_roles()
-                .iter()
-                .map(|roles| roles.verb.as_slice()),
-        )
-        .chain(policy.wrappers().iter().map(|w| w.verb.as_slice()))
-        .chain(policy.shells().iter().map(|s| s.verb.as_slice()))
-        .chain(policy.interpreters().iter().map(|i| i.verb.as_slice()))
+    let verbs: Vec<&[String]> = catalogued_verbs(policy)
         .chain(policy.narrow_commands().iter().map(Vec::as_slice))
         .chain(policy.package_runners().iter().map(Vec::as_slice))
         .collect();
