@@ -64,6 +64,10 @@ use words::{brace_expanded, clause_text};
 /// The most wrappers unwrapped inside one another (`nice nice nice …`) before giving up.
 const MAX_WRAPPERS: usize = 32;
 
+/// The most words an invocation may have, times its depth, to be unwrapped: each level copies
+/// the words after the wrapper (`nice nice … ls` over megabytes would copy them at every level).
+const MAX_UNWRAPPED_WORDS: usize = 100_000;
+
 /// Options for [`expand`].
 #[derive(Clone, Debug, Default)]
 pub struct ExpandOptions {
@@ -533,7 +537,9 @@ impl Walker<'_> {
         let Some(inv) = self.ex.invocations.get(index) else {
             return;
         };
-        if inv.origin.len() >= MAX_WRAPPERS {
+        if inv.origin.len() >= MAX_WRAPPERS
+            || inv.words.len().saturating_mul(inv.origin.len() + 1) > MAX_UNWRAPPED_WORDS
+        {
             self.ex.complete = false;
             self.ex
                 .notes

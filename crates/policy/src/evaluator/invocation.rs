@@ -346,12 +346,9 @@ impl<'a> Run<'a> {
         // command (one that can destroy, leak or run any code: `kill 1234`, `git push origin
         // main`) are covered only by a pattern that spells every word: `kill 1234 *` must not
         // approve `kill 1234 -1`.
-        // So is a clause already found unsaveable (`pytest --rootdir=/tmp`: code from
-        // elsewhere), which no grant of its name may cover.
         // (Worked out only when a pattern could match.)
         let exact = interpreter_call
             || exact_word
-            || !judged.saveable
             || (!self.state.patterns().is_empty()
                 && proposal::narrowness(&input) == Narrowness::Every);
         for approved in self.state.patterns() {

@@ -19,6 +19,9 @@ use super::path_words::searched_root;
 use super::run::Run;
 use super::verdict::Judged;
 
+/// How many links one clause records before every path counts as below one.
+const MAX_LINKS: usize = 64;
+
 impl Run<'_> {
     /// Judges the link target `text` (the word `word`, read already) of a command whose other
     /// argument roles are `roles` over `words`.
@@ -32,7 +35,6 @@ impl Run<'_> {
         judged: &mut Judged,
     ) {
         self.judge_path(word, text, Access::Write, Certainty::Possible, ctx, judged);
-        self.record_links(Some((word, text)), roles, words, ctx);
         // A relative target is relative to the link's directory, not the working directory
         // (`ln -s ../../.bashrc sub/rc`). The link is the last operand or the target directory
         // (`-t DIR`): the target is judged from that path and from its parent, whichever is the
@@ -92,7 +94,7 @@ impl Run<'_> {
 
     /// Records where a link-making command puts its links (its write operands, and the
     /// directory one is created in): later clauses working there are in an unknown directory.
-    fn record_links(
+    pub(super) fn record_links(
         &self,
         target: Option<(&Word, &str)>,
         roles: &[ArgRole],
@@ -103,7 +105,12 @@ impl Run<'_> {
             return;
         };
         let mut add = |place: std::path::PathBuf, to: Option<std::path::PathBuf>| {
-            if !links.iter().any(|(p, t)| *p == place && *t == to) {
+            // Many links (`ln -s a b c … dir/` over a brace expansion): every directory may be
+            // below one.
+            if links.len() >= MAX_LINKS {
+                links.clear();
+                links.push((std::path::PathBuf::from("/"), None));
+            } else if !links.iter().any(|(p, t)| *p == place && *t == to) {
                 links.push((place, to));
             }
         };
@@ -156,7 +163,8 @@ impl Run<'_> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
-        if !word.literal || !roles.iter().any(|r| r.role == Role::WritePath) {
+        // (Called only for a command that also writes.)
+        if !word.literal {
             return;
         }
         // The path as written, before `/proc`'s magic links are followed.
@@ -200,6 +208,7 @@ impl Run<'_> {
         let shown = target.to_string_lossy().into_owned();
         let target_word = crate::expand::synthetic_word(shown.clone(), word.span);
         self.judge_link_target(&target_word, &shown, roles, words, ctx, judged);
+        self.record_links(Some((&target_word, &shown)), roles, words, ctx);
     }
 }
 

@@ -209,9 +209,12 @@ impl<'a> Run<'a> {
             // A copy or move of trees (see `tree_copies`), and a move's destination: worked
             // out once (a command may name thousands of paths).
             let copies_trees = roles.iter().any(|r| {
-                (r.role == Role::ReadPath && r.recursive)
+                (matches!(r.role, Role::ReadPath | Role::Link) && r.recursive)
                     || (r.role == Role::DeletePath && r.operand)
             });
+            let writes_too = roles.iter().any(|r| r.role == Role::WritePath);
+            // The targets of the links the command makes: recorded once, after its roles.
+            let mut link_targets: Vec<(&Word, &str)> = Vec::new();
             let last_moved = roles
                 .iter()
                 .filter(|r| r.role == Role::DeletePath && r.operand && !r.inside)
@@ -258,7 +261,9 @@ impl<'a> Run<'a> {
                         if role.recursive {
                             self.judge_recursive_read(word, &role.text, words, ctx, judged);
                         }
-                        self.judge_copied_link(word, &role.text, &roles, words, ctx, judged);
+                        if writes_too {
+                            self.judge_copied_link(word, &role.text, &roles, words, ctx, judged);
+                        }
                         Access::Read
                     }
                     Role::Link => {
@@ -266,6 +271,7 @@ impl<'a> Run<'a> {
                             self.judge_recursive_read(word, &role.text, words, ctx, judged);
                         }
                         self.judge_link_target(word, &role.text, &roles, words, ctx, judged);
+                        link_targets.push((word, role.text.as_str()));
                         Access::Read
                     }
                     Role::WritePath if reads_only && certainty == Certainty::Possible => {
@@ -397,6 +403,14 @@ impl<'a> Run<'a> {
                     Role::Value | Role::Pathspec => continue,
                 };
                 self.judge_path(word, &role.text, access, certainty, ctx, judged);
+            }
+            if !link_targets.is_empty() {
+                // One link: followed to its target; several: where each lands is not known.
+                let target = match link_targets.as_slice() {
+                    [one] => Some(*one),
+                    _ => None,
+                };
+                self.record_links(target, &roles, words, ctx);
             }
             if self.policy().searches_cwd(&view, &roles) {
                 self.judge_searched_cwd(words, ctx, judged);

@@ -18,7 +18,7 @@ use shellgate_rules::{Access, ArgRole, Role};
 use crate::matching::MatchContext;
 
 use super::path_effects::Certainty;
-use super::path_words::literal_path;
+use super::path_words::{literal_path, searched_root};
 use super::run::Run;
 use super::verdict::Judged;
 
@@ -43,7 +43,7 @@ impl Run<'_> {
         let sources: Vec<&ArgRole> = roles
             .iter()
             .filter(|r| {
-                (r.role == Role::ReadPath && r.recursive)
+                (matches!(r.role, Role::ReadPath | Role::Link) && r.recursive)
                     || (r.role == Role::DeletePath && r.operand)
             })
             .filter(|r| r.index != role.index)
@@ -56,31 +56,47 @@ impl Run<'_> {
             let probe = crate::expand::synthetic_word(text.clone(), word.span);
             self.judge_path(&probe, &text, Access::Write, certainty, ctx, judged);
         };
-        // A recursive copy of a source the gate cannot read: one name below it stands for its
-        // contents.
-        let recursive = sources.iter().any(|r| r.role == Role::ReadPath);
         for source in sources {
-            let tree = words
-                .get(source.index)
-                .filter(|_| ctx.symlinks)
-                .and_then(|w| literal_path(w, &source.text, ctx))
-                .filter(|path| {
-                    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_dir())
-                });
-            // The copy is the destination itself, or a directory of the source's name in it.
-            let name = source.text.trim_end_matches('/').rsplit('/').next();
-            let mut places = vec![destination.to_owned()];
-            if let Some(name) = name.filter(|n| !matches!(*n, "" | "." | "..")) {
-                places.push(format!("{destination}/{name}"));
-            }
-            let Some(tree) = tree else {
-                if recursive {
-                    for place in &places {
-                        judge(format!("{place}/…"), judged);
-                    }
-                }
+            let recursive = source.role != Role::DeletePath;
+            let Some(source_word) = words.get(source.index) else {
                 continue;
             };
+            // A glob copies what it matches below its directory (`cp -r public/* dest/`).
+            let root = searched_root(source_word, &source.text, ctx);
+            // The copy is the destination itself, or a directory of the source's name in it.
+            let mut places = vec![destination.to_owned()];
+            let name = source.text.trim_end_matches('/').rsplit('/').next();
+            if let Some(name) =
+                name.filter(|n| source_word.literal && !matches!(*n, "" | "." | ".."))
+            {
+                places.push(format!("{destination}/{name}"));
+            }
+            let kind = root
+                .as_ref()
+                .filter(|_| ctx.symlinks)
+                .map(|path| std::fs::symlink_metadata(path).map(|m| m.file_type().is_dir()));
+            match kind {
+                // Read from disk below.
+                Some(Ok(true)) => {}
+                // A file moved or copied: nothing below it.
+                Some(Ok(false)) => continue,
+                // Not on disk (made earlier in the command, or through a link it made), or
+                // not known: what it writes below the destination is not known.
+                Some(Err(_)) | None if recursive && ctx.symlinks => {
+                    self.dynamic_path(&source_word.raw, Access::Write, judged);
+                    continue;
+                }
+                // Without file-system access, one name below stands for the contents.
+                Some(Err(_)) | None => {
+                    if recursive {
+                        for place in &places {
+                            judge(format!("{place}/…"), judged);
+                        }
+                    }
+                    continue;
+                }
+            }
+            let Some(tree) = root else { continue };
             let (entries, complete) = read_tree(&tree);
             for (relative, is_link) in &entries {
                 for place in &places {
@@ -91,10 +107,12 @@ impl Run<'_> {
                     judge(text, judged);
                 }
             }
+            // A tree too large to read: what it writes below the destination is not known.
             if !complete {
                 for place in &places {
                     self.record_link_place(place, word, ctx);
                 }
+                self.dynamic_path(&source_word.raw, Access::Write, judged);
             }
         }
     }
