@@ -346,6 +346,15 @@ pub fn evaluating_parts(
 #[must_use]
 pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
     evaluating_text(text)?;
+    evaluating_text(&outside_clauses(text, graph))
+        .map(|why| format!("a word outside any command (a `for`, `select` or `case` word): {why}"))
+}
+
+/// What remains of the command `text` (the source `graph` was parsed from) once every clause's
+/// words, assignments and redirections are blanked out: the words of `for`, `select` and
+/// `case` headers, which the shell expands outside any command.
+#[must_use]
+pub fn outside_clauses(text: &str, graph: &ClauseGraph) -> String {
     let mut bytes = text.as_bytes().to_vec();
     let mut blank = |span: crate::Span| blank_span(&mut bytes, span);
     for clause in graph.clauses() {
@@ -359,9 +368,7 @@ pub fn unjudged_evaluation(text: &str, graph: &ClauseGraph) -> Option<String> {
             }
         }
     }
-    let rest = String::from_utf8_lossy(&bytes);
-    evaluating_text(&rest)
-        .map(|why| format!("a word outside any command (a `for`, `select` or `case` word): {why}"))
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// [`implicitly_assigned`] over the command `text` that `graph` was parsed from, without the

@@ -156,6 +156,25 @@ impl<'a> Run<'a> {
                 self.judged.push(judged);
             }
         }
+        // A secret in a loop's or a `case`'s words (`for x in $TOKEN; do echo $x; done`) is
+        // printed, or tested letter by letter, under another name.
+        if self.command.contains('$') {
+            let outside =
+                shellgate_parser::evaluates::outside_clauses(self.command, &self.parsed.graph);
+            let mut secrets: Vec<&str> = super::assignments::expanded_names(&outside)
+                .into_iter()
+                .filter(|name| self.policy().is_secret_name(name))
+                .collect();
+            secrets.dedup();
+            if !secrets.is_empty() {
+                let why = format!(
+                    "a `for`, `select` or `case` word expands `${}`, which looks like it holds a secret: the loop or the test hands it on under another name",
+                    secrets.join("`, `$")
+                );
+                let judged = self.text_verdict(ReasonKind::Exposure, &why);
+                self.judged.push(judged);
+            }
+        }
         // Variables set by a loop or a `${NAME:=…}` default (`for PATH in /tmp/x; do ls; done`).
         let sources = self
             .expansion
