@@ -414,6 +414,15 @@ impl Policy {
             .is_some()
     }
 
+    /// Whether `view`'s argument-role entry copies, moves or links its sources into its
+    /// destination (`into_directory`: `cp`, `mv`, `ln`), as opposed to writing one file of
+    /// them (an archive: `tar -cf`, `zip -r`).
+    #[must_use]
+    pub fn copies_into(&self, view: &CommandView<'_>) -> bool {
+        self.lookup(&self.declared.verbs, view.words, true, &|_| true)
+            .is_some_and(|entry| entry.into_directory)
+    }
+
     /// The roles of `view`'s arguments, by word index: option values and `key=value` operands
     /// included. For a verb without a `[[verb]]` entry, path-shaped operands (class `path`) are
     /// writes. A `pathspec` is reported as a read when it is path-shaped, else as a value.

@@ -208,16 +208,18 @@ impl<'a> Run<'a> {
             self.recording.set(!self.policy().keeps_content(&view));
             // A copy or move of trees (see `tree_copies`), and a move's destination: worked
             // out once (a command may name thousands of paths).
-            let copies_trees = roles.iter().any(|r| {
-                (matches!(r.role, Role::ReadPath | Role::Link) && r.recursive)
-                    || (r.role == Role::DeletePath && r.operand)
-            });
+            let copies_into = self.policy().copies_into(&view);
+            let copies_trees = copies_into
+                && roles.iter().any(|r| {
+                    (matches!(r.role, Role::ReadPath | Role::Link) && r.recursive)
+                        || (r.role == Role::DeletePath && r.operand)
+                });
             let writes_too = roles.iter().any(|r| r.role == Role::WritePath);
             // The targets of the links the command makes: recorded once, after its roles.
             let mut link_targets: Vec<(&Word, &str)> = Vec::new();
             let last_moved = roles
                 .iter()
-                .filter(|r| r.role == Role::DeletePath && r.operand && !r.inside)
+                .filter(|r| copies_into && r.role == Role::DeletePath && r.operand && !r.inside)
                 .map(|r| r.index)
                 .max();
             for role in &roles {
