@@ -106,18 +106,54 @@ fn late_answer(deadline: Duration) -> Answer {
     )
 }
 
-/// Prints `answer` unless one was printed already.
-fn emit(agent: Agent, answer: &Answer) {
+/// Prints `answer` unless one was printed already; whether it printed it.
+fn emit(agent: Agent, answer: &Answer) -> bool {
     let mut answered = ANSWERED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if *answered {
-        return;
+        return false;
     }
     let mut out = io::stdout().lock();
     let _ = writeln!(out, "{}", render(agent, answer));
     let _ = out.flush();
     *answered = true;
+    true
+}
+
+/// Appends the late answer to the audit log (`audit_log`), when the call was read: every
+/// answer the agent is sent is recorded, a late one too.
+fn log_late(agent: Agent, answer: &Answer, audit_log: Option<&Path>, audience: &str, ms: u128) {
+    let Some(pending) = PENDING.get() else {
+        return;
+    };
+    let verdict = sent(agent, answer);
+    let record = AuditRecord {
+        timestamp: timestamp_now(),
+        command: pending.command.clone(),
+        cwd: pending.cwd.display().to_string(),
+        audience: audience.to_owned(),
+        decision: if verdict == "deny" {
+            Decision::HardDenied
+        } else {
+            Decision::NeedsPrompt
+        }
+        .as_str()
+        .to_owned(),
+        rule_ids: Vec::new(),
+        choice: None,
+        error: Some(format!("no decision within {ms} ms")),
+        agent: Some(agent.name().to_owned()),
+        session_id: None,
+        answer: Some(verdict.to_owned()),
+        reason: match read_answer(agent, &render(agent, answer)) {
+            Some(Answer::Decide { reason, .. }) if !reason.is_empty() => Some(reason),
+            _ => None,
+        },
+    };
+    if let Err(e) = append(audit_log, &record) {
+        errln!("shellgate: warning: cannot append to the audit log: {e}");
+    }
 }
 
 /// Runs `shellgate hook`.
@@ -126,6 +162,8 @@ pub fn run(args: &Args) -> Exit {
     let ask_as_deny = args.ask_as_deny;
     let defer_ask = args.defer_ask;
     let deadline = Duration::from_millis(args.deadline_ms);
+    let late_log = (!args.no_audit_log).then(|| args.audit_log.clone());
+    let audience = args.policy.audience.clone();
     std::thread::spawn(move || {
         std::thread::sleep(deadline);
         // The default policy's own judgement gets a bounded time too: a command that is slow to
@@ -142,7 +180,18 @@ pub fn run(args: &Args) -> Exit {
             .unwrap_or_else(|| {
                 Answer::failed(&format!("no decision within {} ms", deadline.as_millis()))
             });
-        emit(agent, &adjust(late, ask_as_deny, defer_ask));
+        let late = adjust(late, ask_as_deny, defer_ask);
+        if emit(agent, &late)
+            && let Some(audit_log) = &late_log
+        {
+            log_late(
+                agent,
+                &late,
+                audit_log.as_deref(),
+                &audience,
+                deadline.as_millis(),
+            );
+        }
         std::process::exit(0);
     });
     // `decide` adjusts the answer it logs; adjusting twice changes nothing, and the early
