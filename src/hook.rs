@@ -430,6 +430,23 @@ pub fn answer_after_deadline(evaluation: &Evaluation, ms: u128) -> Answer {
     )
 }
 
+/// The answer when no decision came within the hook's deadline (`ms`) but the embedded
+/// default policy's deny rules refuse the command (`hits`, found without judging its paths).
+#[must_use]
+pub fn answer_denied_after_deadline(hits: &[shellgate_policy::DenyHit], ms: u128) -> Answer {
+    let rules: Vec<String> = hits
+        .iter()
+        .map(|hit| format!("`{}` ({}): {}", hit.rule, hit.category, hit.reason))
+        .collect();
+    Answer::Decide {
+        verdict: Verdict::Deny,
+        reason: format!(
+            "shellgate: no decision within {ms} ms, so only the embedded default policy's deny rules and protected paths were checked and nothing runs without a person; refused by {}",
+            rules.join("; ")
+        ),
+    }
+}
+
 /// The answer for an evaluation made without the project layer because it was refused
 /// (`problem` says why, with file, line and column: it does not load, or it tries to loosen
 /// the policy): the default and user layers' deny rules and protected paths still refuse

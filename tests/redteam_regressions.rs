@@ -354,3 +354,20 @@ fn redirect_descriptor_variable_is_judged() {
         ("true {fd}>/dev/null", Approved),
     ]);
 }
+
+/// Red team 32k: a command slow to judge (many paths) that also runs `rm -rf ~` was answered ask
+/// by the hook after its deadline. The deny rules alone are checked first, without judging any
+/// path: they name the rule; ask rules are not deny rules.
+#[test]
+fn deny_rules_are_found_without_judging_paths() {
+    let (gate, state) = gate();
+    let ids = |command: &str| -> Vec<String> {
+        gate.deny_rule_hits(command, state)
+            .into_iter()
+            .map(|hit| hit.rule)
+            .collect()
+    };
+    assert_eq!(ids("ls a b c; rm -rf ~"), ["rm-recursive-root"]);
+    assert_eq!(ids("ls a b c"), Vec::<String>::new());
+    assert_eq!(ids("shopt -s compat42"), Vec::<String>::new());
+}

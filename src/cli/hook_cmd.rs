@@ -18,8 +18,9 @@ use std::time::Duration;
 
 use shellgate::TrustRecipe;
 use shellgate::hook::{
-    Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_after_deadline, answer_for,
-    answer_on_floor, answer_without_project, parse_request, read_answer, render,
+    Agent, Answer, HookError, MAX_INPUT_BYTES, ToolCall, answer_after_deadline,
+    answer_denied_after_deadline, answer_for, answer_on_floor, answer_without_project,
+    parse_request, read_answer, render,
 };
 use shellgate_policy::{Decision, GateEvaluator, Policy, deciding_rules};
 use shellgate_store::{AuditLog, AuditRecord, timestamp_now};
@@ -100,6 +101,12 @@ fn late_answer(deadline: Duration) -> Answer {
         ..TrustRecipe::default()
     };
     let (state, _) = recipe.state(&gate);
+    // The deny rules first: they need no path judged, so a command slow to judge (many paths)
+    // is still refused in time.
+    let hits = gate.deny_rule_hits(&pending.command, &state);
+    if !hits.is_empty() {
+        return answer_denied_after_deadline(&hits, deadline.as_millis());
+    }
     answer_after_deadline(
         &gate.evaluate(&pending.command, &state),
         deadline.as_millis(),

@@ -214,4 +214,29 @@ impl GateEvaluator {
         run.judge_all();
         run.finish()
     }
+
+    /// The deny rules (not ask rules) `command` hits, without judging its paths: what the hook
+    /// can still refuse in a few milliseconds when a full evaluation is late. Protected paths
+    /// are not looked at.
+    #[must_use]
+    pub fn deny_rule_hits(&self, command: &str, state: &TrustState) -> Vec<crate::DenyHit> {
+        let cwd = state.cwd().is_absolute().then(|| state.cwd().to_path_buf());
+        let home = state
+            .home()
+            .filter(|h| h.is_absolute())
+            .map(Path::to_path_buf);
+        let (_, expansion) = crate::expand::walk(&self.policy, command, cwd, home);
+        let mut hits: Vec<crate::DenyHit> = Vec::new();
+        for hit in crate::expand::deny_hits(&self.policy, command, &expansion) {
+            let rule = hit.rule;
+            if !rule.is_ask() && !hits.iter().any(|h| h.rule == rule.id) {
+                hits.push(crate::DenyHit {
+                    rule: rule.id.clone(),
+                    category: rule.category.as_str().to_owned(),
+                    reason: rule.reason.clone(),
+                });
+            }
+        }
+        hits
+    }
 }
