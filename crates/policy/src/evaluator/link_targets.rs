@@ -179,6 +179,15 @@ impl Run<'_> {
         let Some(written) = written.and_then(|p| crate::paths::normalize(&p)) else {
             return;
         };
+        // A link an earlier clause made (not on disk yet), or one below such a link: where
+        // the copy leads is not known (a relative target leads elsewhere from its new place).
+        let made = self.links.try_borrow().map_or(true, |links| {
+            links.iter().any(|(link, _)| written.starts_with(link))
+        });
+        if made {
+            self.record_links(None, roles, words, ctx);
+            return;
+        }
         if magic_link(&written) {
             self.record_links(None, roles, words, ctx);
             judged.ask_unsaveable(

@@ -314,6 +314,11 @@ impl<'a> Run<'a> {
                         if role.recursive {
                             self.judge_recursive_delete(word, &role.text, ctx, judged);
                         }
+                        // A moved source may be a link (`mv a/up u` moves a link made earlier,
+                        // whose relative target now leads elsewhere).
+                        if role.operand && last_moved.is_some() && last_moved != Some(role.index) {
+                            self.judge_copied_link(word, &role.text, &roles, words, ctx, judged);
+                        }
                         // A move's destination (`mv DIR DEST`: its last operand) receives the
                         // tree it moves.
                         if role.operand && last_moved == Some(role.index) {
@@ -654,7 +659,8 @@ impl<'a> Run<'a> {
         };
         let lexical = paths::normalize(&expanded)?;
         // A path through a link an earlier clause made (`ln -s ~ h && echo x > h/.bashrc`, a
-        // link a tree copy carried) leads where the link does: not known here.
+        // link a tree copy carried), or the link itself (`ln -s ~/.bashrc rc; echo x >> rc`),
+        // leads where the link does: not known here.
         // A link whose target is known is followed as well (both are judged: the place may
         // be a directory the link was made in).
         let through: Option<Vec<Option<PathBuf>>> = self.links.try_borrow().ok().map(|links| {
@@ -662,7 +668,7 @@ impl<'a> Run<'a> {
                 .iter()
                 .filter_map(|(link, to)| {
                     let rest = lexical.strip_prefix(link).ok()?;
-                    (!rest.as_os_str().is_empty()).then(|| to.as_ref().map(|to| to.join(rest)))
+                    Some(to.as_ref().map(|to| to.join(rest)))
                 })
                 .collect()
         });

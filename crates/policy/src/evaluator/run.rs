@@ -156,6 +156,25 @@ impl<'a> Run<'a> {
                 self.judged.push(judged);
             }
         }
+        // `[[ $TOKEN =~ (.*) ]]` copies what matched into `BASH_REMATCH`, a name that does not
+        // look secret.
+        let rematch: Vec<&str> = self
+            .expansion
+            .invocations
+            .iter()
+            // (A `[[` clause's words are those inside the brackets.)
+            .filter(|inv| inv.words.iter().any(|w| w.literal && w.cooked == "=~"))
+            .flat_map(|inv| inv.words.iter())
+            .flat_map(|w| super::assignments::expanded_names(&w.raw))
+            .filter(|name| self.policy().is_secret_name(name))
+            .collect();
+        if let Some(secret) = rematch.first() {
+            let why = format!(
+                "`[[ … =~ … ]]` copies what `${secret}` matched into `BASH_REMATCH`: it looks like it holds a secret, and is handed on under another name"
+            );
+            let judged = self.text_verdict(ReasonKind::Exposure, &why);
+            self.judged.push(judged);
+        }
         // A secret in a loop's or a `case`'s words (`for x in $TOKEN; do echo $x; done`) is
         // printed, or tested letter by letter, under another name.
         if self.command.contains('$') {
