@@ -57,6 +57,7 @@ mod brought_files;
 mod builds;
 mod clause_text;
 mod combine;
+mod command_exposure;
 mod invocation;
 mod keyword;
 mod link_targets;

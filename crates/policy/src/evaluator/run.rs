@@ -132,68 +132,7 @@ impl<'a> Run<'a> {
             let judged = self.text_verdict(ReasonKind::Opaque, why);
             self.judged.push(judged);
         }
-        // With `set -x` the shell prints every command it runs, expanded: a secret expanded
-        // anywhere (`[[ -n $TOKEN ]]`, `x=$TOKEN`) reaches the transcript.
-        let traces = self.expansion.invocations.iter().any(|inv| {
-            let mut words = inv.words.iter().map(|w| w.cooked.as_str());
-            words.next() == Some("set")
-                && words.any(|w| {
-                    w == "xtrace" || (w.starts_with('-') && !w.starts_with("--") && w.contains('x'))
-                })
-        });
-        if traces {
-            let mut secrets: Vec<&str> = super::assignments::expanded_names(self.command)
-                .into_iter()
-                .filter(|name| self.policy().is_secret_name(name))
-                .collect();
-            secrets.dedup();
-            if !secrets.is_empty() {
-                let why = format!(
-                    "`set -x` prints every command expanded, `${}` included: it looks like it holds a secret (into the agent's transcript)",
-                    secrets.join("`, `$")
-                );
-                let judged = self.text_verdict(ReasonKind::Exposure, &why);
-                self.judged.push(judged);
-            }
-        }
-        // `[[ $TOKEN =~ (.*) ]]` copies what matched into `BASH_REMATCH`, a name that does not
-        // look secret.
-        let rematch: Vec<&str> = self
-            .expansion
-            .invocations
-            .iter()
-            // (A `[[` clause's words are those inside the brackets.)
-            .filter(|inv| inv.words.iter().any(|w| w.literal && w.cooked == "=~"))
-            .flat_map(|inv| inv.words.iter())
-            .flat_map(|w| super::assignments::expanded_names(&w.raw))
-            .filter(|name| self.policy().is_secret_name(name))
-            .collect();
-        if let Some(secret) = rematch.first() {
-            let why = format!(
-                "`[[ … =~ … ]]` copies what `${secret}` matched into `BASH_REMATCH`: it looks like it holds a secret, and is handed on under another name"
-            );
-            let judged = self.text_verdict(ReasonKind::Exposure, &why);
-            self.judged.push(judged);
-        }
-        // A secret in a loop's or a `case`'s words (`for x in $TOKEN; do echo $x; done`) is
-        // printed, or tested letter by letter, under another name.
-        if self.command.contains('$') {
-            let outside =
-                shellgate_parser::evaluates::outside_clauses(self.command, &self.parsed.graph);
-            let mut secrets: Vec<&str> = super::assignments::expanded_names(&outside)
-                .into_iter()
-                .filter(|name| self.policy().is_secret_name(name))
-                .collect();
-            secrets.dedup();
-            if !secrets.is_empty() {
-                let why = format!(
-                    "a `for`, `select` or `case` word expands `${}`, which looks like it holds a secret: the loop or the test hands it on under another name",
-                    secrets.join("`, `$")
-                );
-                let judged = self.text_verdict(ReasonKind::Exposure, &why);
-                self.judged.push(judged);
-            }
-        }
+        self.judge_command_exposure();
         // Variables set by a loop or a `${NAME:=…}` default (`for PATH in /tmp/x; do ls; done`).
         let sources = self
             .expansion
