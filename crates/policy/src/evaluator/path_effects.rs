@@ -57,6 +57,14 @@ fn exempt(access: Access) -> &'static [&'static str] {
     }
 }
 
+/// How many links made by the command one path is followed through (the kernel's own limit
+/// is 40; a loop needs far fewer to show).
+const MAX_FOLLOWED: usize = 8;
+
+/// How many times, in all, paths are followed through links the command made: nested links
+/// can branch (`a`, `a/a`, `a/a/a` all leading to one another).
+const MAX_FOLLOWS: usize = 4_096;
+
 impl<'a> Run<'a> {
     /// Judges every redirection of an invocation: write targets as writes, read targets as
     /// reads.
@@ -673,14 +681,23 @@ impl<'a> Run<'a> {
                 .collect()
         });
         let through = through?;
-        if through.iter().any(Option::is_none) {
+        // A link followed more than a few times leads in a loop (`ln -s s s; cat s/x`): not
+        // known.
+        let depth = self.following.get();
+        let total = self.followed.get() + through.len();
+        if through.iter().any(Option::is_none)
+            || (!through.is_empty() && (depth >= MAX_FOLLOWED || total > MAX_FOLLOWS))
+        {
             return None;
         }
+        self.followed.set(total);
+        self.following.set(depth + 1);
         for followed in through.into_iter().flatten() {
             let text = followed.to_string_lossy().into_owned();
             let probe = crate::expand::synthetic_word(text.clone(), word.span);
             self.judge_path(&probe, &text, access, certainty, ctx, judged);
         }
+        self.following.set(depth);
         if lexical
             .to_str()
             .is_some_and(|p| exempt(access).contains(&p))

@@ -52,6 +52,10 @@ pub(super) struct Run<'a> {
     pub(super) links: RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
     /// The links the clause being judged makes: they count for the clauses after it.
     pub(super) new_links: RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
+    /// How many links are being followed (`ln -s s s; cat s/x` would follow forever).
+    pub(super) following: Cell<usize>,
+    /// How many links all paths were followed through so far (nested links can branch).
+    pub(super) followed: Cell<usize>,
     /// The toolchain clauses' builds (see [`super::builds`]), and the one being judged.
     pub(super) builds: RefCell<Vec<super::builds::Build>>,
     pub(super) building: RefCell<Option<super::builds::Build>>,
@@ -82,6 +86,8 @@ impl<'a> Run<'a> {
             recording: Cell::new(true),
             links: RefCell::new(Vec::new()),
             new_links: RefCell::new(Vec::new()),
+            following: Cell::new(0),
+            followed: Cell::new(0),
             builds: RefCell::new(Vec::new()),
             building: RefCell::new(None),
         }
