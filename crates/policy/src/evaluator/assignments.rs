@@ -118,13 +118,7 @@ impl<'a> Run<'a> {
         );
         // A secret copied under a name that does not look like one (`x=$GITHUB_TOKEN; echo
         // $x`) is printed later without its name: a person decides.
-        let kept = inv.words.first().is_none_or(|w| {
-            matches!(
-                w.cooked.as_str(),
-                "export" | "declare" | "typeset" | "local" | "readonly"
-            )
-        });
-        if kept {
+        if kept_by_shell(inv) {
             for assignment in &inv.assignments {
                 let copied: Vec<&str> = assignment
                     .value
@@ -222,16 +216,12 @@ impl Run<'_> {
         // A variable the shell keeps (`PYTHONPATH=.` alone, `export PATH=./bin`) is read
         // wherever a later clause runs (`…; cd /tmp; pip --version` loads `/tmp`'s modules): a
         // relative directory is not known.
-        let persists = inv.words.first().is_none_or(|w| {
-            matches!(
-                w.cooked.as_str(),
-                "export" | "declare" | "typeset" | "local" | "readonly"
-            )
-        }) && self
-            .expansion
-            .invocations
-            .iter()
-            .any(|other| other.cwd != inv.cwd);
+        let persists = kept_by_shell(inv)
+            && self
+                .expansion
+                .invocations
+                .iter()
+                .any(|other| other.cwd != inv.cwd);
         let set = names.iter().filter(|n| **n == name).count();
         let in_project = values
             .iter()
@@ -289,6 +279,18 @@ impl Run<'_> {
             );
         }
     }
+}
+
+/// Whether the variables `inv` sets stay set for the clauses after it: a bare assignment
+/// (`x=1`) or one through `export`, `declare`, `typeset`, `local` or `readonly` (a prefix
+/// assignment, `x=1 cmd`, is the command's alone).
+fn kept_by_shell(inv: &Invocation) -> bool {
+    inv.words.first().is_none_or(|w| {
+        matches!(
+            w.cooked.as_str(),
+            "export" | "declare" | "typeset" | "local" | "readonly"
+        )
+    })
 }
 
 /// The variable names a shell text expands (`$NAME`, `${NAME…}`), outside single quotes and
