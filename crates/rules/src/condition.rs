@@ -43,8 +43,9 @@ pub(crate) enum Condition {
     FlagsAll(Vec<Vec<String>>),
     /// `args_any`: an operand after the prefix matches, in a path form or as written.
     ArgsAny(LazyGlobSet),
-    /// `args_set`: an operand after the prefix matches as written and another operand follows
-    /// it — a setting given a value (`git config core.hooksPath DIR`, not a read of the key).
+    /// `args_set`: an operand after the prefix matches as written or in lower case, and another
+    /// operand follows it — a setting given a value (`git config core.hooksPath DIR`, not a read
+    /// of the key).
     ArgsSet(LazyGlobSet),
     /// `redirect_to`: a write redirection's target matches, in a path form or as written.
     RedirectTo(LazyGlobSet),
@@ -359,10 +360,13 @@ impl Condition {
                     .map(|(index, _)| *index)
                     .filter(|index| *index >= from)
                     .collect();
+                // (Setting names such as git's are case-insensitive: `Core.FSMonitor` is
+                // `core.fsmonitor`. The patterns are written in lower case.)
                 operands.iter().rev().skip(1).any(|index| {
-                    view.words
-                        .get(*index)
-                        .is_some_and(|word| globs.is_match(&word.cooked))
+                    view.words.get(*index).is_some_and(|word| {
+                        globs.is_match(&word.cooked)
+                            || globs.is_match(&word.cooked.to_ascii_lowercase())
+                    })
                 })
             }
             Self::RedirectTo(globs) => facts

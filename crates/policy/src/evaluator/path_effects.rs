@@ -156,6 +156,25 @@ impl<'a> Run<'a> {
                             display::escape(&cwd.to_string_lossy())
                         ),
                     );
+                } else if let Some(cwd) = ctx.cwd
+                    && ctx.symlinks
+                    && let Some(project) = project.as_ref()
+                    && let Some(bare) = super::foreign_repository::bare_repository_below(cwd, project)
+                {
+                    judged.ask_unsaveable(
+                        ReasonKind::Code,
+                        None,
+                        format!(
+                            "runs in `{}`, a directory shaped like a bare repository inside the project: git takes it for the repository, and its `config`, an ordinary file, can name programs that run (`core.fsmonitor`, a pager)",
+                            display::escape(&bare.to_string_lossy())
+                        ),
+                    );
+                } else if ctx.cwd.is_none() {
+                    judged.ask_unsaveable(
+                        ReasonKind::Code,
+                        None,
+                        "runs in a directory the gate cannot know (a `cd` that may fail, a directory stack): the repository there may be another one, whose own configuration can name programs that run (`core.fsmonitor`, a pager)".to_owned(),
+                    );
                 }
             }
             // (A toolchain such as `python -m pytest` runs the project's modules by design.)
