@@ -286,7 +286,7 @@ fn claude_transcripts_detected_and_forced() {
             20,
             "git push --force origin feature/price-fix",
             "NeedsPrompt",
-            &[],
+            &["git-force-push"],
         ),
     ];
     let output = shellgate(

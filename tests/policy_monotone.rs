@@ -397,7 +397,12 @@ proptest! {
         if hit && after.decision == Decision::NeedsPrompt {
             let prompt = after.prompt.as_ref().unwrap();
             prop_assert!(!prompt.persistable, "{:?}: an ask rule's prompt can be saved", command);
-            prop_assert_eq!(prompt.asked_by.iter().map(|h| h.rule.clone()).collect::<Vec<_>>(), vec![format!("extra-{rule}")]);
+            // The prompt names the added rule, and every ask rule of the default that asked before.
+            let asked: Vec<String> = prompt.asked_by.iter().map(|h| h.rule.clone()).collect();
+            let before_asked: Vec<String> = before.prompt.as_ref().map(|p| p.asked_by.iter().map(|h| h.rule.clone()).collect()).unwrap_or_default();
+            prop_assert!(asked.contains(&format!("extra-{rule}")), "{:?}: {:?}", command, asked);
+            prop_assert!(before_asked.iter().all(|r| asked.contains(r)), "{:?}: {:?} then {:?}", command, before_asked, asked);
+            prop_assert_eq!(asked.len(), before_asked.len() + 1, "{:?}: {:?} then {:?}", command, before_asked, asked);
         }
         prop_assert!(!hit || after.decision >= Decision::NeedsPrompt, "{:?}: an ask rule hit but {}", command, after.decision);
     }

@@ -323,7 +323,7 @@ fn explain_and_check_name_the_layers() {
     assert!(
         stdout.starts_with(&format!("ok: {file} checked: "))
             && stdout.ends_with(&format!(
-                "\n6 ask rules\nlayers: default policies/default.toml, project {file}\n"
+                "\n7 ask rules\nlayers: default policies/default.toml, project {file}\n"
             )),
         "{stdout}"
     );
@@ -341,7 +341,7 @@ fn explain_and_check_name_the_layers() {
             {"layer": "project", "file": file},
         ])
     );
-    assert_eq!(value["summary"]["ask"], 6);
+    assert_eq!(value["summary"]["ask"], 7);
 }
 
 #[test]

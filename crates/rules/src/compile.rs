@@ -455,6 +455,11 @@ impl Builder {
                 &mut settings.repository_config,
             ),
             (
+                "environment_programs",
+                &raw.environment_programs,
+                &mut settings.environment_programs,
+            ),
+            (
                 "secret_names",
                 &raw.secret_names,
                 &mut settings.secret_names,

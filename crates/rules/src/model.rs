@@ -670,6 +670,12 @@ pub struct Settings {
     /// works in (`config`, `.npmrc`): one the same command writes there makes it run code, or
     /// send credentials, as the command says. Every layer may add globs.
     pub repository_config: Vec<String>,
+    /// Globs over command names of programs that read every variable of their environment as
+    /// a variable of their own language (make, MSBuild): a variable set for one
+    /// (`GO=/tmp/x make test`) is an override of the kind `make GO=/tmp/x test` is, which may
+    /// name the program a recipe runs, so it needs a person and is never saved. Every layer
+    /// may add globs.
+    pub environment_programs: Vec<String>,
     /// Globs over variable names whose values are secrets (`*TOKEN*`, `AWS_SECRET_*`):
     /// printing one (`echo $GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`) puts it into the
     /// agent's transcript, so it needs a person. Every layer may add globs.
@@ -721,6 +727,7 @@ impl Default for Settings {
             toolchain_code: Vec::new(),
             repository_programs: Vec::new(),
             repository_config: Vec::new(),
+            environment_programs: Vec::new(),
             secret_names: Vec::new(),
             code_loading_variables: Vec::new(),
             module_path_variables: Vec::new(),

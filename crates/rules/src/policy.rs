@@ -102,6 +102,8 @@ pub struct Policy {
     pub(crate) repository_program_set: LazyGlobSet,
     /// `settings.repository_config` as one set.
     pub(crate) repository_config_set: LazyGlobSet,
+    /// `settings.environment_programs` as one set.
+    pub(crate) environment_program_set: LazyGlobSet,
     /// `settings.secret_names` as one set.
     pub(crate) secret_set: LazyGlobSet,
     /// `settings.code_loading_variables` as one set.
@@ -228,6 +230,7 @@ impl Policy {
         let toolchain_code_set = LazyGlobSet::new(settings.toolchain_code.clone());
         let repository_program_set = LazyGlobSet::new(settings.repository_programs.clone());
         let repository_config_set = LazyGlobSet::new(settings.repository_config.clone());
+        let environment_program_set = LazyGlobSet::new(settings.environment_programs.clone());
         let secret_set = LazyGlobSet::new(settings.secret_names.clone());
         let code_loading_set = WordGlobSet::new(settings.code_loading_variables.clone());
         let command_variable_set = WordGlobSet::new(settings.command_variables.clone());
@@ -238,6 +241,7 @@ impl Policy {
             toolchain_code_set,
             repository_program_set,
             repository_config_set,
+            environment_program_set,
             secret_set,
             code_loading_set,
             command_variable_set,
@@ -380,6 +384,16 @@ impl Policy {
             .first()
             .and_then(|w| self.command_name(w))
             .is_some_and(|(name, _)| self.repository_program_set.is_match(name))
+    }
+
+    /// Whether `words` run a program that reads every variable of its environment as one of
+    /// its own (`settings.environment_programs`: `make`, `dotnet`).
+    #[must_use]
+    pub fn is_environment_program(&self, words: &[Word]) -> bool {
+        words
+            .first()
+            .and_then(|w| self.command_name(w))
+            .is_some_and(|(name, _)| self.environment_program_set.is_match(name))
     }
 
     /// Whether a file name is one of a repository program's configuration files

@@ -55,6 +55,7 @@ table! {
         toolchain_code: Option<TextList> = get,
         repository_programs: Option<TextList> = get,
         repository_config: Option<TextList> = get,
+        environment_programs: Option<TextList> = get,
         secret_names: Option<TextList> = get,
         code_loading_variables: Option<TextList> = get,
         module_path_variables: Option<TextList> = get,
@@ -185,6 +186,7 @@ table! {
         positionals: Option<Spanned<i64>> = get,
         stop_at: Option<Spanned<Vec<Text>>> = get,
         positionals_until: Option<Spanned<Vec<Text>>> = get,
+        options_anywhere: Option<Spanned<bool>> = get,
         query_flags: Option<Spanned<Vec<Text>>> = get,
         appends_args: Option<Spanned<bool>> = get,
         /// `exec-option` only.

@@ -156,6 +156,23 @@ impl<'a> Run<'a> {
             }
         }
         let values = assigned_values(inv);
+        // (Code-loading names are judged below, with their exceptions: `PATH=./bin make`.)
+        if self.policy().is_environment_program(&inv.words)
+            && let Some(name) = inv
+                .assignments
+                .iter()
+                .map(|a| a.name.as_str())
+                .find(|name| !self.policy().is_code_loading_variable(name))
+        {
+            judged.ask_unsaveable(
+                ReasonKind::Assignment,
+                None,
+                format!(
+                    "setting `{}` overrides a variable of the program's own (`settings.environment_programs`), which may name the program a recipe runs",
+                    display::escape(name)
+                ),
+            );
+        }
         for name in &names {
             let name = *name;
             if self.policy().is_code_loading_variable(name)

@@ -206,6 +206,7 @@ fn prefix_inner(
                     .iter()
                     .any(|list| exactly(name, list)))
     };
+    let mut stopped = false;
     // Options: up to the first non-option (wrappers stop option parsing there).
     while let Some(word) = words.get(i) {
         let text = word.cooked.as_str();
@@ -213,6 +214,7 @@ fn prefix_inner(
             break;
         }
         if exactly(text, &prefix.stop_at) {
+            stopped = true;
             i += 1;
             break;
         }
@@ -353,6 +355,18 @@ fn prefix_inner(
         note_value(words.get(i));
         skip -= 1;
         i += 1;
+    }
+    // `npm exec tsc --package=x`: npm's option, not `tsc`'s (`npm exec -- tsc --x` passes it).
+    if prefix.options_anywhere && !stopped {
+        let own_option = words
+            .get(i + 1..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|w| !(w.literal && exactly(&w.cooked, &prefix.stop_at)))
+            .any(|w| !w.literal || (w.cooked.len() > 1 && w.cooked.starts_with('-')));
+        if own_option {
+            transparent = false;
+        }
     }
     (i < words.len()).then_some(PrefixInner {
         start: i,

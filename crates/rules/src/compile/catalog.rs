@@ -587,7 +587,7 @@ fn wrapper_mode(
         },
     };
     // The keys each mode takes beyond `verb`, `privileged`, `mode` and `why`.
-    let prefix_only: [(&str, Option<Range<usize>>); 9] = [
+    let prefix_only: [(&str, Option<Range<usize>>); 10] = [
         ("runs", raw.runs.as_ref().map(Spanned::span)),
         ("local_flags", raw.local_flags.as_ref().map(Spanned::span)),
         ("local_bins", raw.local_bins.as_ref().map(Spanned::span)),
@@ -597,6 +597,10 @@ fn wrapper_mode(
         (
             "positionals_until",
             raw.positionals_until.as_ref().map(Spanned::span),
+        ),
+        (
+            "options_anywhere",
+            raw.options_anywhere.as_ref().map(Spanned::span),
         ),
         ("query_flags", raw.query_flags.as_ref().map(Spanned::span)),
         ("appends_args", raw.appends_args.as_ref().map(Spanned::span)),
@@ -732,6 +736,7 @@ fn wrapper_mode(
             positionals: count(cx, raw.positionals.as_ref(), "positionals"),
             stop_at: words(&raw.stop_at),
             positionals_until: words(&raw.positionals_until),
+            options_anywhere: raw.options_anywhere.as_ref().is_some_and(|b| *b.get_ref()),
             query_flags,
             appends_args: raw.appends_args.as_ref().is_some_and(|b| *b.get_ref()),
             null_flags,

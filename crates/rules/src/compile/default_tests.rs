@@ -326,6 +326,7 @@ fn wrappers_hold_every_value(p: &Policy, file: &toml::Table) {
                     .map_or(0, |n| usize::try_from(n).unwrap()),
                 stop_at: list("stop_at"),
                 positionals_until: list("positionals_until"),
+                options_anywhere: boolean(&raw, "options_anywhere"),
                 query_flags: list("query_flags"),
                 appends_args: boolean(&raw, "appends_args"),
                 null_flags: list("null_flags"),
@@ -456,6 +457,10 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
     assert_eq!(
         p.repository_config_set.patterns(),
         list("repository_config")
+    );
+    assert_eq!(
+        p.environment_program_set.patterns(),
+        list("environment_programs")
     );
     assert_eq!(p.declared.settings.secret_names, list("secret_names"));
     assert_eq!(p.secret_set.patterns(), list("secret_names"));

@@ -52,6 +52,11 @@ pub struct PrefixMode {
     /// (`mise x node@20 -- CMD`: tool specs before `--`). Positionals name what the wrapper
     /// fetches or sets up: with any, it is not transparent.
     pub positionals_until: Vec<String>,
+    /// The wrapper reads options anywhere before a `stop_at` word, among the inner command's
+    /// words too (`npm exec tsc --package=x` is npm's `--package`): an option word after the
+    /// inner command's name, with no `stop_at` word before it, makes the wrapper judged by
+    /// itself.
+    pub options_anywhere: bool,
     /// Options that make the wrapper run nothing (`command -v`): no inner command.
     pub query_flags: Vec<String>,
     /// The inner command receives unknown appended arguments (`xargs`).
