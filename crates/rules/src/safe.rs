@@ -837,6 +837,17 @@ const RELEASE_WHY: &str =
 /// Why a `tasks` entry's command given a console or data task is not part of its class.
 const CONSOLE_WHY: &str = "a task, script or target that opens a console or changes data kept outside the project's files (`settings.console_names`)";
 
+/// Whether a word written `raw` (with expansions) may expand to a text `pattern` matches, as
+/// far as their first characters tell: a pattern starting with a plain character (`@*`) is
+/// never met by a word that starts with another plain one (`tests/test_*.py`).
+fn may_start_alike(pattern: &str, raw: &str) -> bool {
+    let plain = |c: &char| c.is_ascii_alphanumeric() || matches!(c, '@' | '/' | '.' | '_' | ':' | '+' | ',' | '%');
+    match (pattern.chars().next(), raw.chars().next()) {
+        (Some(p), Some(r)) if plain(&p) && plain(&r) => p == r,
+        _ => true,
+    }
+}
+
 /// What one catalog entry (whose verb prefix the words start with) says; `role_takes` tells
 /// which flags the command's argument roles give a value, `task_refusal` why a task name
 /// keeps a `tasks` entry's command out of its class (and whether a grant may stand for it).
@@ -865,7 +876,37 @@ fn entry_verdict<'p>(
             !w.cooked.starts_with("--") && w.cooked.chars().count() > 2 && known(&w.cooked)
         })
     };
-    for hit in &scan.flags {
+    // A toolchain entry's value flags serve several tools (`-l` is black's line length but
+    // pytest's `--showlocals`; make's `-j` takes only an optional number): a value word shaped
+    // like an option is checked as one too (`make -j -E CODE`, `pytest -l --pdb`).
+    let hidden: Vec<flags::FlagHit> = if entry.class == EffectClass::Toolchain {
+        scan.values
+            .iter()
+            .filter_map(|value| view.words.get(value.index).map(|w| (value, w)))
+            .filter(|(value, w)| {
+                // (A separate word, not a value attached to its flag: `-DskipTests`.)
+                w.cooked == value.text
+                    && w.literal
+                    && w.cooked.len() > 1
+                    && w.cooked.starts_with('-')
+                    && w.cooked != "--"
+                    && !w.cooked.get(1..).is_some_and(|n| n.parse::<f64>().is_ok())
+            })
+            .flat_map(|(value, w)| {
+                let index = value.index;
+                flags::scan(std::slice::from_ref(w), 0, &|_| false)
+                    .flags
+                    .into_iter()
+                    .map(move |hit| flags::FlagHit {
+                        name: hit.name,
+                        index,
+                    })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for hit in scan.flags.iter().chain(hidden.iter()) {
         if hit.name.chars().count() == 2 && known_whole(hit.index) {
             continue;
         }
@@ -913,7 +954,7 @@ fn entry_verdict<'p>(
             || entry
                 .unless_args
                 .iter()
-                .any(|u| !u.pattern.starts_with('-'))
+                .any(|u| !u.pattern.starts_with('-') && may_start_alike(&u.pattern, &word.raw))
     };
     if option_aware && let Some(index) = scan.dynamic.iter().find(can_be_option) {
         return SafeVerdict::Unsafe {
