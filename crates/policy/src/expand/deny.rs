@@ -1,9 +1,24 @@
 //! Every deny rule an expansion hits: the language's matchers (`shellgate-rules`) applied to
 //! every command the walk found.
 
-use shellgate_rules::{DenyRule, Policy};
+use shellgate_rules::{CommandView, DenyRule, Policy, SafeVerdict};
 
 use super::Expansion;
+
+/// How many of an unknown command's operands are tried as the start of a command it runs.
+const LAUNCHED_STARTS: usize = 16;
+
+/// The word positions after the first where an unknown command may start another command:
+/// literal words that are not options, the first [`LAUNCHED_STARTS`] of them.
+fn launched_starts(words: &[shellgate_parser::Word]) -> impl Iterator<Item = usize> + '_ {
+    words
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, w)| w.literal && !w.cooked.is_empty() && !w.cooked.starts_with('-'))
+        .map(|(i, _)| i)
+        .take(LAUNCHED_STARTS)
+}
 
 /// A deny rule hit found by [`deny_hits`].
 #[derive(Clone, Copy, Debug)]
@@ -34,8 +49,29 @@ pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<R
         push(&mut hits, rule, None);
     }
     for (i, inv) in ex.invocations.iter().enumerate() {
-        for rule in policy.deny(&inv.view()) {
+        let view = inv.view();
+        for rule in policy.deny(&view) {
             push(&mut hits, rule, Some(i));
+        }
+        // A command the policy does not know may run its arguments as a command (a profiler,
+        // a launcher, a secrets injector: `valgrind rm -rf /`, `heaptrack git push -f origin
+        // main`), and a grant of its name would otherwise carry them past every deny rule:
+        // each of its operands starts a command the deny rules are matched against. (Only
+        // rules that name more than a verb: `vagrant halt` is not `halt`.)
+        if matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
+            for start in launched_starts(&inv.words) {
+                let inner = CommandView {
+                    words: inv.words.get(start..).unwrap_or_default(),
+                    assignments: &[],
+                    redirects: &[],
+                    ..view
+                };
+                for rule in policy.deny(&inner) {
+                    if rule.names_more_than_a_verb() {
+                        push(&mut hits, rule, Some(i));
+                    }
+                }
+            }
         }
     }
     for source in &ex.sources {
