@@ -268,6 +268,11 @@ fn prefix_inner(
         if exactly(text, &prefix.options.judged_flags) {
             transparent = false;
         }
+        // A single-dash word the entry lists whole (`arch -x86_64`) is not a bundle of letters.
+        if exactly(text, &prefix.options.flags) {
+            i += 1;
+            continue;
+        }
         if exactly(text, &prefix.options.value_flags) || exactly(text, &prefix.options.cwd_flags) {
             if exactly(text, &prefix.options.cwd_flags) {
                 cwd = moved(words.get(i + 1), cwd.as_deref(), home);
