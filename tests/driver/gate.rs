@@ -8,8 +8,9 @@
 //! `stored_zones` persisted zones (`"write /x"`), `allow_hosts` session host grants and
 //! `stored_hosts` persisted ones (`"api.github.com"`, `"*.example.com"`).
 //!
-//! A case with `dirs`, `files` or `symlinks` runs in a fresh temporary directory: `{root}` in
-//! any field stands for it, the listed directories and empty files are created, each symlink
+//! A case with `dirs`, `files`, `contents` or `symlinks` runs in a fresh temporary directory:
+//! `{root}` in any field stands for it, the listed directories and empty files are created,
+//! each `contents` file (`"path" = "text"`) is written with its text, each symlink
 //! `"link" = "target"` is made (relative link paths are under the root; targets are used as
 //! written after `{root}` substitution), and symbolic links are resolved.
 //!
@@ -66,6 +67,8 @@ struct Case {
     dirs: Vec<String>,
     #[serde(default)]
     files: Vec<String>,
+    #[serde(default)]
+    contents: BTreeMap<String, String>,
     #[serde(default)]
     symlinks: BTreeMap<String, String>,
     expect: String,
@@ -238,8 +241,11 @@ fn run_case(case: &Case) -> Option<String> {
         Ok(gate) => gate,
         Err(e) => return Some(e),
     };
-    let temp = (!case.dirs.is_empty() || !case.files.is_empty() || !case.symlinks.is_empty())
-        .then(|| tempfile::tempdir().unwrap());
+    let temp = (!case.dirs.is_empty()
+        || !case.files.is_empty()
+        || !case.contents.is_empty()
+        || !case.symlinks.is_empty())
+    .then(|| tempfile::tempdir().unwrap());
     let root = temp
         .as_ref()
         .map(|t| {
@@ -259,6 +265,11 @@ fn run_case(case: &Case) -> Option<String> {
             let path = base.join(sub(file, &root));
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "").unwrap();
+        }
+        for (file, text) in &case.contents {
+            let path = base.join(sub(file, &root));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
         }
         for (link, target) in &case.symlinks {
             let path = base.join(sub(link, &root));

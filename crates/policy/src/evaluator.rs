@@ -67,6 +67,7 @@ mod path_effects;
 mod path_words;
 mod project_code;
 mod recursive_paths;
+mod repository_secrets;
 mod run;
 mod runner;
 mod tree_copies;

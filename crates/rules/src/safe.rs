@@ -841,7 +841,9 @@ const CONSOLE_WHY: &str = "a task, script or target that opens a console or chan
 /// far as their first characters tell: a pattern starting with a plain character (`@*`) is
 /// never met by a word that starts with another plain one (`tests/test_*.py`).
 fn may_start_alike(pattern: &str, raw: &str) -> bool {
-    let plain = |c: &char| c.is_ascii_alphanumeric() || matches!(c, '@' | '/' | '.' | '_' | ':' | '+' | ',' | '%');
+    let plain = |c: &char| {
+        c.is_ascii_alphanumeric() || matches!(c, '@' | '/' | '.' | '_' | ':' | '+' | ',' | '%')
+    };
     match (pattern.chars().next(), raw.chars().next()) {
         (Some(p), Some(r)) if plain(&p) && plain(&r) => p == r,
         _ => true,
@@ -890,7 +892,7 @@ fn entry_verdict<'p>(
                     && w.cooked.len() > 1
                     && w.cooked.starts_with('-')
                     && w.cooked != "--"
-                    && !w.cooked.get(1..).is_some_and(|n| n.parse::<f64>().is_ok())
+                    && w.cooked.get(1..).is_none_or(|n| n.parse::<f64>().is_err())
             })
             .flat_map(|(value, w)| {
                 let index = value.index;

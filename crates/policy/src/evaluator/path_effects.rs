@@ -159,7 +159,8 @@ impl<'a> Run<'a> {
                 } else if let Some(cwd) = ctx.cwd
                     && ctx.symlinks
                     && let Some(project) = project.as_ref()
-                    && let Some(bare) = super::foreign_repository::bare_repository_below(cwd, project)
+                    && let Some(bare) =
+                        super::foreign_repository::bare_repository_below(cwd, project)
                 {
                     judged.ask_unsaveable(
                         ReasonKind::Code,
@@ -169,7 +170,29 @@ impl<'a> Run<'a> {
                             display::escape(&bare.to_string_lossy())
                         ),
                     );
-                } else if ctx.cwd.is_none() {
+                }
+                // A token in a remote's URL, or a CI checkout's extra header, printed.
+                if let Some(cwd) = ctx.cwd
+                    && ctx.symlinks
+                    && inv.words.first().is_some_and(|w| {
+                        self.policy()
+                            .command_name(w)
+                            .is_some_and(|(name, _)| name == "git")
+                    })
+                    && super::repository_secrets::prints_configuration(&inv.words)
+                    && let Some(file) =
+                        super::repository_secrets::configs_with_credentials(cwd, ctx.home).first()
+                {
+                    judged.ask_unsaveable(
+                        ReasonKind::Exposure,
+                        None,
+                        format!(
+                            "prints git configuration, and `{}` holds a credential (a token in a remote's URL, an extra HTTP header): it would enter the agent's transcript",
+                            display::escape(&file.to_string_lossy())
+                        ),
+                    );
+                }
+                if ctx.cwd.is_none() {
                     judged.ask_unsaveable(
                         ReasonKind::Code,
                         None,

@@ -1,0 +1,169 @@
+//! Credentials a repository's configuration holds (a token in a remote's URL, an
+//! `http.extraheader` that CI checkouts write) and the git commands that print them
+//! (`git remote -v`, `git config -l`): printed, they enter the agent's transcript.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The most of a configuration file that is read.
+const CONFIG_BYTES: u64 = 256 * 1024;
+
+/// Whether `words` (`git SUBCOMMAND …`, global options already removed) print the repository's
+/// configuration or its remotes' URLs.
+pub(super) fn prints_configuration(words: &[shellgate_parser::Word]) -> bool {
+    let cooked: Vec<&str> = words.iter().map(|w| w.cooked.as_str()).collect();
+    let has = |flags: &[&str]| cooked.iter().skip(2).any(|w| flags.contains(w));
+    match cooked.get(1).copied() {
+        // A listing, or a key that names a URL, a header or a credential (`git config user.name`
+        // prints only the name).
+        Some("config") => {
+            has(&[
+                "-l",
+                "--list",
+                "list",
+                "--get-regexp",
+                "get-regexp",
+                "--get-urlmatch",
+            ]) || cooked.iter().skip(2).any(|w| {
+                let key = w.to_ascii_lowercase();
+                !key.starts_with('-')
+                    && ["url", "extraheader", "credential", "insteadof", "proxy"]
+                        .iter()
+                        .any(|k| key.contains(k))
+            })
+        }
+        Some("var") => has(&["-l"]),
+        Some("remote") => {
+            has(&["-v", "--verbose", "get-url", "show"])
+                || cooked.iter().skip(2).any(|w| w.starts_with("-v"))
+        }
+        Some("ls-remote") => has(&["--get-url"]),
+        _ => false,
+    }
+}
+
+/// The configuration files git reads in `cwd` that hold a credential: the repository's own
+/// (found upward from `cwd` as git finds it) and the user's `~/.gitconfig`. Reads the disk.
+pub(super) fn configs_with_credentials(cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = repository_config(cwd).into_iter().collect();
+    if let Some(home) = home {
+        files.push(home.join(".gitconfig"));
+        files.push(home.join(".config/git/config"));
+    }
+    files.into_iter().filter(|f| holds_credentials(f)).collect()
+}
+
+/// The `config` file of the repository git finds from `cwd`.
+fn repository_config(cwd: &Path) -> Option<PathBuf> {
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        let dot_git = d.join(".git");
+        if let Ok(meta) = std::fs::metadata(&dot_git) {
+            if meta.is_dir() {
+                return Some(dot_git.join("config"));
+            }
+            // A `.git` file (a worktree or a submodule) names the git directory; a worktree's
+            // `commondir` names the repository's.
+            let text = std::fs::read_to_string(&dot_git).ok()?;
+            let target = text.strip_prefix("gitdir:")?.trim();
+            let git_dir = d.join(target);
+            let common = std::fs::read_to_string(git_dir.join("commondir"))
+                .ok()
+                .map(|c| git_dir.join(c.trim()));
+            return Some(common.unwrap_or(git_dir).join("config"));
+        }
+        if ["HEAD", "objects", "refs"]
+            .iter()
+            .all(|n| std::fs::symlink_metadata(d.join(n)).is_ok())
+        {
+            return Some(d.join("config"));
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// Whether a configuration file holds a URL with a password or token (`https://user:TOKEN@…`,
+/// `https://TOKEN@…` for a known token shape) or an extra HTTP header.
+fn holds_credentials(file: &Path) -> bool {
+    let Ok(handle) = std::fs::File::open(file) else {
+        return false;
+    };
+    let mut text = String::new();
+    if handle.take(CONFIG_BYTES).read_to_string(&mut text).is_err() {
+        return false;
+    }
+    text.lines().any(|line| {
+        let lower = line.to_ascii_lowercase();
+        lower.contains("extraheader") || url_with_secret(line)
+    })
+}
+
+/// Whether `line` holds a URL whose user part carries a password (`user:secret@`) or is itself a
+/// token (`ghp_…@`, `glpat-…@`, a long opaque string).
+fn url_with_secret(line: &str) -> bool {
+    line.match_indices("://").any(|(at, _)| {
+        let rest = line.get(at + 3..).unwrap_or_default();
+        let authority = rest.split(['/', ' ', '\t', '"']).next().unwrap_or_default();
+        let Some((user, _)) = authority.rsplit_once('@') else {
+            return false;
+        };
+        user.contains(':')
+            || [
+                "ghp_",
+                "gho_",
+                "ghs_",
+                "github_pat_",
+                "glpat-",
+                "x-access-token",
+                "oauth2",
+            ]
+            .iter()
+            .any(|p| user.starts_with(p))
+            || (user.len() >= 32
+                && user
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_with_passwords_or_tokens_hold_secrets() {
+        assert!(url_with_secret(
+            "\turl = https://x-access-token:ghp_abc@github.com/o/r.git"
+        ));
+        assert!(url_with_secret(
+            "\turl = https://ghp_abcdefghij@github.com/o/r.git"
+        ));
+        assert!(!url_with_secret("\turl = git@github.com:o/r.git"));
+        assert!(!url_with_secret("\turl = https://github.com/o/r.git"));
+        assert!(!url_with_secret("\turl = ssh://git@example.com/o/r.git"));
+    }
+
+    #[test]
+    fn finds_the_repository_configuration_that_holds_a_token() {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("proj");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(
+            project.join(".git/config"),
+            "[remote \"origin\"]\n\turl = https://u:tok@example.com/r.git\n",
+        )
+        .unwrap();
+        assert_eq!(
+            configs_with_credentials(&project.join("src"), None),
+            vec![project.join(".git/config")]
+        );
+        std::fs::write(
+            project.join(".git/config"),
+            "[remote \"origin\"]\n\turl = https://example.com/r.git\n",
+        )
+        .unwrap();
+        assert!(configs_with_credentials(&project, None).is_empty());
+    }
+}
