@@ -926,12 +926,28 @@ impl<'a> Run<'a> {
         certainty: Certainty,
         judged: &mut Judged,
     ) -> bool {
-        let Some(entry) = self.protected_entry(path) else {
-            return false;
+        // A backup copy of a protected file holds the same secrets (`~/.netrc.bak`, `.env~`):
+        // reading one asks (writing one is an ordinary write).
+        let (entry, backup) = match self.protected_entry(path) {
+            Some(entry) => (entry, false),
+            None => {
+                let original = (access == Access::Read)
+                    .then(|| backup_original(path))
+                    .flatten();
+                match original.and_then(|o| self.protected_entry(&o)) {
+                    Some(entry) => (entry, true),
+                    None => return false,
+                }
+            }
         };
         let forced = match access {
             Access::Read => entry.read,
             Access::Write => entry.write,
+        };
+        let forced = if backup {
+            forced.min(Decision::NeedsPrompt)
+        } else {
+            forced
         };
         let (forced, what) = match certainty {
             Certainty::Certain | Certainty::Inside => (forced, access.to_string()),
@@ -1073,4 +1089,16 @@ fn bare_repository_file(path: &Path, consulted: bool) -> Option<PathBuf> {
     }
     let inside = path.strip_prefix(repository).ok()?;
     Some(repository.join(".git").join(inside))
+}
+
+/// The file a backup copy's name stands for (`~/.netrc.bak`, `.env~`, `config.json.orig`), or
+/// `None` when the name has no backup suffix.
+fn backup_original(path: &Path) -> Option<PathBuf> {
+    const SUFFIXES: [&str; 7] = ["~", ".bak", ".old", ".orig", ".save", ".backup", ".copy"];
+    let name = path.file_name()?.to_str()?;
+    let stem = SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .filter(|stem| !stem.is_empty())?;
+    Some(path.with_file_name(stem))
 }
