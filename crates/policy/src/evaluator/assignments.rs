@@ -161,6 +161,7 @@ impl<'a> Run<'a> {
             && let Some(name) = inv
                 .assignments
                 .iter()
+                .filter(|a| !names_no_program(a))
                 .map(|a| a.name.as_str())
                 .find(|name| !self.policy().is_code_loading_variable(name))
         {
@@ -168,7 +169,7 @@ impl<'a> Run<'a> {
                 ReasonKind::Assignment,
                 None,
                 format!(
-                    "setting `{}` overrides a variable of the program's own (`settings.environment_programs`), which may name the program a recipe runs",
+                    "setting `{}` overrides a variable of the program's own (`settings.environment_programs`), which may name a program it runs (a make recipe's `$(GO)`, an MSBuild `Exec`)",
                     display::escape(name)
                 ),
             );
@@ -359,4 +360,20 @@ mod tests {
         assert_eq!(expanded_names("echo '$A' \\$B $1 $"), Vec::<&str>::new());
         assert_eq!(expanded_names("\"it's $TOKEN\""), ["TOKEN"]);
     }
+}
+
+/// Whether an assignment's value is a literal number or switch (`VERBOSE=1`, `CI=true`,
+/// `DOTNET_NOLOGO=1`), which cannot name a program a recipe runs.
+fn names_no_program(assignment: &shellgate_parser::Assignment) -> bool {
+    assignment.array.is_none()
+        && assignment.value.as_ref().is_some_and(|v| {
+            let text = v.cooked.to_ascii_lowercase();
+            v.literal
+                && (text.is_empty()
+                    || text.chars().all(|c| c.is_ascii_digit())
+                    || matches!(
+                        text.as_str(),
+                        "true" | "false" | "yes" | "no" | "on" | "off"
+                    ))
+        })
 }

@@ -6,33 +6,32 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::paths;
-
-/// The directory git would take for a bare repository when it works in `cwd`, a directory at
-/// or below `project`: searching upward as git does, the first directory that holds a `.git`
-/// is a real repository (the project's, or one git itself made, whose internals are
-/// protected) and ends the search; one that is itself shaped like a repository's internals
-/// (`HEAD`, `objects/`, `refs/`) is a bare repository whose `config` is an ordinary file.
-/// The project's own directory is not searched (its repository is the project's). Reads the
-/// disk.
-pub(super) fn bare_repository_below(cwd: &Path, project: &Path) -> Option<PathBuf> {
-    let mut dir = cwd;
-    while dir != project && paths::is_within(dir, project) {
-        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+/// The directory git would take for a bare repository when it works in `cwd`: searching
+/// upward as git does, the first directory that holds a `.git` is a real repository (the
+/// project's, or one git itself made, whose internals are protected) and ends the search; one
+/// that is itself shaped like a repository's internals is a repository whose `config` is an
+/// ordinary file. The search goes on above `project` (a project without a `.git` may lie in
+/// such a directory, or be one: an extracted archive). Reads the disk.
+pub(super) fn bare_repository_from(cwd: &Path) -> Option<PathBuf> {
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        if std::fs::symlink_metadata(d.join(".git")).is_ok() {
             return None;
         }
-        if looks_like_git_dir(dir) {
-            return Some(dir.to_path_buf());
+        if looks_like_git_dir(d) {
+            return Some(d.to_path_buf());
         }
-        dir = dir.parent()?;
+        dir = d.parent();
     }
     None
 }
 
-/// git's own test (`is_git_directory`): a `HEAD`, an object store and a refs directory.
+/// git's own test (`is_git_directory`), erring toward yes: a `HEAD` (a file, or a link even
+/// when dangling), and an object store and a refs directory, or a `commondir` file that names
+/// another directory holding them (and its `config`).
 fn looks_like_git_dir(dir: &Path) -> bool {
-    let present = |name: &str| std::fs::metadata(dir.join(name)).is_ok();
-    present("HEAD") && present("objects") && present("refs")
+    let present = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_ok();
+    present("HEAD") && ((present("objects") && present("refs")) || present("commondir"))
 }
 
 #[cfg(test)]
@@ -48,13 +47,28 @@ mod tests {
         std::fs::create_dir_all(bare.join("refs")).unwrap();
         std::fs::create_dir_all(bare.join("sub")).unwrap();
         std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-        assert_eq!(bare_repository_below(&bare, &project), Some(bare.clone()));
-        assert_eq!(
-            bare_repository_below(&bare.join("sub"), &project),
-            Some(bare.clone())
-        );
-        assert_eq!(bare_repository_below(&project.join("fx"), &project), None);
-        assert_eq!(bare_repository_below(&project, &project), None);
+        assert_eq!(bare_repository_from(&bare), Some(bare.clone()));
+        assert_eq!(bare_repository_from(&bare.join("sub")), Some(bare.clone()));
+        assert_eq!(bare_repository_from(&project.join("fx")), None);
+        assert_eq!(bare_repository_from(&project), None);
+        // A `commondir` stands for the object store and refs.
+        let common = project.join("v/evil");
+        std::fs::create_dir_all(&common).unwrap();
+        std::fs::write(common.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(common.join("commondir"), "../store\n").unwrap();
+        assert_eq!(bare_repository_from(&common), Some(common.clone()));
+    }
+
+    #[test]
+    fn a_project_without_a_dot_git_inside_a_bare_shaped_directory() {
+        let root = tempfile::tempdir().unwrap();
+        let outer = root.path().join("x");
+        std::fs::create_dir_all(outer.join("objects")).unwrap();
+        std::fs::create_dir_all(outer.join("refs")).unwrap();
+        std::os::unix::fs::symlink("refs/heads/main", outer.join("HEAD")).unwrap();
+        let project = outer.join("proj");
+        std::fs::create_dir_all(&project).unwrap();
+        assert_eq!(bare_repository_from(&project), Some(outer));
     }
 
     #[test]
@@ -67,6 +81,6 @@ mod tests {
         std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
         let nested = bare.join("n");
         std::fs::create_dir_all(nested.join(".git")).unwrap();
-        assert_eq!(bare_repository_below(&nested, &project), None);
+        assert_eq!(bare_repository_from(&nested), None);
     }
 }

@@ -158,15 +158,13 @@ impl<'a> Run<'a> {
                     );
                 } else if let Some(cwd) = ctx.cwd
                     && ctx.symlinks
-                    && let Some(project) = project.as_ref()
-                    && let Some(bare) =
-                        super::foreign_repository::bare_repository_below(cwd, project)
+                    && let Some(bare) = super::foreign_repository::bare_repository_from(cwd)
                 {
                     judged.ask_unsaveable(
                         ReasonKind::Code,
                         None,
                         format!(
-                            "runs in `{}`, a directory shaped like a bare repository inside the project: git takes it for the repository, and its `config`, an ordinary file, can name programs that run (`core.fsmonitor`, a pager)",
+                            "runs in `{}`, a directory shaped like a bare repository: git takes it for the repository, and its `config`, an ordinary file, can name programs that run (`core.fsmonitor`, a pager)",
                             display::escape(&bare.to_string_lossy())
                         ),
                     );

@@ -91,9 +91,20 @@ impl Run<'_> {
             .iter()
             .skip(wrapper.verb.len())
             .take_while(|w| w.literal && w.cooked.starts_with('-'));
-        if let Some(flag) = options
-            .clone()
-            .find(|w| prefix.local_flags.iter().any(|f| f == &w.cooked))
+        // (npm reads `--yes`/`-y` and `--no` as one switch, the last one winning: `npx --no -y x`
+        // downloads; so does any `--no=…` or `--offline=…` value.)
+        let undone = options.clone().any(|w| {
+            let t = w.cooked.as_str();
+            matches!(t, "-y" | "--yes")
+                || ["--yes=", "--no=", "--no-install=", "--offline="]
+                    .iter()
+                    .any(|p| t.starts_with(p))
+                || (!t.starts_with("--") && t.len() > 2 && t.contains('y'))
+        });
+        if !undone
+            && let Some(flag) = options
+                .clone()
+                .find(|w| prefix.local_flags.iter().any(|f| f == &w.cooked))
         {
             judged.reason(
                 ReasonKind::Code,

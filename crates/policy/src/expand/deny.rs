@@ -5,19 +5,31 @@ use shellgate_rules::{CommandView, DenyRule, Policy, SafeVerdict};
 
 use super::Expansion;
 
-/// How many of an unknown command's operands are tried as the start of a command it runs.
-const LAUNCHED_STARTS: usize = 16;
-
-/// The word positions after the first where an unknown command may start another command:
-/// literal words that are not options, the first [`LAUNCHED_STARTS`] of them.
-fn launched_starts(words: &[shellgate_parser::Word]) -> impl Iterator<Item = usize> + '_ {
-    words
+/// Where an unknown command may start another command: its first operand (`valgrind rm -rf
+/// /`) and the word after each `--` (`chamber exec svc -- rm -rf /`). Later operands are its
+/// own arguments (`python train.py --mode init --seed 0` is not `init 0`).
+fn launched_starts(words: &[shellgate_parser::Word]) -> Vec<usize> {
+    let plain = |w: &shellgate_parser::Word| w.literal && !w.cooked.is_empty();
+    let mut starts: Vec<usize> = words
         .iter()
         .enumerate()
         .skip(1)
-        .filter(|(_, w)| w.literal && !w.cooked.is_empty() && !w.cooked.starts_with('-'))
+        .find(|(_, w)| plain(w) && !w.cooked.starts_with('-'))
         .map(|(i, _)| i)
-        .take(LAUNCHED_STARTS)
+        .into_iter()
+        .collect();
+    starts.extend(
+        words
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, w)| w.literal && w.cooked == "--")
+            .map(|(i, _)| i + 1)
+            .filter(|i| words.get(*i).is_some_and(plain)),
+    );
+    starts.sort_unstable();
+    starts.dedup();
+    starts
 }
 
 /// A deny rule hit found by [`deny_hits`].
@@ -56,8 +68,9 @@ pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<R
         // A command the policy does not know may run its arguments as a command (a profiler,
         // a launcher, a secrets injector: `valgrind rm -rf /`, `heaptrack git push -f origin
         // main`), and a grant of its name would otherwise carry them past every deny rule:
-        // each of its operands starts a command the deny rules are matched against. (Only
-        // rules that name more than a verb: `vagrant halt` is not `halt`.)
+        // its first operand, and the word after a `--`, start a command the deny rules are
+        // matched against. (Only rules that name more than a verb: `vagrant halt` is not
+        // `halt`.)
         if matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
             for start in launched_starts(&inv.words) {
                 let inner = CommandView {
