@@ -380,20 +380,22 @@ impl Policy {
     /// `npm`), in any directory.
     #[must_use]
     pub fn is_repository_program(&self, words: &[Word]) -> bool {
-        words
-            .first()
-            .and_then(|w| self.command_name(w))
-            .is_some_and(|(name, _)| self.repository_program_set.is_match(name))
+        self.program_in(words, &self.repository_program_set)
     }
 
     /// Whether `words` run a program that reads every variable of its environment as one of
     /// its own (`settings.environment_programs`: `make`, `dotnet`).
     #[must_use]
     pub fn is_environment_program(&self, words: &[Word]) -> bool {
+        self.program_in(words, &self.environment_program_set)
+    }
+
+    /// Whether the command name of `words` (in any directory) matches `set`.
+    fn program_in(&self, words: &[Word], set: &LazyGlobSet) -> bool {
         words
             .first()
             .and_then(|w| self.command_name(w))
-            .is_some_and(|(name, _)| self.environment_program_set.is_match(name))
+            .is_some_and(|(name, _)| set.is_match(name))
     }
 
     /// Whether a file name is one of a repository program's configuration files
