@@ -101,6 +101,14 @@ pub(crate) fn apply(
     let mut physical = false;
     for word in args {
         if !word.literal {
+            // `cd $HOME/proj`: the home directory and a literal rest.
+            if let Some(home_path) = home_relative(&word.raw, home) {
+                let last = args.last().is_some_and(|l| std::ptr::eq(l, word));
+                if target.is_some() || !last || (physical && word.raw.contains("..")) {
+                    return Some(None);
+                }
+                return Some(Some(home_path));
+            }
             return Some(None);
         }
         let text = word.cooked.as_str();
@@ -159,6 +167,23 @@ pub(crate) fn apply(
     Some(cwd.map(|base| normalize(&base.join(path))))
 }
 
+/// `$HOME`, `${HOME}`, `"$HOME"` followed by nothing or by `/` and plain characters, resolved
+/// from `home` (a `HOME` the command sets makes it ask, whatever the directory).
+fn home_relative(raw: &str, home: Option<&Path>) -> Option<PathBuf> {
+    let unquoted = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    let rest = ["${HOME}", "$HOME"]
+        .iter()
+        .find_map(|p| unquoted.strip_prefix(p))?;
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+' | '@' | ',');
+    if !(rest.is_empty() || rest.starts_with('/')) || !rest.chars().all(plain) {
+        return None;
+    }
+    Some(normalize(&home?.join(rest.trim_start_matches('/'))))
+}
+
 fn resolve_tilde(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
     let (base, rest) = match path::tilde(text)? {
         Tilde::Home(rest) => (home?, rest),
@@ -208,6 +233,9 @@ mod tests {
             ("builtin cd /srv", "/x", "/srv"),
             // Regression: `~//tmp` was joined as the absolute `/tmp`.
             ("cd ~//tmp", "/x", "/home/me/tmp"),
+            ("cd $HOME/src", "/x", "/home/me/src"),
+            ("cd ${HOME}", "/x", "/home/me"),
+            ("cd \"$HOME/src\"", "/x", "/home/me/src"),
         ];
         for (cmd, cwd, target) in cases {
             assert_eq!(
@@ -222,6 +250,9 @@ mod tests {
     fn unknowable_targets() {
         assert_eq!(run("cd -", Some("/x")), Some(None));
         assert_eq!(run("cd $D", Some("/x")), Some(None));
+        assert_eq!(run("cd $HOME$X", Some("/x")), Some(None));
+        assert_eq!(run("cd $HOME/$X", Some("/x")), Some(None));
+        assert_eq!(run("cd $HOME/a b", Some("/x")), Some(None));
         assert_eq!(run("cd ~bob", Some("/x")), Some(None));
         assert_eq!(run("cd rel", None), Some(None));
         assert_eq!(run("cd a b", Some("/x")), Some(None));
