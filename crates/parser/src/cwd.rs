@@ -177,7 +177,8 @@ fn home_relative(raw: &str, home: Option<&Path>) -> Option<PathBuf> {
     let rest = ["${HOME}", "$HOME"]
         .iter()
         .find_map(|p| unquoted.strip_prefix(p))?;
-    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+' | '@' | ',');
+    let plain =
+        |c: char| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+' | '@' | ',');
     if !(rest.is_empty() || rest.starts_with('/')) || !rest.chars().all(plain) {
         return None;
     }

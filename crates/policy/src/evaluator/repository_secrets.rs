@@ -84,7 +84,8 @@ fn repository_config(cwd: &Path) -> Option<PathBuf> {
 }
 
 /// Whether a configuration file holds a URL with a password or token (`https://user:TOKEN@…`,
-/// `https://TOKEN@…` for a known token shape) or an extra HTTP header.
+/// `https://TOKEN@…` for a known token shape), an extra HTTP header, or a token or password
+/// setting (`hub.oauthtoken`, `github.token`, `sendemail.smtpPass`).
 fn holds_credentials(file: &Path) -> bool {
     let Ok(handle) = std::fs::File::open(file) else {
         return false;
@@ -95,7 +96,11 @@ fn holds_credentials(file: &Path) -> bool {
     }
     text.lines().any(|line| {
         let lower = line.to_ascii_lowercase();
-        lower.contains("extraheader") || url_with_secret(line)
+        let key = lower.split('=').next().unwrap_or_default().trim();
+        lower.contains("extraheader")
+            || (lower.contains('=')
+                && (key.ends_with("token") || key.contains("password") || key.contains("smtppass")))
+            || url_with_secret(line)
     })
 }
 

@@ -1,23 +1,42 @@
 //! Every deny rule an expansion hits: the language's matchers (`shellgate-rules`) applied to
 //! every command the walk found.
 
-use shellgate_rules::{CommandView, DenyRule, Policy, SafeVerdict};
+use shellgate_rules::{DenyRule, Policy, SafeVerdict};
 
 use super::Expansion;
 
 /// Where an unknown command may start another command: its first operand (`valgrind rm -rf
-/// /`) and the word after each `--` (`chamber exec svc -- rm -rf /`). Later operands are its
-/// own arguments (`python train.py --mode init --seed 0` is not `init 0`).
+/// /`, after short options and `--name=value` options; a long option without `=` may take the
+/// next word as its value, so none is taken after one) and the word after each `--`
+/// (`chamber exec svc -- rm -rf /`). A command named by a path or a file name (`./run.sh`,
+/// `train.py`) is a program or script whose arguments are its own (`python train.py --mode init
+/// --seed 0` is not `init 0`).
 fn launched_starts(words: &[shellgate_parser::Word]) -> Vec<usize> {
     let plain = |w: &shellgate_parser::Word| w.literal && !w.cooked.is_empty();
-    let mut starts: Vec<usize> = words
-        .iter()
-        .enumerate()
-        .skip(1)
-        .find(|(_, w)| plain(w) && !w.cooked.starts_with('-'))
-        .map(|(i, _)| i)
-        .into_iter()
-        .collect();
+    let launcher = words
+        .first()
+        .is_some_and(|w| !w.cooked.contains('/') && !w.cooked.contains('.'));
+    if !launcher {
+        return Vec::new();
+    }
+    let mut starts = Vec::new();
+    for (i, word) in words.iter().enumerate().skip(1) {
+        let text = word.cooked.as_str();
+        if !plain(word) || text == "--" {
+            break;
+        }
+        if text.starts_with("--") {
+            if text.contains('=') {
+                continue;
+            }
+            break;
+        }
+        if text.starts_with('-') {
+            continue;
+        }
+        starts.push(i);
+        break;
+    }
     starts.extend(
         words
             .iter()
@@ -30,6 +49,59 @@ fn launched_starts(words: &[shellgate_parser::Word]) -> Vec<usize> {
     starts.sort_unstable();
     starts.dedup();
     starts
+}
+
+/// How many unknown commands deep the commands they may launch are followed.
+const LAUNCH_DEPTH: usize = 4;
+
+/// The longest launched command text that is read again.
+const LAUNCH_BYTES: usize = 16 * 1024;
+
+/// The deny rules that name more than a verb and that a command an unknown invocation may
+/// launch hits: the words from its first operand (and after each `--`) are read again as a
+/// command line and expanded like any other — wrappers, shells and git's options included
+/// (`heaptrack env git -C . push -f origin main`, `heaptrack sh -c "rm -rf /"`).
+fn launched_hits<'p>(
+    policy: &'p Policy,
+    inv: &super::Invocation,
+    depth: usize,
+) -> Vec<&'p DenyRule> {
+    let mut found = Vec::new();
+    for start in launched_starts(&inv.words) {
+        let text = inv
+            .words
+            .get(start..)
+            .unwrap_or_default()
+            .iter()
+            .map(|w| w.raw.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if text.len() > LAUNCH_BYTES {
+            continue;
+        }
+        let (_, launched) = super::walk(policy, &text, inv.cwd.clone(), inv.home.clone());
+        for sub in &launched.invocations {
+            let view = sub.view();
+            found.extend(
+                policy
+                    .deny(&view)
+                    .into_iter()
+                    .filter(|rule| rule.names_more_than_a_verb()),
+            );
+            if depth > 1 && matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
+                found.extend(launched_hits(policy, sub, depth - 1));
+            }
+        }
+        for source in &launched.sources {
+            found.extend(
+                policy
+                    .deny_raw(&source.text)
+                    .into_iter()
+                    .filter(|rule| rule.names_more_than_a_verb()),
+            );
+        }
+    }
+    found
 }
 
 /// A deny rule hit found by [`deny_hits`].
@@ -72,18 +144,8 @@ pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<R
         // matched against. (Only rules that name more than a verb: `vagrant halt` is not
         // `halt`.)
         if matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
-            for start in launched_starts(&inv.words) {
-                let inner = CommandView {
-                    words: inv.words.get(start..).unwrap_or_default(),
-                    assignments: &[],
-                    redirects: &[],
-                    ..view
-                };
-                for rule in policy.deny(&inner) {
-                    if rule.names_more_than_a_verb() {
-                        push(&mut hits, rule, Some(i));
-                    }
-                }
+            for rule in launched_hits(policy, inv, LAUNCH_DEPTH) {
+                push(&mut hits, rule, Some(i));
             }
         }
     }
