@@ -65,6 +65,9 @@ const MAX_FOLLOWED: usize = 8;
 /// can branch (`a`, `a/a`, `a/a/a` all leading to one another).
 const MAX_FOLLOWS: usize = 4_096;
 
+/// The most argument roles (paths, option values) of one command that are judged.
+const MAX_JUDGED_ROLES: usize = 2_048;
+
 impl<'a> Run<'a> {
     /// Judges every redirection of an invocation: write targets as writes, read targets as
     /// reads.
@@ -270,7 +273,20 @@ impl<'a> Run<'a> {
                 .filter(|r| copies_into && r.role == Role::DeletePath && r.operand && !r.inside)
                 .map(|r| r.index)
                 .max();
-            for role in &roles {
+            // Judging tens of thousands of paths (brace expansions) takes seconds: past a bound,
+            // a person decides, and the first ones are still judged (a refusal among them
+            // stands).
+            if roles.len() > MAX_JUDGED_ROLES {
+                judged.ask_unsaveable(
+                    ReasonKind::Path,
+                    None,
+                    format!(
+                        "names {} paths and options; the gate judges the first {MAX_JUDGED_ROLES} only",
+                        roles.len()
+                    ),
+                );
+            }
+            for role in roles.iter().take(MAX_JUDGED_ROLES) {
                 let Some(word) = words.get(role.index) else {
                     continue;
                 };
