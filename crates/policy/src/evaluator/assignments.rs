@@ -363,7 +363,7 @@ mod tests {
 }
 
 /// Whether an assignment's value is a literal number or switch (`VERBOSE=1`, `CI=true`,
-/// `DOTNET_NOLOGO=1`), which cannot name a program a recipe runs.
+/// `DOTNET_NOLOGO=1`), which cannot name a program a recipe runs (not `yes`, a program).
 fn names_no_program(assignment: &shellgate_parser::Assignment) -> bool {
     assignment.array.is_none()
         && assignment.value.as_ref().is_some_and(|v| {
@@ -371,9 +371,6 @@ fn names_no_program(assignment: &shellgate_parser::Assignment) -> bool {
             v.literal
                 && (text.is_empty()
                     || text.chars().all(|c| c.is_ascii_digit())
-                    || matches!(
-                        text.as_str(),
-                        "true" | "false" | "yes" | "no" | "on" | "off"
-                    ))
+                    || matches!(text.as_str(), "true" | "false" | "no" | "on" | "off"))
         })
 }

@@ -96,6 +96,7 @@ impl Run<'_> {
         let undone = options.clone().any(|w| {
             let t = w.cooked.as_str();
             matches!(t, "-y" | "--yes")
+                || (t.starts_with("--y") && "--yes".starts_with(t.split('=').next().unwrap_or(t)))
                 || ["--yes=", "--no=", "--no-install=", "--offline="]
                     .iter()
                     .any(|p| t.starts_with(p))
