@@ -350,18 +350,6 @@ pub(super) fn expanded_names(text: &str) -> Vec<&str> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::expanded_names;
-
-    #[test]
-    fn names_expanded_outside_single_quotes() {
-        assert_eq!(expanded_names("echo $A ${B:-x} \"$C\""), ["A", "B", "C"]);
-        assert_eq!(expanded_names("echo '$A' \\$B $1 $"), Vec::<&str>::new());
-        assert_eq!(expanded_names("\"it's $TOKEN\""), ["TOKEN"]);
-    }
-}
-
 /// Whether an assignment's value is a literal number or switch (`VERBOSE=1`, `CI=true`,
 /// `DOTNET_NOLOGO=1`), which cannot name a program a recipe runs (not `yes`, a program).
 fn names_no_program(assignment: &shellgate_parser::Assignment) -> bool {
@@ -373,4 +361,16 @@ fn names_no_program(assignment: &shellgate_parser::Assignment) -> bool {
                     || text.chars().all(|c| c.is_ascii_digit())
                     || matches!(text.as_str(), "true" | "false" | "no" | "on" | "off"))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expanded_names;
+
+    #[test]
+    fn names_expanded_outside_single_quotes() {
+        assert_eq!(expanded_names("echo $A ${B:-x} \"$C\""), ["A", "B", "C"]);
+        assert_eq!(expanded_names("echo '$A' \\$B $1 $"), Vec::<&str>::new());
+        assert_eq!(expanded_names("\"it's $TOKEN\""), ["TOKEN"]);
+    }
 }
