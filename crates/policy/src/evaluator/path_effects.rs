@@ -940,6 +940,23 @@ impl<'a> Run<'a> {
         certainty: Certainty,
         judged: &mut Judged,
     ) -> bool {
+        // A git configuration file that holds a credential (a token in a remote's URL), read:
+        // the same exposure as `git remote -v`.
+        if access == Access::Read
+            && self.state.resolve_symlinks()
+            && super::repository_secrets::is_git_config(path)
+            && super::repository_secrets::holds_credentials(path)
+        {
+            judged.ask_unsaveable(
+                ReasonKind::Exposure,
+                None,
+                format!(
+                    "reads `{}`, a git configuration that holds a credential (a token in a remote's URL, an extra HTTP header): it would enter the agent's transcript",
+                    display::escape(&path.to_string_lossy())
+                ),
+            );
+            return true;
+        }
         // A backup copy of a protected file holds the same secrets (`~/.netrc.bak`, `.env~`):
         // reading one asks (writing one is an ordinary write).
         let (entry, backup) = match self.protected_entry(path) {

@@ -53,6 +53,18 @@ pub(super) fn configs_with_credentials(cwd: &Path, home: Option<&Path>) -> Vec<P
     files.into_iter().filter(|f| holds_credentials(f)).collect()
 }
 
+/// Whether `path` is a git configuration file by its name (`.git/config`, `~/.gitconfig`,
+/// `~/.config/git/config`, a bare repository's `config`).
+pub(super) fn is_git_config(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str());
+    let parent = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str());
+    matches!(name, Some(".gitconfig"))
+        || (name == Some("config") && matches!(parent, Some(".git" | "git")))
+}
+
 /// The `config` file of the repository git finds from `cwd`.
 fn repository_config(cwd: &Path) -> Option<PathBuf> {
     let mut dir = Some(cwd);
@@ -86,7 +98,7 @@ fn repository_config(cwd: &Path) -> Option<PathBuf> {
 /// Whether a configuration file holds a URL with a password or token (`https://user:TOKEN@…`,
 /// `https://TOKEN@…` for a known token shape), an extra HTTP header, or a token or password
 /// setting (`hub.oauthtoken`, `github.token`, `sendemail.smtpPass`).
-fn holds_credentials(file: &Path) -> bool {
+pub(super) fn holds_credentials(file: &Path) -> bool {
     let Ok(handle) = std::fs::File::open(file) else {
         return false;
     };
