@@ -96,11 +96,9 @@ pub struct Policy {
     pub(crate) release_set: LazyGlobSet,
     /// `settings.console_names` as one set.
     pub(crate) console_set: LazyGlobSet,
-    /// `settings.toolchain_code` as one set.
+    /// `settings.toolchain_code` as one set, in lower case (matched against names in lower
+    /// case: on a case-insensitive file system `MAKEFILE` is the `Makefile` make reads).
     pub(crate) toolchain_code_set: LazyGlobSet,
-    /// `settings.toolchain_code` in lower case, matched against names in lower case: on a
-    /// case-insensitive file system (macOS) `MAKEFILE` is the `Makefile` make reads.
-    pub(crate) toolchain_code_lower: LazyGlobSet,
     /// `settings.repository_programs` as one set.
     pub(crate) repository_program_set: LazyGlobSet,
     /// `settings.repository_config` as one set.
@@ -230,8 +228,7 @@ impl Policy {
             .collect();
         let release_set = LazyGlobSet::new(settings.release_names.clone());
         let console_set = LazyGlobSet::new(settings.console_names.clone());
-        let toolchain_code_set = LazyGlobSet::new(settings.toolchain_code.clone());
-        let toolchain_code_lower = LazyGlobSet::new(
+        let toolchain_code_set = LazyGlobSet::new(
             settings
                 .toolchain_code
                 .iter()
@@ -249,7 +246,6 @@ impl Policy {
             release_set,
             console_set,
             toolchain_code_set,
-            toolchain_code_lower,
             repository_program_set,
             repository_config_set,
             environment_program_set,
@@ -383,10 +379,8 @@ impl Policy {
     /// (`settings.toolchain_code`: `Makefile`, `conftest.py`), in any letter case.
     #[must_use]
     pub fn is_toolchain_code(&self, file_name: &str) -> bool {
-        self.toolchain_code_set.is_match(file_name)
-            || self
-                .toolchain_code_lower
-                .is_match(&file_name.to_ascii_lowercase())
+        self.toolchain_code_set
+            .is_match(&file_name.to_ascii_lowercase())
     }
 
     /// Whether `words` run a program that runs code, or sends credentials, as the

@@ -29,7 +29,7 @@ pub(super) fn bare_repository_from(cwd: &Path) -> Option<PathBuf> {
 /// git's own test (`is_git_directory`), erring toward yes: a `HEAD` (a file, or a link even
 /// when dangling), and an object store and a refs directory, or a `commondir` file that names
 /// another directory holding them (and its `config`).
-fn looks_like_git_dir(dir: &Path) -> bool {
+pub(super) fn looks_like_git_dir(dir: &Path) -> bool {
     let present = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_ok();
     present("HEAD") && ((present("objects") && present("refs")) || present("commondir"))
 }

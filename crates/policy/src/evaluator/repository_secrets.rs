@@ -84,10 +84,7 @@ fn repository_config(cwd: &Path) -> Option<PathBuf> {
                 .map(|c| git_dir.join(c.trim()));
             return Some(common.unwrap_or(git_dir).join("config"));
         }
-        if ["HEAD", "objects", "refs"]
-            .iter()
-            .all(|n| std::fs::symlink_metadata(d.join(n)).is_ok())
-        {
+        if super::foreign_repository::looks_like_git_dir(d) {
             return Some(d.join("config"));
         }
         dir = d.parent();

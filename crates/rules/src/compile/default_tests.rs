@@ -449,7 +449,13 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
     assert_eq!(p.declared.settings.console_names, list("console_names"));
     assert_eq!(p.console_set.patterns(), list("console_names"));
     assert_eq!(p.declared.settings.toolchain_code, list("toolchain_code"));
-    assert_eq!(p.toolchain_code_set.patterns(), list("toolchain_code"));
+    assert_eq!(
+        p.toolchain_code_set.patterns(),
+        list("toolchain_code")
+            .iter()
+            .map(|g| g.to_ascii_lowercase())
+            .collect::<Vec<_>>()
+    );
     assert_eq!(
         p.repository_program_set.patterns(),
         list("repository_programs")
