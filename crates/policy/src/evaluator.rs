@@ -232,7 +232,7 @@ impl GateEvaluator {
         let mut hits: Vec<crate::DenyHit> = Vec::new();
         for hit in crate::expand::deny_hits(&self.policy, command, &expansion) {
             let rule = hit.rule;
-            if !rule.is_ask() && !hits.iter().any(|h| h.rule == rule.id) {
+            if !hit.asks && !hits.iter().any(|h| h.rule == rule.id) {
                 hits.push(crate::DenyHit {
                     rule: rule.id.clone(),
                     category: rule.category.as_str().to_owned(),

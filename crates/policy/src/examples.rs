@@ -44,7 +44,7 @@ pub fn example_hits(policy: &Policy, id: &str, command: &str) -> (bool, Vec<Stri
     );
     let hit = deny_hits(policy, command, &expansion)
         .iter()
-        .any(|h| h.rule.id == id);
+        .any(|h| h.rule.id == id && h.asks == h.rule.is_ask());
     let seen = expansion.invocations.into_iter().map(|i| i.text).collect();
     (hit, seen)
 }

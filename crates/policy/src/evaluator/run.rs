@@ -165,8 +165,18 @@ impl<'a> Run<'a> {
         let hits = crate::expand::deny_hits(self.policy(), self.command, self.expansion);
         for hit in hits {
             let rule = hit.rule;
-            if rule.is_ask() {
-                self.apply_ask(rule, hit.invocation);
+            if hit.asks {
+                let reason = if rule.is_ask() {
+                    rule.reason.clone()
+                } else {
+                    format!(
+                        "an operand of a command the policy does not know may be a command it runs: `{}`, which the deny rule `{}` refuses ({})",
+                        rule.verb().join(" "),
+                        rule.id,
+                        rule.reason
+                    )
+                };
+                self.apply_ask(rule, &reason, hit.invocation);
                 continue;
             }
             if !self.hard_deny.iter().any(|h| h.rule == rule.id) {
@@ -193,15 +203,15 @@ impl<'a> Run<'a> {
     /// An `[[ask]]` rule hit: the clause it hit (or the command as a whole, for a `raw` rule)
     /// needs a person whatever a grant or the catalog said, and cannot be saved — a saved
     /// grant never silences an ask rule.
-    fn apply_ask(&mut self, rule: &DenyRule, invocation: Option<usize>) {
+    fn apply_ask(&mut self, rule: &DenyRule, why: &str, invocation: Option<usize>) {
         if !self.asked_by.iter().any(|h| h.rule == rule.id) {
             self.asked_by.push(DenyHit {
                 rule: rule.id.clone(),
                 category: rule.category.as_str().to_owned(),
-                reason: rule.reason.clone(),
+                reason: why.to_owned(),
             });
         }
-        let reason = Reason::new(ReasonKind::Ask, Some(rule.id.clone()), rule.reason.clone());
+        let reason = Reason::new(ReasonKind::Ask, Some(rule.id.clone()), why.to_owned());
         match invocation.and_then(|i| self.judged.get_mut(i)) {
             Some(judged) => {
                 judged.raise(Decision::NeedsPrompt);
@@ -212,7 +222,7 @@ impl<'a> Run<'a> {
                 }
             }
             None => {
-                let mut judged = self.text_verdict(ReasonKind::Ask, &rule.reason);
+                let mut judged = self.text_verdict(ReasonKind::Ask, why);
                 judged.verdict.reasons = vec![reason];
                 self.judged.push(judged);
             }

@@ -57,15 +57,18 @@ const LAUNCH_DEPTH: usize = 4;
 /// The longest launched command text that is read again.
 const LAUNCH_BYTES: usize = 16 * 1024;
 
-/// The deny rules that name more than a verb and that a command an unknown invocation may
-/// launch hits: the words from its first operand (and after each `--`) are read again as a
-/// command line and expanded like any other — wrappers, shells and git's options included
-/// (`heaptrack env git -C . push -f origin main`, `heaptrack sh -c "rm -rf /"`).
+/// The deny rules a command an unknown invocation may launch hits: the words from its first
+/// operand (and after each `--`) are read again as a command line and expanded like any other
+/// — wrappers, shells and git's options included (`heaptrack env git -C . push -f origin
+/// main`, `heaptrack sh -c "rm -rf /"`). Each comes with whether it only asks: a rule that
+/// names a single word and nothing more (`sudo`, `halt`) may have met the unknown command's
+/// own subcommand (`vagrant halt`), so it makes the clause ask, and no grant of the launcher
+/// covers it (`heaptrack sudo id` after a saved `heaptrack *`).
 fn launched_hits<'p>(
     policy: &'p Policy,
     inv: &super::Invocation,
     depth: usize,
-) -> Vec<&'p DenyRule> {
+) -> Vec<(&'p DenyRule, bool)> {
     let mut found = Vec::new();
     for start in launched_starts(&inv.words) {
         let text = inv
@@ -86,7 +89,7 @@ fn launched_hits<'p>(
                 policy
                     .deny(&view)
                     .into_iter()
-                    .filter(|rule| rule.names_more_than_a_verb()),
+                    .map(|rule| (rule, rule.is_ask() || !rule.names_more_than_a_verb())),
             );
             if depth > 1 && matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
                 found.extend(launched_hits(policy, sub, depth - 1));
@@ -97,7 +100,7 @@ fn launched_hits<'p>(
                 policy
                     .deny_raw(&source.text)
                     .into_iter()
-                    .filter(|rule| rule.names_more_than_a_verb()),
+                    .map(|rule| (rule, rule.is_ask() || !rule.names_more_than_a_verb())),
             );
         }
     }
@@ -113,6 +116,9 @@ pub struct RuleHit<'p> {
     /// `None` for the top-level text; for `pipeline` rules, the first invocation of the
     /// receiving stage).
     pub invocation: Option<usize>,
+    /// Whether the hit only asks: an `[[ask]]` rule, or a deny rule naming a single word
+    /// that met a word an unknown command may launch (or may take as its own subcommand).
+    pub asks: bool,
 }
 
 /// Every deny rule hit by an expansion: command rules on every invocation, `raw` rules on
@@ -121,37 +127,56 @@ pub struct RuleHit<'p> {
 #[must_use]
 pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<RuleHit<'p>> {
     let mut hits: Vec<RuleHit<'_>> = Vec::new();
-    fn push<'p>(hits: &mut Vec<RuleHit<'p>>, rule: &'p DenyRule, invocation: Option<usize>) {
-        let seen = hits
-            .iter()
-            .any(|h| std::ptr::eq(h.rule, rule) && h.invocation == invocation);
-        if !seen {
-            hits.push(RuleHit { rule, invocation });
+    fn push<'p>(
+        hits: &mut Vec<RuleHit<'p>>,
+        rule: &'p DenyRule,
+        invocation: Option<usize>,
+        asks: bool,
+    ) {
+        match hits
+            .iter_mut()
+            .find(|h| std::ptr::eq(h.rule, rule) && h.invocation == invocation)
+        {
+            Some(seen) => seen.asks &= asks,
+            None => hits.push(RuleHit {
+                rule,
+                invocation,
+                asks,
+            }),
         }
     }
     for rule in policy.deny_raw(command) {
-        push(&mut hits, rule, None);
+        push(&mut hits, rule, None, rule.is_ask());
     }
     for (i, inv) in ex.invocations.iter().enumerate() {
         let view = inv.view();
         for rule in policy.deny(&view) {
-            push(&mut hits, rule, Some(i));
+            push(&mut hits, rule, Some(i), rule.is_ask());
         }
         // A command the policy does not know may run its arguments as a command (a profiler,
         // a launcher, a secrets injector: `valgrind rm -rf /`, `heaptrack git push -f origin
         // main`), and a grant of its name would otherwise carry them past every deny rule:
         // its first operand, and the word after a `--`, start a command the deny rules are
-        // matched against. (Only rules that name more than a verb: `vagrant halt` is not
+        // matched against. (A rule naming a single word only asks: `vagrant halt` is not
         // `halt`.)
-        if matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
-            for rule in launched_hits(policy, inv, LAUNCH_DEPTH) {
-                push(&mut hits, rule, Some(i));
+        // A wrapper the walk unwrapped has its command judged already; a wrapper, shell or
+        // interpreter the policy knows takes no single-word command as an operand (`command
+        // -v sudo` runs nothing).
+        let unwrapped = matches!(inv.kind, super::InvocationKind::Wrapper { .. });
+        if !unwrapped && matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
+            let known = policy.wrapper(&inv.words).is_some()
+                || policy.shell(&inv.words).is_some()
+                || policy.interpreter(&inv.words).is_some();
+            for (rule, asks) in launched_hits(policy, inv, LAUNCH_DEPTH) {
+                if !(known && asks && !rule.is_ask()) {
+                    push(&mut hits, rule, Some(i), asks);
+                }
             }
         }
     }
     for source in &ex.sources {
         for rule in policy.deny_raw(&source.text) {
-            push(&mut hits, rule, Some(source.invocation));
+            push(&mut hits, rule, Some(source.invocation), rule.is_ask());
         }
     }
     for pipeline in &ex.pipelines {
@@ -172,7 +197,7 @@ pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<R
                 .find(|j| to.iter().any(|v| runs(*j, v)))
                 .and_then(|j| pipeline.stages.get(j))
                 .and_then(|members| members.first().copied());
-            push(&mut hits, rule, receiving);
+            push(&mut hits, rule, receiving, rule.is_ask());
         }
     }
     hits
