@@ -144,12 +144,34 @@ impl<'a> Run<'a> {
                             && !self.gate.grant_rule().too_broad(cwd, self.state.home())
                     })
                 };
+                let outside = |cwd: &Path| {
+                    self.state.run_zone_for(cwd).is_none()
+                        && !project.as_ref().is_some_and(|p| paths::is_within(cwd, p))
+                        && !session.as_ref().is_some_and(|s| paths::is_within(cwd, s))
+                        && !holds_project(cwd)
+                };
+                // git works where the directory really is (a link inside the project to
+                // another repository, `ln -s /tmp/x sub; git -C sub status`): the real path
+                // is judged too, against the real project.
+                let real_cwd = ctx
+                    .cwd
+                    .filter(|_| ctx.symlinks)
+                    .and_then(|cwd| std::fs::canonicalize(cwd).ok())
+                    .filter(|real| Some(real.as_path()) != ctx.cwd);
+                let real_outside = real_cwd.as_deref().is_some_and(|real| {
+                    let real_project = project.as_deref().and_then(|p| std::fs::canonicalize(p).ok());
+                    outside(real)
+                        && !real_project
+                            .as_ref()
+                            .is_some_and(|p| paths::is_within(real, p) || paths::is_within(p, real))
+                });
                 if let Some(cwd) = ctx.cwd
-                    && self.state.run_zone_for(cwd).is_none()
-                    && !project.as_ref().is_some_and(|p| paths::is_within(cwd, p))
-                    && !session.as_ref().is_some_and(|s| paths::is_within(cwd, s))
-                    && !holds_project(cwd)
+                    && (outside(cwd) || real_outside)
                 {
+                    let cwd = match real_outside {
+                        true => real_cwd.as_deref().unwrap_or(cwd),
+                        false => cwd,
+                    };
                     // (Never saved: a grant of the command would not cover another repository.)
                     judged.ask_unsaveable(
                         ReasonKind::Code,
