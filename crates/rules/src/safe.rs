@@ -442,10 +442,21 @@ impl Policy {
                     .map_or(w.cooked.as_str(), |(_, v)| v);
                 Some((*i, text, true))
             });
+            // So is a value attached to an option: `-out=PATH` (a single dash, as terraform and
+            // Go tools spell long options) and `-oPATH` (a short option's value).
             let attached = words.iter().enumerate().skip(1).filter_map(|(i, w)| {
-                let (name, value) = w.cooked.split_once('=')?;
-                (w.literal && name.starts_with("--") && !scan.operands.contains(&i))
-                    .then_some((i, value, false))
+                if !w.literal || scan.operands.contains(&i) || !w.cooked.starts_with('-') {
+                    return None;
+                }
+                match w.cooked.split_once('=') {
+                    Some((_, value)) => Some((i, value, false)),
+                    None if !w.cooked.starts_with("--") => w
+                        .cooked
+                        .get(2..)
+                        .filter(|v| v.starts_with(['/', '~', '.']))
+                        .map(|value| (i, value, false)),
+                    None => None,
+                }
             });
             return operands
                 .chain(attached)

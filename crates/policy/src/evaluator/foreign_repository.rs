@@ -6,6 +6,43 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::matching::MatchContext;
+use crate::paths;
+
+impl super::Run<'_> {
+    /// The working directory of a command that runs what the directory's own files say (a
+    /// repository's configuration, a Makefile), when it lies outside the project, the session
+    /// directory and the run zones — lexically, or where it really is when the gate resolves
+    /// links (`ln -s /tmp/x sub; git -C sub status`: git works in `/tmp/x`). A directory
+    /// holding the project (`cd .. && git status` from a package of a monorepo) is the
+    /// project's own, unless it is `/` or the home directory.
+    pub(super) fn foreign_directory(&self, ctx: &MatchContext<'_>) -> Option<PathBuf> {
+        let cwd = ctx.cwd?;
+        let project = self.state.project().and_then(paths::normalize);
+        let session = self.state.session().and_then(paths::normalize);
+        let outside = |dir: &Path, project: Option<&Path>| {
+            self.state.run_zone_for(dir).is_none()
+                && !project.is_some_and(|p| paths::is_within(dir, p))
+                && !session.as_ref().is_some_and(|s| paths::is_within(dir, s))
+                && !project.is_some_and(|p| {
+                    paths::is_within(p, dir)
+                        && !self.gate.grant_rule().too_broad(dir, self.state.home())
+                })
+        };
+        if outside(cwd, project.as_deref()) {
+            return Some(cwd.to_path_buf());
+        }
+        if !ctx.symlinks {
+            return None;
+        }
+        let real = std::fs::canonicalize(cwd).ok().filter(|real| real != cwd)?;
+        let real_project = project
+            .as_deref()
+            .and_then(|p| std::fs::canonicalize(p).ok());
+        outside(&real, real_project.as_deref().or(project.as_deref())).then_some(real)
+    }
+}
+
 /// The directory git would take for a bare repository when it works in `cwd`: searching
 /// upward as git does, the first directory that holds a `.git` is a real repository (the
 /// project's, or one git itself made, whose internals are protected) and ends the search; one

@@ -133,45 +133,8 @@ impl<'a> Run<'a> {
                 // A repository outside the project and the run zones (`git -C /tmp/x status`)
                 // runs what its own configuration names (`core.fsmonitor`, a pager, an ssh
                 // command): someone else's code.
-                let project = self.state.project().and_then(paths::normalize);
-                let session = self.state.session().and_then(paths::normalize);
-                // (A directory holding the project, `cd .. && git status` from a package of a
-                // monorepo, is the project's own repository, unless it is `/` or the home
-                // directory.)
-                let holds_project = |cwd: &Path| {
-                    project.as_ref().is_some_and(|p| {
-                        paths::is_within(p, cwd)
-                            && !self.gate.grant_rule().too_broad(cwd, self.state.home())
-                    })
-                };
-                let outside = |cwd: &Path| {
-                    self.state.run_zone_for(cwd).is_none()
-                        && !project.as_ref().is_some_and(|p| paths::is_within(cwd, p))
-                        && !session.as_ref().is_some_and(|s| paths::is_within(cwd, s))
-                        && !holds_project(cwd)
-                };
-                // git works where the directory really is (a link inside the project to
-                // another repository, `ln -s /tmp/x sub; git -C sub status`): the real path
-                // is judged too, against the real project.
-                let real_cwd = ctx
-                    .cwd
-                    .filter(|_| ctx.symlinks)
-                    .and_then(|cwd| std::fs::canonicalize(cwd).ok())
-                    .filter(|real| Some(real.as_path()) != ctx.cwd);
-                let real_outside = real_cwd.as_deref().is_some_and(|real| {
-                    let real_project = project.as_deref().and_then(|p| std::fs::canonicalize(p).ok());
-                    outside(real)
-                        && !real_project
-                            .as_ref()
-                            .is_some_and(|p| paths::is_within(real, p) || paths::is_within(p, real))
-                });
-                if let Some(cwd) = ctx.cwd
-                    && (outside(cwd) || real_outside)
-                {
-                    let cwd = match real_outside {
-                        true => real_cwd.as_deref().unwrap_or(cwd),
-                        false => cwd,
-                    };
+                if let Some(cwd) = self.foreign_directory(ctx) {
+                    let cwd = cwd.as_path();
                     // (Never saved: a grant of the command would not cover another repository.)
                     judged.ask_unsaveable(
                         ReasonKind::Code,
