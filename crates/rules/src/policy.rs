@@ -487,6 +487,13 @@ impl Policy {
             .max_by_key(|p| (p.write, p.read))
     }
 
+    /// The first protected entry guarding writes below `path` by the name `path` gives them
+    /// (`.vscode` for `**/.vscode/tasks.json`): a link made at `path` writes them.
+    #[must_use]
+    pub fn protected_below_name(&self, path: &Path, home: Option<&Path>) -> Option<&Protected> {
+        self.declared.protected.guarded_below(path, home)
+    }
+
     /// Every protected entry covering `path`, in declaration order.
     #[must_use]
     pub fn protected_all(&self, path: &Path, home: Option<&Path>) -> Vec<&Protected> {

@@ -17,6 +17,24 @@ pub(crate) struct ProtectedPaths {
     /// file system (macOS, Windows) `~/.SSH/config` is `~/.ssh/config`.
     lower: LazyGlobSet,
     owner: Vec<usize>,
+    /// The directories above the globs of entries that guard writes (`**/.vscode` for
+    /// `**/.vscode/tasks.json`), in lower case; glob `i` belongs to entry `ancestor_owner[i]`.
+    ancestors: LazyGlobSet,
+    ancestor_owner: Vec<usize>,
+}
+
+/// The directories above `glob` that a link could stand for: each proper prefix whose last
+/// component names something (not `**`, `*`, `~` or `/`).
+fn ancestor_globs(glob: &str) -> Vec<String> {
+    let parts: Vec<&str> = glob.split('/').collect();
+    (1..parts.len())
+        .filter_map(|k| {
+            let last = parts.get(k - 1)?;
+            let prefix = parts.get(..k)?.join("/");
+            let named = last.chars().any(char::is_alphanumeric) && *last != "~";
+            named.then_some(prefix)
+        })
+        .collect()
 }
 
 impl ProtectedPaths {
@@ -31,17 +49,49 @@ impl ProtectedPaths {
             kept.push(entry);
         }
         let lower = globs.iter().map(|g| g.to_ascii_lowercase()).collect();
+        let mut ancestors = Vec::new();
+        let mut ancestor_owner = Vec::new();
+        for (glob, index) in globs.iter().zip(&owner) {
+            if kept.get(*index).is_some_and(|e| e.write != crate::Decision::Approved) {
+                for above in ancestor_globs(glob) {
+                    ancestors.push(above.to_ascii_lowercase());
+                    ancestor_owner.push(*index);
+                }
+            }
+        }
         Self {
             entries: kept,
             set: LazyGlobSet::new(globs),
             lower: LazyGlobSet::new(lower),
             owner,
+            ancestors: LazyGlobSet::new(ancestors),
+            ancestor_owner,
         }
     }
 
     /// Every entry.
     pub(crate) fn entries(&self) -> &[Protected] {
         &self.entries
+    }
+
+    /// The first entry guarding writes to a path below `path` by a name a link at `path`
+    /// would give it (`.vscode` for `**/.vscode/tasks.json`, in any letter case).
+    pub(crate) fn guarded_below(&self, path: &Path, home: Option<&Path>) -> Option<&Protected> {
+        let text = path.to_string_lossy();
+        let mut found = Vec::new();
+        for form in path::forms(&text, None, home).iter() {
+            self.ancestors
+                .matches_into(&form.to_ascii_lowercase(), &mut found);
+            if let Some(entry) = found
+                .iter()
+                .filter_map(|i| self.ancestor_owner.get(*i))
+                .min()
+                .and_then(|i| self.entries.get(*i))
+            {
+                return Some(entry);
+            }
+        }
+        None
     }
 
     /// Every entry covering `path` (in its resolved and `~` forms, in any letter case), in

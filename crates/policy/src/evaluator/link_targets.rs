@@ -67,6 +67,40 @@ impl Run<'_> {
                 }
             }
         }
+        // A link whose name is a directory of protected files (`ln -s stage/v .vscode` makes
+        // `stage/v/tasks.json` the folder-open tasks) writes them: it needs a person. (The
+        // link is its name operand, or lands in that directory under the target's name.)
+        let target_name = Path::new(text).file_name();
+        for place in roles
+            .iter()
+            .filter(|r| matches!(r.role, Role::WritePath | Role::DeletePath) && !r.inside)
+        {
+            let Some(path) = words
+                .get(place.index)
+                .and_then(|w| searched_root(w, &place.text, ctx))
+            else {
+                continue;
+            };
+            let landed = target_name.map(|name| path.join(name));
+            let guarded = [Some(path.clone()), landed].into_iter().flatten().find_map(|p| {
+                self.policy()
+                    .protected_below_name(&p, ctx.home)
+                    .map(|entry| (p, entry))
+            });
+            if let Some((link, entry)) = guarded {
+                judged.ask_unsaveable(
+                    ReasonKind::Path,
+                    Some(entry.id.clone()),
+                    format!(
+                        "a link named `{}` makes what it points to the files below that name, which are protected ({}: {})",
+                        display::escape(&link.to_string_lossy()),
+                        entry.id,
+                        entry.why
+                    ),
+                );
+                break;
+            }
+        }
         // A linked directory makes everything below it writable under another name: a
         // protected path below it (`ln -s ~/.config c`) needs a person.
         let Some(dir) = searched_root(word, text, ctx) else {
