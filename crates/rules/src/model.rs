@@ -117,17 +117,15 @@ impl DenyRule {
             .unwrap_or_default()
     }
 
-    /// Whether it names more than a single word: a verb of several words (`terraform
-    /// destroy`), or a flag, an operand, a redirect or a variable besides its verb (`rm -rf
-    /// /`, not `shutdown`). Only such a rule refuses a command an unknown command may launch;
-    /// the others ask there, since an unknown command's words may be its own subcommands
-    /// (`vagrant halt`).
+    /// Whether it names more than a command: a flag, an operand, a redirect or a variable
+    /// besides its verb (`rm -rf /`, not `shutdown` or `terraform destroy`). Only such a rule
+    /// refuses a command an unknown command may launch, whose words may be its own
+    /// subcommands or operands (`vagrant halt`, `tldr terraform destroy`).
     #[must_use]
     pub fn names_more_than_a_verb(&self) -> bool {
-        self.conditions.iter().any(|(_, c)| match c {
-            Condition::Verb(verb) => verb.len() > 1,
-            _ => true,
-        })
+        self.conditions
+            .iter()
+            .any(|(_, c)| !matches!(c, Condition::Verb(_)))
     }
 
     /// Whether it is an `[[ask]]` rule (a hit needs a person) rather than a `[[deny]]` rule.

@@ -52,7 +52,10 @@ impl ProtectedPaths {
         let mut ancestors = Vec::new();
         let mut ancestor_owner = Vec::new();
         for (glob, index) in globs.iter().zip(&owner) {
-            if kept.get(*index).is_some_and(|e| e.write != crate::Decision::Approved) {
+            if kept
+                .get(*index)
+                .is_some_and(|e| e.write != crate::Decision::Approved)
+            {
                 for above in ancestor_globs(glob) {
                     ancestors.push(above.to_ascii_lowercase());
                     ancestor_owner.push(*index);

@@ -443,24 +443,34 @@ impl Policy {
                 Some((*i, text, true))
             });
             // So is a value attached to an option: `-out=PATH` (a single dash, as terraform and
-            // Go tools spell long options) and `-oPATH` (a short option's value).
+            // Go tools spell long options; `$HOME` in it is known), and an output option's
+            // value attached with `:` or nothing (`-o:PATH`, `-out:PATH`, `-ofPATH`, `-oPATH`;
+            // not `-I/usr/include`, which names a directory to read).
             let attached = words.iter().enumerate().skip(1).filter_map(|(i, w)| {
-                if !w.literal || scan.operands.contains(&i) || !w.cooked.starts_with('-') {
+                if scan.operands.contains(&i) || !w.cooked.starts_with('-') {
                     return None;
                 }
-                match w.cooked.split_once('=') {
-                    Some((_, value)) => Some((i, value, false)),
-                    None if !w.cooked.starts_with("--") => w
-                        .cooked
-                        .get(2..)
-                        .filter(|v| v.starts_with(['/', '~', '.']))
-                        .map(|value| (i, value, false)),
-                    None => None,
+                if let Some((_, value)) = w.cooked.split_once('=') {
+                    return Some((i, value, false));
                 }
+                let at = w.cooked.find(['/', '~'])?;
+                let at = w.cooked.get(..at)?.trim_end_matches('.').len();
+                let (name, value) = (w.cooked.get(..at)?, w.cooked.get(at..)?);
+                let name = name.trim_start_matches('-').trim_end_matches(':');
+                let output = ["o", "out", "output", "of", "log", "dump"]
+                    .iter()
+                    .any(|prefix| name.starts_with(prefix) && name.len() <= prefix.len() + 1);
+                (output && name.chars().all(|c| c.is_ascii_alphanumeric()))
+                    .then_some((i, value, false))
             });
             return operands
                 .chain(attached)
-                .filter(|(_, text, _)| self.classify(text) == TokenClass::Path)
+                .filter(|(_, text, _)| match self.classify(text) {
+                    TokenClass::Path => true,
+                    // `$HOME/.bashrc`: a path below a variable's directory.
+                    TokenClass::EnvRef => text.contains('/'),
+                    _ => false,
+                })
                 .map(|(index, text, operand)| ArgRole {
                     index,
                     role: Role::WritePath,

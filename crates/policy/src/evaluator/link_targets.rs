@@ -68,36 +68,16 @@ impl Run<'_> {
             }
         }
         // A link whose name is a directory of protected files (`ln -s stage/v .vscode` makes
-        // `stage/v/tasks.json` the folder-open tasks) writes them: it needs a person. (The
-        // link is its name operand, or lands in that directory under the target's name.)
+        // `stage/v/tasks.json` the folder-open tasks) writes them. (The link is its name
+        // operand, or lands in that directory under the target's name.)
         let target_name = Path::new(text).file_name();
         for place in roles
             .iter()
             .filter(|r| matches!(r.role, Role::WritePath | Role::DeletePath) && !r.inside)
         {
-            let Some(path) = words
-                .get(place.index)
-                .and_then(|w| searched_root(w, &place.text, ctx))
-            else {
-                continue;
-            };
-            let landed = target_name.map(|name| path.join(name));
-            let guarded = [Some(path.clone()), landed].into_iter().flatten().find_map(|p| {
-                self.policy()
-                    .protected_below_name(&p, ctx.home)
-                    .map(|entry| (p, entry))
-            });
-            if let Some((link, entry)) = guarded {
-                judged.ask_unsaveable(
-                    ReasonKind::Path,
-                    Some(entry.id.clone()),
-                    format!(
-                        "a link named `{}` makes what it points to the files below that name, which are protected ({}: {})",
-                        display::escape(&link.to_string_lossy()),
-                        entry.id,
-                        entry.why
-                    ),
-                );
+            if let Some(word) = words.get(place.index)
+                && self.judge_protected_name(word, &place.text, target_name, ctx, judged)
+            {
                 break;
             }
         }
@@ -124,6 +104,47 @@ impl Run<'_> {
                 ),
             );
         }
+    }
+
+    /// Judges `text` (the word `word`), a path a command gives a directory, a link or a moved
+    /// tree (or, when it is a directory, that path joined with `name`, where it lands): when
+    /// it is the name of a directory of protected files (`.vscode` for
+    /// `**/.vscode/tasks.json`), what lands there becomes those files, so a person decides.
+    /// Whether it was.
+    pub(super) fn judge_protected_name(
+        &self,
+        word: &Word,
+        text: &str,
+        name: Option<&std::ffi::OsStr>,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) -> bool {
+        let Some(path) = searched_root(word, text, ctx) else {
+            return false;
+        };
+        // Into a directory (`DIR/`, `.`, or one on disk) it lands under its own name; else
+        // the path is its new name.
+        let into =
+            text.ends_with('/') || matches!(text, "." | "..") || (ctx.symlinks && path.is_dir());
+        let place = match (into, name) {
+            (true, Some(name)) => path.join(name),
+            (true, None) => return false,
+            (false, _) => path,
+        };
+        let Some(entry) = self.policy().protected_below_name(&place, ctx.home) else {
+            return false;
+        };
+        judged.ask_unsaveable(
+            ReasonKind::Path,
+            Some(entry.id.clone()),
+            format!(
+                "`{}` becomes a directory of protected files: what lands there is them ({}: {})",
+                display::escape(&place.to_string_lossy()),
+                entry.id,
+                entry.why
+            ),
+        );
+        true
     }
 
     /// Records where a link-making command puts its links (its write operands, and the

@@ -333,6 +333,14 @@ impl<'a> Run<'a> {
                         // A recursive copy or a move writes a tree below its destination
                         // (`cp -r src/. .git/hooks`, `cp -a tpl/. .`): see `tree_copies`.
                         if copies_trees {
+                            // (The moved or copied tree may land under its own name.)
+                            let moved = roles
+                                .iter()
+                                .find(|r| r.index != role.index && r.operand && !r.inside)
+                                .and_then(|r| Path::new(&r.text).file_name());
+                            if !role.inside {
+                                self.judge_protected_name(word, &role.text, moved, ctx, judged);
+                            }
                             self.judge_tree_copy(
                                 (word, role),
                                 (&roles, words),
@@ -371,6 +379,13 @@ impl<'a> Run<'a> {
                         // A move's destination (`mv DIR DEST`: its last operand) receives the
                         // tree it moves.
                         if role.operand && last_moved == Some(role.index) {
+                            let moved = roles
+                                .iter()
+                                .find(|r| r.index != role.index && r.operand && !r.inside)
+                                .and_then(|r| Path::new(&r.text).file_name());
+                            if !role.inside {
+                                self.judge_protected_name(word, &role.text, moved, ctx, judged);
+                            }
                             self.judge_tree_copy(
                                 (word, role),
                                 (&roles, words),

@@ -102,7 +102,11 @@ impl Judged {
         rule: Option<String>,
         message: impl Into<String>,
     ) {
-        self.verdict.reasons.push(Reason::new(kind, rule, message));
+        let reason = Reason::new(kind, rule, message);
+        // (The same finding reached twice, through two roles of one word, is one reason.)
+        if !self.verdict.reasons.contains(&reason) {
+            self.verdict.reasons.push(reason);
+        }
     }
 
     /// The clause needs a person (not only for a path).

@@ -6,16 +6,21 @@ use shellgate_rules::{DenyRule, Policy, SafeVerdict};
 use super::Expansion;
 
 /// Where an unknown command may start another command: its first operand (`valgrind rm -rf
-/// /`, after short options and `--name=value` options; a long option without `=` may take the
-/// next word as its value, so none is taken after one) and the word after each `--`
-/// (`chamber exec svc -- rm -rf /`). A command named by a path or a file name (`./run.sh`,
-/// `train.py`) is a program or script whose arguments are its own (`python train.py --mode init
-/// --seed 0` is not `init 0`).
+/// /`, after options; a long option's value, if it takes one, starts a command line whose own
+/// first operand is followed in turn: `mpirun --np 1 sudo id`) and the word after each `--`
+/// (`chamber exec svc -- rm -rf /`). A command named by a relative path or a file name
+/// (`./run.sh`, `train.py`) is a program or script whose arguments are its own (`python
+/// train.py --mode init --seed 0` is not `init 0`); one named by an absolute path is the
+/// program of its name (`/usr/bin/heaptrack`).
 fn launched_starts(words: &[shellgate_parser::Word]) -> Vec<usize> {
     let plain = |w: &shellgate_parser::Word| w.literal && !w.cooked.is_empty();
-    let launcher = words
-        .first()
-        .is_some_and(|w| !w.cooked.contains('/') && !w.cooked.contains('.'));
+    let launcher = words.first().is_some_and(|w| {
+        let name = match w.cooked.starts_with('/') {
+            true => w.cooked.rsplit('/').next().unwrap_or_default(),
+            false => w.cooked.as_str(),
+        };
+        !name.is_empty() && !name.contains('/') && !name.contains('.')
+    });
     if !launcher {
         return Vec::new();
     }
@@ -23,12 +28,6 @@ fn launched_starts(words: &[shellgate_parser::Word]) -> Vec<usize> {
     for (i, word) in words.iter().enumerate().skip(1) {
         let text = word.cooked.as_str();
         if !plain(word) || text == "--" {
-            break;
-        }
-        if text.starts_with("--") {
-            if text.contains('=') {
-                continue;
-            }
             break;
         }
         if text.starts_with('-') {
@@ -60,10 +59,9 @@ const LAUNCH_BYTES: usize = 16 * 1024;
 /// The deny rules a command an unknown invocation may launch hits: the words from its first
 /// operand (and after each `--`) are read again as a command line and expanded like any other
 /// — wrappers, shells and git's options included (`heaptrack env git -C . push -f origin
-/// main`, `heaptrack sh -c "rm -rf /"`). Each comes with whether it only asks: a rule that
-/// names a single word and nothing more (`sudo`, `halt`) may have met the unknown command's
-/// own subcommand (`vagrant halt`), so it makes the clause ask, and no grant of the launcher
-/// covers it (`heaptrack sudo id` after a saved `heaptrack *`).
+/// main`, `heaptrack sh -c "rm -rf /"`). Each comes with whether it only asks (see
+/// [`launched_hit`]): no grant of the launcher covers it (`heaptrack sudo id` after a saved
+/// `heaptrack *`).
 fn launched_hits<'p>(
     policy: &'p Policy,
     inv: &super::Invocation,
@@ -85,12 +83,7 @@ fn launched_hits<'p>(
         let (_, launched) = super::walk(policy, &text, inv.cwd.clone(), inv.home.clone());
         for sub in &launched.invocations {
             let view = sub.view();
-            found.extend(
-                policy
-                    .deny(&view)
-                    .into_iter()
-                    .map(|rule| (rule, rule.is_ask() || !rule.names_more_than_a_verb())),
-            );
+            found.extend(policy.deny(&view).into_iter().filter_map(launched_hit));
             if depth > 1 && matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
                 found.extend(launched_hits(policy, sub, depth - 1));
             }
@@ -100,11 +93,26 @@ fn launched_hits<'p>(
                 policy
                     .deny_raw(&source.text)
                     .into_iter()
-                    .map(|rule| (rule, rule.is_ask() || !rule.names_more_than_a_verb())),
+                    .filter_map(launched_hit),
             );
         }
     }
     found
+}
+
+/// A rule hit on a command an unknown command may launch, with whether it only asks: a rule
+/// that names more than its verb (`rm -rf /`) or an ask rule stands as declared; one that names
+/// only its verb may have met the unknown command's own subcommand or operand (`vagrant halt`,
+/// `tldr terraform destroy`), so it asks when its verb has several words or it changes
+/// privilege (`heaptrack sudo id`), and a single word of another kind is the command's own.
+fn launched_hit(rule: &DenyRule) -> Option<(&DenyRule, bool)> {
+    if rule.is_ask() || rule.names_more_than_a_verb() {
+        Some((rule, rule.is_ask()))
+    } else if rule.verb().len() > 1 || rule.category == shellgate_rules::Category::Privilege {
+        Some((rule, true))
+    } else {
+        None
+    }
 }
 
 /// A deny rule hit found by [`deny_hits`].
