@@ -442,26 +442,42 @@ impl Policy {
                     .map_or(w.cooked.as_str(), |(_, v)| v);
                 Some((*i, text, true))
             });
-            // So is a value attached to an option: `-out=PATH` (a single dash, as terraform and
-            // Go tools spell long options; `$HOME` in it is known), and an output option's
-            // value attached with `:` or nothing (`-o:PATH`, `-out:PATH`, `-ofPATH`, `-oPATH`;
-            // not `-I/usr/include`, which names a directory to read).
+            // So is a value attached to an option: with `=` or `:` (`-out=PATH`, as terraform
+            // and Go tools spell long options; `--out:PATH`, `-o:PATH`, as nim, odin and MSVC
+            // do; `$HOME` in it is known), or to a one-letter option (`-oPATH`, `-o.envrc`;
+            // not the directories compilers read, `-I/usr/include`, `-L../lib`), or to dmd's
+            // `-of`.
+            // (A dynamic word that may be an option, `-o$HOME/x`, is counted among the
+            // operands, where its text is no path.)
+            let read_dirs = ["I", "L", "i", "l", "D", "U", "W", "B", "F", "R"];
             let attached = words.iter().enumerate().skip(1).filter_map(|(i, w)| {
-                if scan.operands.contains(&i) || !w.cooked.starts_with('-') {
+                if !w.cooked.starts_with('-') {
                     return None;
                 }
-                if let Some((_, value)) = w.cooked.split_once('=') {
+                let letter = w.cooked.get(1..2)?;
+                if !w.cooked.starts_with("--") && read_dirs.contains(&letter) {
+                    return None;
+                }
+                let option_name = |name: &str| {
+                    let name = name.trim_start_matches('-');
+                    !name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+                };
+                if let Some((name, value)) = w.cooked.split_once(['=', ':'])
+                    && option_name(name)
+                {
                     return Some((i, value, false));
                 }
-                let at = w.cooked.find(['/', '~'])?;
-                let at = w.cooked.get(..at)?.trim_end_matches('.').len();
-                let (name, value) = (w.cooked.get(..at)?, w.cooked.get(at..)?);
-                let name = name.trim_start_matches('-').trim_end_matches(':');
-                let output = ["o", "out", "output", "of", "log", "dump"]
-                    .iter()
-                    .any(|prefix| name.starts_with(prefix) && name.len() <= prefix.len() + 1);
-                (output && name.chars().all(|c| c.is_ascii_alphanumeric()))
-                    .then_some((i, value, false))
+                if w.cooked.starts_with("--") {
+                    return None;
+                }
+                let value = match w.cooked.get(1..3) {
+                    Some("of") => w.cooked.get(3..)?,
+                    _ => w.cooked.get(2..)?,
+                };
+                Some((i, value, false))
             });
             return operands
                 .chain(attached)

@@ -126,10 +126,14 @@ impl Run<'_> {
         // the path is its new name.
         let into =
             text.ends_with('/') || matches!(text, "." | "..") || (ctx.symlinks && path.is_dir());
-        let place = match (into, name) {
+        // (Names a glob or an expansion picks are not known: the directory itself is judged.)
+        let known = name.filter(|n| {
+            n.to_str()
+                .is_some_and(|n| !n.contains(['*', '?', '[', '$', '`']))
+        });
+        let place = match (into, known) {
             (true, Some(name)) => path.join(name),
-            (true, None) => return false,
-            (false, _) => path,
+            _ => path,
         };
         let Some(entry) = self.policy().protected_below_name(&place, ctx.home) else {
             return false;

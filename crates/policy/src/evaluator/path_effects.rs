@@ -332,15 +332,15 @@ impl<'a> Run<'a> {
                         judged.writes_paths = true;
                         // A recursive copy or a move writes a tree below its destination
                         // (`cp -r src/. .git/hooks`, `cp -a tpl/. .`): see `tree_copies`.
-                        if copies_trees {
-                            // (The moved or copied tree may land under its own name.)
+                        // (What is copied, moved or linked may land under its own name.)
+                        if copies_into && !role.inside {
                             let moved = roles
                                 .iter()
                                 .find(|r| r.index != role.index && r.operand && !r.inside)
                                 .and_then(|r| Path::new(&r.text).file_name());
-                            if !role.inside {
-                                self.judge_protected_name(word, &role.text, moved, ctx, judged);
-                            }
+                            self.judge_protected_name(word, &role.text, moved, ctx, judged);
+                        }
+                        if copies_trees {
                             self.judge_tree_copy(
                                 (word, role),
                                 (&roles, words),
