@@ -144,7 +144,7 @@ pub fn narrowness(input: &ProposalInput<'_>) -> Narrowness {
     let Some((head, positions)) = command_name(input) else {
         return Narrowness::Name;
     };
-    let name: Vec<&str> = std::iter::once(head.as_str())
+    let mut name: Vec<&str> = std::iter::once(head.as_str())
         .chain(
             positions
                 .iter()
@@ -153,7 +153,21 @@ pub fn narrowness(input: &ProposalInput<'_>) -> Narrowness {
                 .map(|w| w.text),
         )
         .collect();
-    input.rule.narrowness(&name)
+    let narrowness = input.rule.narrowness(&name);
+    // A versioned name of a program that runs code or is kept narrow (`perl5.36.0`,
+    // `ruby3.1`, `pip3.11 install`, `node20`) is that program.
+    let unversioned =
+        head.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '_'));
+    if narrowness == Narrowness::Name && !unversioned.is_empty() && unversioned.len() < head.len() {
+        if let Some(first) = name.first_mut() {
+            *first = unversioned;
+        }
+        if input.rule.code_head(&name).is_some() || input.rule.narrowness(&name) != Narrowness::Name
+        {
+            return Narrowness::Every;
+        }
+    }
+    narrowness
 }
 
 /// Proposes a narrow pattern for a command (see the module docs), or `None` when no pattern
