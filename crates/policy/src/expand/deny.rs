@@ -167,16 +167,17 @@ pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<R
         // its first operand, and the word after a `--`, start a command the deny rules are
         // matched against. (A rule naming a single word only asks: `vagrant halt` is not
         // `halt`.)
-        // A wrapper the walk unwrapped has its command judged already; a wrapper, shell or
-        // interpreter the policy knows takes no single-word command as an operand (`command
-        // -v sudo` runs nothing).
-        let unwrapped = matches!(inv.kind, super::InvocationKind::Wrapper { .. });
-        if !unwrapped && matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
-            let known = policy.wrapper(&inv.words).is_some()
+        // A wrapper, shell or interpreter the policy knows runs the command it was given (its
+        // invocations are judged already: `parallel bash -c 'rm -rf {}' ::: /` is read again
+        // for the rules that name more than a verb) or no single-word command at all
+        // (`command -v sudo` runs nothing).
+        if matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
+            let known = matches!(inv.kind, super::InvocationKind::Wrapper { .. })
+                || policy.wrapper(&inv.words).is_some()
                 || policy.shell(&inv.words).is_some()
                 || policy.interpreter(&inv.words).is_some();
             for (rule, asks) in launched_hits(policy, inv, LAUNCH_DEPTH) {
-                if !(known && asks && !rule.is_ask()) {
+                if !known || rule.names_more_than_a_verb() {
                     push(&mut hits, rule, Some(i), asks);
                 }
             }
