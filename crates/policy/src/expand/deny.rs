@@ -56,6 +56,9 @@ const LAUNCH_DEPTH: usize = 4;
 /// The longest launched command text that is read again.
 const LAUNCH_BYTES: usize = 16 * 1024;
 
+/// How many launched command lines of one command are read again.
+const LAUNCH_WALKS: usize = 64;
+
 /// The deny rules a command an unknown invocation may launch hits: the words from its first
 /// operand (and after each `--`) are read again as a command line and expanded like any other
 /// — wrappers, shells and git's options included (`heaptrack env git -C . push -f origin
@@ -66,9 +69,16 @@ fn launched_hits<'p>(
     policy: &'p Policy,
     inv: &super::Invocation,
     depth: usize,
+    budget: &mut usize,
 ) -> Vec<(&'p DenyRule, bool)> {
     let mut found = Vec::new();
     for start in launched_starts(&inv.words) {
+        // (Launchers nested in launchers, a hundred deep through a brace expansion, would
+        // take minutes: the walks of one command are bounded.)
+        let Some(left) = budget.checked_sub(1) else {
+            break;
+        };
+        *budget = left;
         let text = inv
             .words
             .get(start..)
@@ -85,7 +95,7 @@ fn launched_hits<'p>(
             let view = sub.view();
             found.extend(policy.deny(&view).into_iter().filter_map(launched_hit));
             if depth > 1 && matches!(policy.safe_anywhere(&view), SafeVerdict::NotCatalogued) {
-                found.extend(launched_hits(policy, sub, depth - 1));
+                found.extend(launched_hits(policy, sub, depth - 1, budget));
             }
         }
         for source in &launched.sources {
@@ -156,6 +166,7 @@ pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<R
     for rule in policy.deny_raw(command) {
         push(&mut hits, rule, None, rule.is_ask());
     }
+    let mut budget = LAUNCH_WALKS;
     for (i, inv) in ex.invocations.iter().enumerate() {
         let view = inv.view();
         for rule in policy.deny(&view) {
@@ -176,7 +187,7 @@ pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<R
                 || policy.wrapper(&inv.words).is_some()
                 || policy.shell(&inv.words).is_some()
                 || policy.interpreter(&inv.words).is_some();
-            for (rule, asks) in launched_hits(policy, inv, LAUNCH_DEPTH) {
+            for (rule, asks) in launched_hits(policy, inv, LAUNCH_DEPTH, &mut budget) {
                 if !known || rule.names_more_than_a_verb() {
                     push(&mut hits, rule, Some(i), asks);
                 }
