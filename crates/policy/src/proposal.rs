@@ -144,7 +144,7 @@ pub fn narrowness(input: &ProposalInput<'_>) -> Narrowness {
     let Some((head, positions)) = command_name(input) else {
         return Narrowness::Name;
     };
-    let mut name: Vec<&str> = std::iter::once(head.as_str())
+    let name: Vec<&str> = std::iter::once(head.as_str())
         .chain(
             positions
                 .iter()
@@ -154,18 +154,18 @@ pub fn narrowness(input: &ProposalInput<'_>) -> Narrowness {
         )
         .collect();
     let narrowness = input.rule.narrowness(&name);
-    // A versioned name of a program that runs code or is kept narrow (`perl5.36.0`,
-    // `ruby3.1`, `pip3.11 install`, `node20`) is that program.
+    // A versioned name (`perl5.36.0`, `ruby3.1`, `pip3.11`, `node20`, `gcc-12`) is another
+    // installation of a program the policy may know by its name only (an interpreter, an
+    // installer, a compiler whose options run programs): proposed word for word.
     let unversioned =
         head.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '_'));
-    if narrowness == Narrowness::Name && !unversioned.is_empty() && unversioned.len() < head.len() {
-        if let Some(first) = name.first_mut() {
-            *first = unversioned;
-        }
-        if input.rule.code_head(&name).is_some() || input.rule.narrowness(&name) != Narrowness::Name
-        {
-            return Narrowness::Every;
-        }
+    let named = unversioned
+        .chars()
+        .filter(char::is_ascii_alphabetic)
+        .count()
+        >= 2;
+    if narrowness == Narrowness::Name && named && unversioned.len() < head.len() {
+        return Narrowness::Every;
     }
     narrowness
 }

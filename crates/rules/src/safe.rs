@@ -473,9 +473,19 @@ impl Policy {
                 if w.cooked.starts_with("--") {
                     return None;
                 }
-                let value = match w.cooked.get(1..3) {
-                    Some("of") => w.cooked.get(3..)?,
-                    _ => w.cooked.get(2..)?,
+                // A two-letter option's path (`-MF.envrc`, `-Fo/x`, dmd's `-of`) starts after
+                // it; else a one-letter option's value starts at once (`-o.envrc`).
+                let second_letter = w
+                    .cooked
+                    .get(2..3)
+                    .is_some_and(|c| c.chars().all(|c| c.is_ascii_alphabetic()));
+                let two = w
+                    .cooked
+                    .get(3..)
+                    .filter(|v| second_letter && v.starts_with(['/', '~', '.', '$']));
+                let value = match two {
+                    Some(value) => value,
+                    None => w.cooked.get(2..)?,
                 };
                 Some((i, value, false))
             });
