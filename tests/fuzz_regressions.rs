@@ -590,3 +590,19 @@ fn a_narrow_command_with_an_unspellable_word_is_not_proposed() {
     assert_eq!(evaluation.decision, Decision::NeedsPrompt);
     assert!(!evaluation.prompt.unwrap().persistable);
 }
+
+// Timeout input (evaluate target, E34): `…/cas/////{0..9}//////nic/{0..9}//////nice -n 5 …`. The
+// brace expansion names a hundred programs by absolute path, each `nice`; an unknown command
+// named by an absolute path became a launcher whose operands are read again as a command line,
+// and each of those a hundred launchers deep: five minutes. The launched command lines of one
+// command are now read again a bounded number of times.
+#[test]
+fn launchers_nested_through_a_brace_expansion_are_read_again_a_bounded_number_of_times() {
+    let command = "chm*/mod /;/cas/////{0..9}//////nic/{0..9}//////nice -n 5 ///dd//read -r c;; es.sa( x in n wget -c";
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    let start = Instant::now();
+    let evaluation = gate.evaluate(command, &state);
+    eprintln!("{} bytes evaluated in {:?}", command.len(), start.elapsed());
+    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+}
