@@ -271,6 +271,14 @@ impl<'a> Run<'a> {
                     ),
                 );
             }
+            // The name what a copy, move or link carries lands under in a directory: its
+            // other operand's (the first).
+            let moved_name = |at: usize| {
+                roles
+                    .iter()
+                    .find(|r| r.index != at && r.operand && !r.inside)
+                    .and_then(|r| Path::new(&r.text).file_name())
+            };
             for role in roles.iter().take(MAX_JUDGED_ROLES) {
                 let Some(word) = words.get(role.index) else {
                     continue;
@@ -334,10 +342,7 @@ impl<'a> Run<'a> {
                         // (`cp -r src/. .git/hooks`, `cp -a tpl/. .`): see `tree_copies`.
                         // (What is copied, moved or linked may land under its own name.)
                         if copies_into && !role.inside {
-                            let moved = roles
-                                .iter()
-                                .find(|r| r.index != role.index && r.operand && !r.inside)
-                                .and_then(|r| Path::new(&r.text).file_name());
+                            let moved = moved_name(role.index);
                             self.judge_protected_name(word, &role.text, moved, ctx, judged);
                         }
                         if copies_trees {
@@ -379,10 +384,7 @@ impl<'a> Run<'a> {
                         // A move's destination (`mv DIR DEST`: its last operand) receives the
                         // tree it moves.
                         if role.operand && last_moved == Some(role.index) {
-                            let moved = roles
-                                .iter()
-                                .find(|r| r.index != role.index && r.operand && !r.inside)
-                                .and_then(|r| Path::new(&r.text).file_name());
+                            let moved = moved_name(role.index);
                             if !role.inside {
                                 self.judge_protected_name(word, &role.text, moved, ctx, judged);
                             }
