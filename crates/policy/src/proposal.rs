@@ -154,17 +154,24 @@ pub fn narrowness(input: &ProposalInput<'_>) -> Narrowness {
         )
         .collect();
     let narrowness = input.rule.narrowness(&name);
-    // A versioned name (`perl5.36.0`, `ruby3.1`, `pip3.11`, `node20`, `gcc-12`) is another
-    // installation of a program the policy may know by its name only (an interpreter, an
-    // installer, a compiler whose options run programs): proposed word for word.
+    // A versioned name (`perl5.36.0`, `ruby3.1`, `pip3.11`, `gcc-12`, `g++-12`, `node20`) is
+    // another installation of a program the policy may know by its name only (an interpreter,
+    // an installer, a compiler whose options run programs): proposed word for word. A version
+    // is set off by `-`, `_` or a dot within it, or follows a name that runs code or is kept
+    // narrow (`node20`, `gpg2`); `mpg123` is a name.
     let unversioned =
         head.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '_'));
-    let named = unversioned
-        .chars()
-        .filter(char::is_ascii_alphabetic)
-        .count()
-        >= 2;
-    if narrowness == Narrowness::Name && named && unversioned.len() < head.len() {
+    let version = head.get(unversioned.len()..).unwrap_or_default();
+    let set_off = version.starts_with(['-', '_']) || version.contains('.');
+    let known = || {
+        let mut alias = name.clone();
+        if let Some(first) = alias.first_mut() {
+            *first = unversioned;
+        }
+        input.rule.code_head(&alias).is_some() || input.rule.narrowness(&alias) != Narrowness::Name
+    };
+    let named = unversioned.len() >= 2 && unversioned.chars().any(|c| c.is_ascii_alphabetic());
+    if narrowness == Narrowness::Name && named && !version.is_empty() && (set_off || known()) {
         return Narrowness::Every;
     }
     narrowness

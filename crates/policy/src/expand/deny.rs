@@ -56,8 +56,8 @@ const LAUNCH_DEPTH: usize = 4;
 /// The longest launched command text that is read again.
 const LAUNCH_BYTES: usize = 16 * 1024;
 
-/// How many launched command lines of one command are read again.
-const LAUNCH_WALKS: usize = 64;
+/// How many launched command lines of one invocation are read again.
+const LAUNCH_WALKS: usize = 16;
 
 /// The deny rules a command an unknown invocation may launch hits: the words from its first
 /// operand (and after each `--`) are read again as a command line and expanded like any other
@@ -74,7 +74,7 @@ fn launched_hits<'p>(
     let mut found = Vec::new();
     for start in launched_starts(&inv.words) {
         // (Launchers nested in launchers, a hundred deep through a brace expansion, would
-        // take minutes: the walks of one command are bounded.)
+        // take minutes: the walks from one invocation are bounded.)
         let Some(left) = budget.checked_sub(1) else {
             break;
         };
@@ -166,9 +166,9 @@ pub fn deny_hits<'p>(policy: &'p Policy, command: &str, ex: &Expansion) -> Vec<R
     for rule in policy.deny_raw(command) {
         push(&mut hits, rule, None, rule.is_ask());
     }
-    let mut budget = LAUNCH_WALKS;
     for (i, inv) in ex.invocations.iter().enumerate() {
         let view = inv.view();
+        let mut budget = LAUNCH_WALKS;
         for rule in policy.deny(&view) {
             push(&mut hits, rule, Some(i), rule.is_ask());
         }
