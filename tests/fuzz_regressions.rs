@@ -606,3 +606,17 @@ fn launchers_nested_through_a_brace_expansion_are_read_again_a_bounded_number_of
     eprintln!("{} bytes evaluated in {:?}", command.len(), start.elapsed());
     assert_eq!(evaluation.decision, Decision::NeedsPrompt);
 }
+
+// Timeout input (evaluate target, E34b): a recursive copy of `~` with brace expansions that
+// name thousands of paths. Each reason was compared with every reason before it (merging the
+// same finding reached twice), quadratic in the paths named; only the last few are compared.
+#[test]
+fn reasons_of_thousands_of_paths_are_merged_in_linear_time() {
+    let command = "cp -r ~ /\"rm\"\u{14}hto\u{6}ssssssssssssssssssssime dgawkay -t %3ssssssshopt -s extglsssssssssss{\u{fffd}1..9}straphs -r s~ zGIC{1..9}=T\u{fffd}_SSH_C{1..9}=rm -rf ~ nd\u{fffd}or.tgz\u{fffd}\u{fffd}/\"rm\"\u{14}hto\u{6}ssssssssssss\u{fffd}\u{fffd}\u{fffd}\u{fffd}sssssime display!-t %:sssssss\u{c}hopt -s\u{fffd}extglssssssss{0..9}sss{1..9}straphs\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}~st -cro s<r ~isplay!-t %3s\u{0}\u{0}\u{0}\u{0}sssssshopchezmt -s extglsssssssss\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{18b}stglssssss";
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    let start = Instant::now();
+    let evaluation = gate.evaluate(command, &state);
+    eprintln!("{} bytes evaluated in {:?}", command.len(), start.elapsed());
+    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+}

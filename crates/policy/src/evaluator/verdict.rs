@@ -103,8 +103,16 @@ impl Judged {
         message: impl Into<String>,
     ) {
         let reason = Reason::new(kind, rule, message);
-        // (The same finding reached twice, through two roles of one word, is one reason.)
-        if !self.verdict.reasons.contains(&reason) {
+        // (The same finding reached twice, through two roles of one word, is one reason. Only
+        // the last few are compared: a command may name thousands of paths.)
+        if !self
+            .verdict
+            .reasons
+            .iter()
+            .rev()
+            .take(8)
+            .any(|r| *r == reason)
+        {
             self.verdict.reasons.push(reason);
         }
     }
