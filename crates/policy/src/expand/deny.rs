@@ -50,8 +50,9 @@ fn launched_starts(words: &[shellgate_parser::Word]) -> Vec<usize> {
     starts
 }
 
-/// How many unknown commands deep the commands they may launch are followed.
-const LAUNCH_DEPTH: usize = 4;
+/// How many unknown commands deep the commands they may launch are followed (each operand
+/// of an unknown command is one level: `mytool a b c d sudo id` is five).
+const LAUNCH_DEPTH: usize = 16;
 
 /// The longest launched command text that is read again.
 const LAUNCH_BYTES: usize = 16 * 1024;
