@@ -142,7 +142,7 @@ impl Run<'_> {
             ReasonKind::Path,
             Some(entry.id.clone()),
             format!(
-                "`{}` becomes a directory of protected files: what lands there is them ({}: {})",
+                "`{}` would become a directory of protected files, and what is linked, moved or copied there would be them ({}: {})",
                 display::escape(&place.to_string_lossy()),
                 entry.id,
                 entry.why
