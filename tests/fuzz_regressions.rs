@@ -38,6 +38,17 @@ fn assert_syntax_error(input: &str) {
     );
 }
 
+/// The decision on `command` (default policy, audience `personal`), with the time it took
+/// printed (the regressions of evaluation timeouts assert the decision, never a time).
+fn timed_decision(command: &str) -> Decision {
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    let start = Instant::now();
+    let evaluation = gate.evaluate(command, &state);
+    eprintln!("{} bytes evaluated in {:?}", command.len(), start.elapsed());
+    evaluation.decision
+}
+
 /// Parses on a thread with the default 2 MiB stack and returns the output with the time taken.
 fn timed_parse(input: String) -> (ParseOutput, Duration) {
     std::thread::Builder::new()
@@ -216,12 +227,7 @@ fn nested_shell_code_parse_time_is_bounded_in_total() {
     );
     let code = format!("bash -c '{inner}'");
     let command = vec![code; 40].join("; ");
-    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
-    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
-    let start = Instant::now();
-    let evaluation = gate.evaluate(&command, &state);
-    eprintln!("{} bytes evaluated in {:?}", command.len(), start.elapsed());
-    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+    assert_eq!(timed_decision(&command), Decision::NeedsPrompt);
 }
 
 // Crash input (parse target): b"{\xff\xff… <<A; c=at <<B\nat} }…${x:-$(d)}\n…A\n…B" — minimised
@@ -599,12 +605,7 @@ fn a_narrow_command_with_an_unspellable_word_is_not_proposed() {
 #[test]
 fn launchers_nested_through_a_brace_expansion_are_read_again_a_bounded_number_of_times() {
     let command = "chm*/mod /;/cas/////{0..9}//////nic/{0..9}//////nice -n 5 ///dd//read -r c;; es.sa( x in n wget -c";
-    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
-    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
-    let start = Instant::now();
-    let evaluation = gate.evaluate(command, &state);
-    eprintln!("{} bytes evaluated in {:?}", command.len(), start.elapsed());
-    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+    assert_eq!(timed_decision(command), Decision::NeedsPrompt);
 }
 
 // Timeout input (evaluate target, E34b): a recursive copy of `~` with brace expansions that
@@ -613,10 +614,5 @@ fn launchers_nested_through_a_brace_expansion_are_read_again_a_bounded_number_of
 #[test]
 fn reasons_of_thousands_of_paths_are_merged_in_linear_time() {
     let command = "cp -r ~ /\"rm\"\u{14}hto\u{6}ssssssssssssssssssssime dgawkay -t %3ssssssshopt -s extglsssssssssss{\u{fffd}1..9}straphs -r s~ zGIC{1..9}=T\u{fffd}_SSH_C{1..9}=rm -rf ~ nd\u{fffd}or.tgz\u{fffd}\u{fffd}/\"rm\"\u{14}hto\u{6}ssssssssssss\u{fffd}\u{fffd}\u{fffd}\u{fffd}sssssime display!-t %:sssssss\u{c}hopt -s\u{fffd}extglssssssss{0..9}sss{1..9}straphs\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}~st -cro s<r ~isplay!-t %3s\u{0}\u{0}\u{0}\u{0}sssssshopchezmt -s extglsssssssss\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{18b}stglssssss";
-    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
-    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
-    let start = Instant::now();
-    let evaluation = gate.evaluate(command, &state);
-    eprintln!("{} bytes evaluated in {:?}", command.len(), start.elapsed());
-    assert_eq!(evaluation.decision, Decision::NeedsPrompt);
+    assert_eq!(timed_decision(command), Decision::NeedsPrompt);
 }
