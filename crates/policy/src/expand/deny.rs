@@ -135,8 +135,8 @@ pub struct RuleHit<'p> {
     /// `None` for the top-level text; for `pipeline` rules, the first invocation of the
     /// receiving stage).
     pub invocation: Option<usize>,
-    /// Whether the hit only asks: an `[[ask]]` rule, or a deny rule naming a single word
-    /// that met a word an unknown command may launch (or may take as its own subcommand).
+    /// Whether the hit only asks: an `[[ask]]` rule, or a deny rule naming only its verb that
+    /// met a command an unknown command may launch (see [`launched_hit`]).
     pub asks: bool,
 }
 
