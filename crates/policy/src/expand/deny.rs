@@ -136,7 +136,8 @@ pub struct RuleHit<'p> {
     /// receiving stage).
     pub invocation: Option<usize>,
     /// Whether the hit only asks: an `[[ask]]` rule, or a deny rule naming only its verb that
-    /// met a command an unknown command may launch (see [`launched_hit`]).
+    /// met a command an unknown command may launch, where it only asks (a privilege or a
+    /// several-word verb).
     pub asks: bool,
 }
 
