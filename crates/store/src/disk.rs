@@ -69,6 +69,12 @@ pub(crate) enum OnDisk {
 
 /// Reads whatever is at `path`.
 pub(crate) fn read(path: &Path) -> io::Result<OnDisk> {
+    // Looked at before opening: opening a named pipe would wait for a writer.
+    match fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => return Ok(OnDisk::NotAFile),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(OnDisk::Missing),
+        _ => {}
+    }
     let mut file = match File::open(path) {
         Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(OnDisk::Missing),
@@ -202,9 +208,17 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// Moves whatever is at `path` to `<name>.quarantine-<UTC time>[-N]`, never overwriting an
-/// earlier quarantine. Call only while holding the lock. Returns the new path.
+/// Moves the regular file at `path` to `<name>.quarantine-<UTC time>[-N]`, never overwriting
+/// an earlier quarantine. Call only while holding the lock. Returns the new path. Anything
+/// else at `path` (a directory, a device, a pipe, a link) is left where it is, with an error:
+/// the store was pointed at something that is not its file.
 pub(crate) fn quarantine(path: &Path) -> io::Result<PathBuf> {
+    if !fs::symlink_metadata(path)?.file_type().is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "it is not a regular file, so it is left where it is",
+        ));
+    }
     let stamp = time::compact(SystemTime::now());
     for n in 0..10_000_u32 {
         let suffix = if n == 0 {

@@ -372,7 +372,7 @@ impl TrustStore {
                 seen: Seen::Missing,
             },
             OnDisk::NotAFile => Loaded::Bad {
-                reason: "it is a directory, not a file".to_owned(),
+                reason: "it is not a regular file but a directory, a device or a pipe".to_owned(),
             },
             OnDisk::File {
                 bytes, fingerprint, ..
@@ -398,6 +398,17 @@ impl TrustStore {
     /// Under the lock, re-reads the file; if it is still unusable, moves it aside and empties
     /// the store; if another process fixed it meanwhile, uses it.
     fn quarantine_or_recover(&mut self) -> Result<Option<Quarantine>, StoreError> {
+        // Something that is not a file is not the store's to move, nor to lock beside.
+        if let Ok(OnDisk::NotAFile) = disk::read(&self.path) {
+            return Err(StoreError::Quarantine {
+                path: self.path.clone(),
+                reason: "it is not a regular file but a directory, a device or a pipe".to_owned(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "it is left where it is",
+                ),
+            });
+        }
         let lock = disk::lock_path(&self.path);
         let lock_error = |source| StoreError::Lock {
             path: lock.clone(),

@@ -122,27 +122,43 @@ fn garbage_is_quarantined_with_the_reason() {
 }
 
 #[test]
-fn a_directory_in_place_of_the_file_is_quarantined() {
+fn a_directory_in_place_of_the_file_is_left_where_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("trust.toml");
     std::fs::create_dir(&path).unwrap();
     std::fs::write(path.join("inside.txt"), "keep me").unwrap();
-    let opened = TrustStore::open_with_home(&path, None).unwrap();
-    let quarantine = opened.quarantined.unwrap();
-    assert_eq!(quarantine.reason, "it is a directory, not a file");
+    let Err(err) = TrustStore::open_with_home(&path, None) else {
+        panic!("a directory in place of the trust file opened as a store");
+    };
     assert_eq!(
-        std::fs::read_to_string(quarantine.moved_to.join("inside.txt")).unwrap(),
-        "keep me"
-    );
-    assert!(!path.exists());
-    assert_eq!(
-        quarantine.to_string(),
+        err.to_string(),
         format!(
-            "trust file `{}` was unusable (it is a directory, not a file); it was moved to `{}` and shellgate started with no saved approvals",
-            path.display(),
-            quarantine.moved_to.display()
+            "trust file `{}` is unusable (it is not a regular file but a directory, a device or a pipe) and cannot be moved aside",
+            path.display()
         )
     );
+    assert_eq!(
+        std::fs::read_to_string(path.join("inside.txt")).unwrap(),
+        "keep me"
+    );
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["trust.toml"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_in_place_of_the_file_is_not_opened_or_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trust.toml");
+    let status = Command::new("mkfifo").arg(&path).status().unwrap();
+    assert!(status.success());
+    assert!(TrustStore::open_with_home(&path, None).is_err());
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(
+        &std::fs::symlink_metadata(&path).unwrap().file_type()
+    ));
 }
 
 #[test]
