@@ -18,7 +18,7 @@ use shellgate_rules::{Access, ArgRole, Role};
 use crate::matching::MatchContext;
 
 use super::path_effects::Certainty;
-use super::path_words::{literal_path, searched_root};
+use super::path_words::{expand_glob, literal_path, only_glob, searched_root};
 use super::run::Run;
 use super::verdict::Judged;
 
@@ -97,22 +97,58 @@ impl Run<'_> {
                 }
             }
             let Some(tree) = root else { continue };
-            let (entries, complete) = read_tree(&tree);
-            for (relative, is_link) in &entries {
-                for place in &places {
-                    let text = format!("{place}/{}", relative.to_string_lossy());
-                    if *is_link {
-                        self.record_link_place(&text, word, ctx);
+            // A glob copies each entry it matches under its own name: bash's `*` skips the
+            // directory's dot entries (`mv *.log logs/` moves no `.git`); too many matches
+            // are not known.
+            let copied = match glob_matches(source_word, &source.text, &tree) {
+                Some(Some(found)) => found
+                    .into_iter()
+                    .filter_map(|(path, is_link)| {
+                        let name = path.file_name()?.to_string_lossy().into_owned();
+                        Some((path, is_link, vec![format!("{destination}/{name}")]))
+                    })
+                    .collect(),
+                Some(None) => {
+                    self.dynamic_path(&source_word.raw, Access::Write, judged);
+                    continue;
+                }
+                None => vec![(tree, false, places)],
+            };
+            let mut budget = MAX_ENTRIES;
+            for (tree, is_link, places) in copied {
+                if is_link {
+                    for place in &places {
+                        self.record_link_place(place, word, ctx);
+                        judge(place.clone(), judged);
                     }
-                    judge(text, judged);
+                    continue;
                 }
-            }
-            // A tree too large to read: what it writes below the destination is not known.
-            if !complete {
-                for place in &places {
-                    self.record_link_place(place, word, ctx);
+                let is_dir = std::fs::symlink_metadata(&tree).is_ok_and(|m| m.is_dir());
+                if !is_dir {
+                    for place in &places {
+                        judge(place.clone(), judged);
+                    }
+                    continue;
                 }
-                self.dynamic_path(&source_word.raw, Access::Write, judged);
+                let (entries, complete) = read_tree(&tree, budget);
+                budget = budget.saturating_sub(entries.len());
+                for (relative, is_link) in &entries {
+                    for place in &places {
+                        let text = format!("{place}/{}", relative.to_string_lossy());
+                        if *is_link {
+                            self.record_link_place(&text, word, ctx);
+                        }
+                        judge(text, judged);
+                    }
+                }
+                // A tree too large to read: what it writes below the destination is not known.
+                if !complete {
+                    for place in &places {
+                        self.record_link_place(place, word, ctx);
+                    }
+                    self.dynamic_path(&source_word.raw, Access::Write, judged);
+                    break;
+                }
             }
         }
     }
@@ -131,9 +167,33 @@ impl Run<'_> {
     }
 }
 
+/// The entries a glob source word (`*.log`, `public/*`) matches below its literal directory
+/// `dir`, each with whether it is a symbolic link, as bash expands it (no dot entries unless
+/// the pattern names them): `None` for a word that is not only a glob or a pattern bash's
+/// rules here do not cover (`.*`), `Some(None)` when there are too many matches to judge.
+fn glob_matches(word: &Word, text: &str, dir: &Path) -> Option<Option<Vec<(PathBuf, bool)>>> {
+    if !only_glob(word) {
+        return None;
+    }
+    let split = crate::paths::split_glob(text)?;
+    let mut found = Vec::new();
+    if !expand_glob(dir, &split.rest, &mut found) {
+        return Some(None);
+    }
+    Some(Some(
+        found
+            .into_iter()
+            .map(|path| {
+                let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink());
+                (path, is_link)
+            })
+            .collect(),
+    ))
+}
+
 /// The entries below `root` (paths relative to it, and whether each is a symbolic link),
-/// without following links, and whether all were read (at most [`MAX_ENTRIES`]).
-fn read_tree(root: &Path) -> (Vec<(PathBuf, bool)>, bool) {
+/// without following links, and whether all were read (at most `limit`).
+fn read_tree(root: &Path, limit: usize) -> (Vec<(PathBuf, bool)>, bool) {
     let mut out = Vec::new();
     let mut pending = vec![PathBuf::new()];
     while let Some(relative) = pending.pop() {
@@ -141,7 +201,7 @@ fn read_tree(root: &Path) -> (Vec<(PathBuf, bool)>, bool) {
             continue;
         };
         for entry in entries.flatten() {
-            if out.len() >= MAX_ENTRIES {
+            if out.len() >= limit {
                 return (out, false);
             }
             let Ok(kind) = entry.file_type() else {
