@@ -254,6 +254,26 @@ fn a_project_policy_that_disables_a_deny_rule_is_refused_and_the_default_still_d
 }
 
 #[test]
+fn a_project_that_lowers_the_shell_depth_makes_nested_code_ask_and_hides_no_deny_rule() {
+    let project = Project::new(Some("version = 1\n[settings]\nmax_shell_depth = 0\n"));
+    for command in [r#"bash -c "rm -rf ~""#, r#"eval "rm -rf ~""#] {
+        let (code, value, _) = project.eval(&[], command);
+        assert_eq!(
+            (code, value["decision"].as_str()),
+            (3, Some("HardDenied")),
+            "{command}"
+        );
+        assert_eq!(rules(&value), ["rm-recursive-root"], "{command}");
+    }
+    let (code, value, _) = project.eval(&[], r#"bash -c "echo hi""#);
+    assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
+    assert_eq!(
+        project.hook(r#"bash -c "rm -rf ~""#)["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+}
+
+#[test]
 fn a_project_policy_that_adds_a_safe_entry_is_refused() {
     let project = Project::new(Some(WIDENING));
     let (code, value, stderr) = project.eval(&[], "make");

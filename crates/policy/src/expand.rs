@@ -280,6 +280,9 @@ struct Walker<'p> {
     policy: &'p Policy,
     ex: Expansion,
     max_depth: usize,
+    /// How deep nested shell code is parsed at all: beyond `max_depth` it asks, and it is still
+    /// matched against the deny rules as deep as the embedded default's depth.
+    parse_depth: usize,
     /// Set by a finder's `-exec` for the one inner invocation it creates next.
     found_below: Option<Vec<Word>>,
 }
@@ -326,7 +329,9 @@ pub fn expand(policy: &Policy, parsed: &ParseOutput, opts: &ExpandOptions) -> Ex
         },
         found_below: None,
         max_depth: opts.max_depth.unwrap_or(policy.settings().max_shell_depth),
+        parse_depth: 0,
     };
+    walker.parse_depth = walker.max_depth.max(policy.settings().deny_shell_depth);
     if !parsed.complete {
         walker
             .ex

@@ -340,6 +340,9 @@ impl Builder {
                     );
                 } else {
                     self.settings.max_shell_depth = value;
+                    if first {
+                        self.settings.deny_shell_depth = value;
+                    }
                 }
             }
         }
@@ -404,6 +407,36 @@ impl Builder {
                 let glob = cx.glob(&mut text, "module_path_variables");
                 if !self.settings.module_path_variables.contains(&glob) {
                     self.settings.module_path_variables.push(glob);
+                }
+            }
+        }
+        // Assignments of data to code-loading variables do not make a command ask: more
+        // entries exempt more, so only a user layer adds them.
+        if let Some(entries) = &raw.harmless_assignments
+            && !cx.refused_in_project(
+                entries.span(),
+                "add `harmless_assignments`",
+                "an assignment listed there no longer makes a command ask; list it in your user \
+                 policy",
+            )
+        {
+            for entry in entries.get_ref() {
+                if !entry.get_ref().contains('=') {
+                    cx.error(
+                        PolicyError::BadValue,
+                        entry.span(),
+                        format!("harmless assignment `{}` has no `=`", entry.get_ref()),
+                        "not NAME=VALUE",
+                        Some(
+                            "write the variable, `=` and its value, as globs: `NODE_ENV=*`".into(),
+                        ),
+                    );
+                    continue;
+                }
+                let mut text = entry.clone();
+                let glob = cx.glob(&mut text, "harmless_assignments");
+                if !self.settings.harmless_assignments.contains(&glob) {
+                    self.settings.harmless_assignments.push(glob);
                 }
             }
         }

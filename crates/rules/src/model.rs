@@ -651,8 +651,12 @@ pub struct PolicyTest {
 pub struct Settings {
     /// Directories whose binaries count as the bare command (`/usr/bin/rm` is `rm`).
     pub trusted_bin_dirs: Vec<PathBuf>,
-    /// How deep `bash -c`, `eval` and the like are parsed again.
+    /// How deep `bash -c`, `eval` and the like are parsed again before a person decides.
     pub max_shell_depth: usize,
+    /// How deep nested shell code is parsed for the deny rules, whatever a later layer sets:
+    /// the first (embedded default) layer's `max_shell_depth`. A layer that tightens the
+    /// depth makes deeper code ask; it never hides a refused command from the deny rules.
+    pub deny_shell_depth: usize,
     /// Names of directories that hold a project's disposable outputs (`target`,
     /// `node_modules`): a recursive delete of one, or of anything below one, inside a write
     /// zone runs silently. Default and user layers may add names; a project layer may not.
@@ -701,6 +705,12 @@ pub struct Settings {
     /// zones (`PYTHONPATH=. pytest`), they load only the project's code, so they do not make
     /// the command ask. Every layer may add globs.
     pub module_path_variables: Vec<String>,
+    /// `NAME=VALUE` globs over assignments that set a code-loading variable, or a variable of
+    /// an environment program, to data rather than a program or a path (`NODE_ENV=*`,
+    /// `PYTHONUNBUFFERED=*`, `NODE_OPTIONS=--max-old-space-size=*`): a literal value whose
+    /// blank-separated pieces each match (`NAME=PIECE`) and hold only letters, digits and
+    /// `._:=+,-` does not make the command ask. Only a user layer adds entries.
+    pub harmless_assignments: Vec<String>,
     /// Globs over variable names whose value is a command line that programs run through a
     /// shell (`GIT_SSH_COMMAND`, `*PAGER`, `EDITOR`): a literal value set for a command is
     /// parsed as shell code and each of its clauses is judged, deny rules included. Matched
@@ -732,6 +742,7 @@ impl Default for Settings {
                 .map(PathBuf::from)
                 .collect(),
             max_shell_depth: 8,
+            deny_shell_depth: 8,
             disposable: Vec::new(),
             release_names: Vec::new(),
             console_names: Vec::new(),
@@ -742,6 +753,7 @@ impl Default for Settings {
             secret_names: Vec::new(),
             code_loading_variables: Vec::new(),
             module_path_variables: Vec::new(),
+            harmless_assignments: Vec::new(),
             command_variables: Vec::new(),
             narrow: Vec::new(),
             alias_commands: Vec::new(),

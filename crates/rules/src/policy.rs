@@ -11,7 +11,7 @@ use crate::classify::TokenClass;
 use crate::compile::Builder;
 use crate::error::PolicyError;
 use crate::example::RuleExample;
-use crate::glob::WordGlobSet;
+use crate::glob::{WordGlob, WordGlobSet};
 use crate::lazy::{LazyClassifier, LazyGlobSet, RawMatcher, RawRegex};
 use crate::model::{
     Audience, DenyKind, DenyRule, DisabledRule, Interpreter, Layer, PolicySource, PolicyTest,
@@ -113,6 +113,8 @@ pub struct Policy {
     pub(crate) command_variable_set: WordGlobSet,
     /// `settings.module_path_variables` as one set.
     pub(crate) module_path_set: WordGlobSet,
+    /// `settings.harmless_assignments`, each split into its name and value glob.
+    pub(crate) harmless_assignments: Vec<(WordGlob, WordGlob)>,
 }
 
 const _: () = {
@@ -242,6 +244,12 @@ impl Policy {
         let code_loading_set = WordGlobSet::new(settings.code_loading_variables.clone());
         let command_variable_set = WordGlobSet::new(settings.command_variables.clone());
         let module_path_set = WordGlobSet::new(settings.module_path_variables.clone());
+        let harmless_assignments = settings
+            .harmless_assignments
+            .iter()
+            .filter_map(|entry| entry.split_once('='))
+            .map(|(name, value)| (WordGlob::new(name), WordGlob::new(value)))
+            .collect();
         Self {
             release_set,
             console_set,
@@ -253,6 +261,7 @@ impl Policy {
             code_loading_set,
             command_variable_set,
             module_path_set,
+            harmless_assignments,
             trusted,
             deny_any_verb,
             raw: RawMatcher::new(raw),
@@ -445,6 +454,28 @@ impl Policy {
     #[must_use]
     pub fn is_module_path_variable(&self, name: &str) -> bool {
         self.module_path_set.is_match(name)
+    }
+
+    /// Whether setting `name` to the literal `value` sets data, not a program or a path
+    /// (`settings.harmless_assignments`): the value has at least one blank-separated piece,
+    /// every piece holds only ASCII letters, digits and `._:=+,-`, and one entry's name glob
+    /// matches `name` and its value glob the piece, for each piece.
+    #[must_use]
+    pub fn is_harmless_assignment(&self, name: &str, value: &str) -> bool {
+        let plain = |piece: &str| {
+            piece
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._:=+,-".contains(&b))
+        };
+        let mut pieces = value.split_ascii_whitespace().peekable();
+        pieces.peek().is_some()
+            && pieces.all(|piece| {
+                plain(piece)
+                    && self
+                        .harmless_assignments
+                        .iter()
+                        .any(|(n, v)| n.is_match(name) && v.is_match(piece))
+            })
     }
 
     /// Whether the variable `name` holds a command line that programs run through a shell

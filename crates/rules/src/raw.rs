@@ -59,6 +59,7 @@ table! {
         secret_names: Option<TextList> = get,
         code_loading_variables: Option<TextList> = get,
         module_path_variables: Option<TextList> = get,
+        harmless_assignments: Option<TextList> = get,
         command_variables: Option<TextList> = get,
         narrow: Option<TextList> = get,
         alias_commands: Option<TextList> = get,

@@ -161,7 +161,7 @@ impl<'a> Run<'a> {
             && let Some(name) = inv
                 .assignments
                 .iter()
-                .filter(|a| !names_no_program(a))
+                .filter(|a| !names_no_program(a) && !self.sets_data(a))
                 .map(|a| a.name.as_str())
                 .find(|name| !self.policy().is_code_loading_variable(name))
         {
@@ -178,6 +178,7 @@ impl<'a> Run<'a> {
             let name = *name;
             if self.policy().is_code_loading_variable(name)
                 && !self.sets_a_harmless_program(name, &names, &values)
+                && !self.sets_only_data(name, &names, &values)
                 && !self.sets_project_module_path(inv, name, &names, &values)
             {
                 judged.ask_unsaveable(
@@ -211,6 +212,30 @@ impl Run<'_> {
             .filter(|(n, value)| *n == name && self.policy().harmless_program(value))
             .count();
         set > 0 && set == harmless
+    }
+
+    /// Whether `assignment` sets its variable to a literal value that is data, not a program
+    /// or a path (`settings.harmless_assignments`: `TERM=dumb`, `NODE_ENV=production`).
+    fn sets_data(&self, assignment: &shellgate_parser::Assignment) -> bool {
+        assignment.array.is_none()
+            && assignment.value.as_ref().is_some_and(|v| {
+                v.literal
+                    && self
+                        .policy()
+                        .is_harmless_assignment(&assignment.name, &v.cooked)
+            })
+    }
+
+    /// Whether every assignment of `name` sets it literally to data, not a program or a path
+    /// (`settings.harmless_assignments`). A name set without a literal value (`read
+    /// NODE_OPTIONS`, `NODE_ENV=$x`) never does.
+    fn sets_only_data(&self, name: &str, names: &[&str], values: &[(&str, &str)]) -> bool {
+        let set = names.iter().filter(|n| **n == name).count();
+        let data = values
+            .iter()
+            .filter(|(n, value)| *n == name && self.policy().is_harmless_assignment(n, value))
+            .count();
+        set > 0 && set == data
     }
 
     /// Whether every assignment of `name` — a variable that lists directories to load code

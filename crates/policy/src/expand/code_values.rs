@@ -75,7 +75,9 @@ impl Walker<'_> {
             if depth + 1 > self.max_depth {
                 self.ex.complete = false;
                 self.set_opaque(index, Opaque::DepthLimit);
-                return;
+                if depth + 1 > self.parse_depth {
+                    return;
+                }
             }
             let parsed = shellgate_parser::parse(
                 &code,

@@ -157,7 +157,9 @@ impl Walker<'_> {
                 self.max_depth
             ));
             self.set_opaque(index, Opaque::DepthLimit);
-            return;
+            if depth + 1 > self.parse_depth {
+                return;
+            }
         }
         let (code_cwd, code_home) = if shell.remote {
             (None, None)
