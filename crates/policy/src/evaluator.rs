@@ -58,6 +58,7 @@ mod builds;
 mod clause_text;
 mod combine;
 mod command_exposure;
+mod descriptors;
 mod foreign_repository;
 mod invocation;
 mod keyword;

@@ -70,6 +70,11 @@ pub fn resolve_symlinks(path: &Path) -> Option<PathBuf> {
         if !exists {
             continue;
         }
+        // A descriptor's name is the command's descriptor, never the gate's own: not followed.
+        if descriptor(&out).is_some() {
+            out.extend(queue);
+            return Some(out);
+        }
         match std::fs::symlink_metadata(&out) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 followed += 1;
@@ -302,6 +307,46 @@ pub fn is_within(path: &Path, dir: &Path) -> bool {
 /// The device files that are never judged as paths: writing to them writes nowhere, or where
 /// the command's own output goes.
 pub const WRITE_EXEMPT: [&str; 3] = ["/dev/null", "/dev/stdout", "/dev/stderr"];
+
+/// The descriptor an absolute path names in the process that opens it: `/dev/stdin` (0),
+/// `/dev/stdout` (1), `/dev/stderr` (2), `/dev/fd/N`, and `/proc/self/fd/N` (also through
+/// `thread-self` and `task/TID`). `None` for any other path, and for a path below one.
+///
+/// ```
+/// use std::path::Path;
+/// use shellgate_policy::paths::descriptor;
+///
+/// assert_eq!(descriptor(Path::new("/dev/stdout")), Some(1));
+/// assert_eq!(descriptor(Path::new("/proc/self/task/7/fd/3")), Some(3));
+/// assert_eq!(descriptor(Path::new("/dev/fd/3/x")), None);
+/// assert_eq!(descriptor(Path::new("/proc/1/fd/3")), None);
+/// ```
+#[must_use]
+pub fn descriptor(path: &Path) -> Option<u32> {
+    let text = path.to_str()?;
+    match text {
+        "/dev/stdin" => return Some(0),
+        "/dev/stdout" => return Some(1),
+        "/dev/stderr" => return Some(2),
+        _ => {}
+    }
+    let number = |n: &str| {
+        (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| n.parse().ok())
+            .flatten()
+    };
+    if let Some(n) = text.strip_prefix("/dev/fd/") {
+        return number(n);
+    }
+    let rest = text
+        .strip_prefix("/proc/self/")
+        .or_else(|| text.strip_prefix("/proc/thread-self/"))?;
+    let rest = match rest.strip_prefix("task/") {
+        Some(task) => task.split_once('/')?.1,
+        None => rest,
+    };
+    number(rest.strip_prefix("fd/")?)
+}
 
 /// The device files that are never judged as paths when read.
 pub const READ_EXEMPT: [&str; 2] = ["/dev/null", "/dev/stdin"];

@@ -59,7 +59,7 @@ fn exempt(access: Access) -> &'static [&'static str] {
 
 /// How many links made by the command one path is followed through (the kernel's own limit
 /// is 40; a loop needs far fewer to show).
-const MAX_FOLLOWED: usize = 8;
+pub(super) const MAX_FOLLOWED: usize = 8;
 
 /// How many times, in all, paths are followed through links the command made: nested links
 /// can branch (`a`, `a/a`, `a/a/a` all leading to one another).
@@ -657,7 +657,11 @@ impl<'a> Run<'a> {
         ctx: &MatchContext<'_>,
         judged: &mut Judged,
     ) {
-        if word.literal && exempt(access).contains(&word.cooked.as_str()) {
+        // (A descriptor's name is judged by what the command binds to it.)
+        if word.literal
+            && exempt(access).contains(&word.cooked.as_str())
+            && !(access == Access::Write && paths::descriptor(Path::new(&word.cooked)).is_some())
+        {
             return;
         }
         self.judge_path(word, &word.cooked, access, Certainty::Certain, ctx, judged);
@@ -756,6 +760,12 @@ impl<'a> Run<'a> {
             self.judge_path(&probe, &text, access, certainty, ctx, judged);
         }
         self.following.set(depth);
+        // `echo x 1< ~/.bashrc >> /dev/stdout` writes `~/.bashrc`.
+        if access == Access::Write
+            && let Some(fd) = paths::descriptor(&lexical)
+        {
+            return self.judge_descriptor_write(fd, ctx, judged);
+        }
         if lexical
             .to_str()
             .is_some_and(|p| exempt(access).contains(&p))
@@ -768,6 +778,12 @@ impl<'a> Run<'a> {
         } else {
             lexical.clone()
         };
+        // A link to a descriptor's name (`out -> /dev/stdout`) writes what the descriptor is.
+        if access == Access::Write
+            && let Some(fd) = paths::descriptor(&resolved)
+        {
+            return self.judge_descriptor_write(fd, ctx, judged);
+        }
         if access == Access::Write && certainty == Certainty::Certain {
             self.record_write(&resolved, judged);
             self.record_write(&lexical, judged);
