@@ -183,6 +183,27 @@ impl AsRef<str> for Word {
     }
 }
 
+/// The variable an operand of a declaration builtin (`export`, `declare`, `typeset`, `local`,
+/// `readonly`) names, and the value it gives it, if any: `NAME=VALUE`, `NAME+=VALUE` (an
+/// append sets `NAME` too) and `NAME[I]=VALUE` all set `NAME`; a bare `NAME` gives no value.
+///
+/// ```
+/// use shellgate_parser::declared_variable;
+///
+/// assert_eq!(declared_variable("BASH_ENV+=/tmp/x"), ("BASH_ENV", Some("/tmp/x")));
+/// assert_eq!(declared_variable("PS4[0]=x"), ("PS4", Some("x")));
+/// assert_eq!(declared_variable("PATH"), ("PATH", None));
+/// ```
+#[must_use]
+pub fn declared_variable(operand: &str) -> (&str, Option<&str>) {
+    let (name, value) = match operand.split_once('=') {
+        Some((name, value)) => (name.strip_suffix('+').unwrap_or(name), Some(value)),
+        None => (operand, None),
+    };
+    let name = name.split_once('[').map_or(name, |(name, _)| name);
+    (name, value)
+}
+
 /// An assignment such as `a=b`, `a+=b`, `a[i]=b` or `a=(x y)`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Assignment {

@@ -496,10 +496,7 @@ impl Facts {
                 .is_some_and(|(name, _)| EXPORTERS.contains(&name));
             if exporter {
                 for word in view.words.iter().skip(1) {
-                    let name = word
-                        .cooked
-                        .split_once('=')
-                        .map_or(word.cooked.as_str(), |(n, _)| n);
+                    let (name, _) = shellgate_parser::declared_variable(&word.cooked);
                     env.push(name.to_owned());
                 }
             }

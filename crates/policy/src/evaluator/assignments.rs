@@ -30,7 +30,10 @@ pub(super) fn assigned_values(inv: &Invocation) -> Vec<(&str, &str)> {
         setter_operands(inv)
             .iter()
             .filter(|w| w.literal)
-            .filter_map(|w| w.cooked.split_once('=')),
+            .filter_map(|w| {
+                let (name, value) = shellgate_parser::declared_variable(&w.cooked);
+                Some((name, value?))
+            }),
     );
     out
 }
@@ -94,11 +97,49 @@ impl<'a> Run<'a> {
     /// Assignments (prefixes, or `export NAME=…`) that change how programs load or run.
     pub(super) fn judge_assignments(&self, inv: &Invocation, judged: &mut Judged) {
         let mut names: Vec<&str> = inv.assignments.iter().map(|a| a.name.as_str()).collect();
+        // A declaration sets its name, also by appending (`export PATH+=:/x`) or without a
+        // value (`local PATH` in a function empties it).
         names.extend(
             setter_operands(inv)
                 .iter()
-                .filter_map(|w| w.cooked.split_once('=').map(|(name, _)| name)),
+                .filter(|w| !w.cooked.starts_with('-'))
+                .filter(|w| {
+                    w.cooked.contains('=')
+                        || !inv
+                            .words
+                            .first()
+                            .is_some_and(|v| v.cooked == "export" || v.cooked == "readonly")
+                })
+                .map(|w| shellgate_parser::declared_variable(&w.cooked).0),
         );
+        // `unset PATH` makes bash look commands up in the working directory; `mapfile NAME`
+        // and `readarray NAME` fill a variable with lines of input.
+        if let Some(first) = inv.words.first()
+            && matches!(first.cooked.as_str(), "unset" | "mapfile" | "readarray")
+        {
+            let functions = first.cooked == "unset" && inv.words.iter().any(|w| w.cooked == "-f");
+            if !functions {
+                names.extend(
+                    inv.words
+                        .iter()
+                        .skip(1)
+                        .map(|w| w.cooked.as_str())
+                        .filter(|w| !w.starts_with('-')),
+                );
+            }
+        }
+        // `printf -v NAME FORMAT …` stores its output in `NAME`.
+        if inv.words.first().is_some_and(|w| w.cooked == "printf") {
+            let mut words = inv.words.iter().skip(1).map(|w| w.cooked.as_str());
+            while let Some(word) = words.next() {
+                match word {
+                    "-v" => names.extend(words.next()),
+                    "--" => break,
+                    w if w.starts_with("-v") => names.extend(w.get(2..)),
+                    _ => break,
+                }
+            }
+        }
         // `read NAME…` assigns a line of input to each NAME (a word that is an option's value,
         // such as `read -p PATH`'s prompt, counts too: it can only ask more).
         if inv.words.first().is_some_and(|w| w.cooked == "read") {

@@ -44,7 +44,10 @@ fn bound_descriptors(redirect: &Redirect) -> Vec<u32> {
         ) => vec![0],
         (None, RedirectOp::WriteBoth | RedirectOp::AppendBoth) => vec![1, 2],
         (None, RedirectOp::DupOut) if !redirect.is_fd_dup() => vec![1, 2],
-        (None, RedirectOp::Write | RedirectOp::Append | RedirectOp::Clobber | RedirectOp::DupOut) => {
+        (
+            None,
+            RedirectOp::Write | RedirectOp::Append | RedirectOp::Clobber | RedirectOp::DupOut,
+        ) => {
             vec![1]
         }
     }
@@ -80,10 +83,9 @@ impl Run<'_> {
                     continue;
                 };
                 if redirect.is_fd_dup() {
-                    match word.cooked.trim_end_matches('-').parse::<u32>() {
-                        Ok(from) => pending.push(from),
-                        // `>&-` closes it.
-                        Err(_) => {}
+                    // (`>&-` closes it.)
+                    if let Ok(from) = word.cooked.trim_end_matches('-').parse::<u32>() {
+                        pending.push(from);
                     }
                     continue;
                 }

@@ -11,13 +11,21 @@ use super::run::Run;
 use super::verdict::Judged;
 
 impl<'a> Run<'a> {
-    /// `[[` or `((` when the invocation is a conditional or arithmetic command evaluated by the
-    /// shell itself (its words are the expression, not a command). Known for top-level clauses
+    /// `[[`, `((` or `let` when the invocation is a conditional or arithmetic command evaluated
+    /// by the shell itself (its words are the expression, not a command). Known for top-level clauses
     /// and for any arithmetic context; a `[[ … ]]` inside re-parsed shell code is judged as a
     /// command (and so needs a person).
     pub(super) fn shell_keyword(&self, inv: &Invocation) -> Option<&'static str> {
         if inv.context == Context::Arithmetic {
             return Some("((");
+        }
+        // `let EXPR…`: each operand is an arithmetic expression, as in `((`.
+        if inv
+            .words
+            .first()
+            .is_some_and(|w| w.literal && w.cooked == "let")
+        {
+            return Some("let");
         }
         if !inv.origin.is_empty() {
             return None;
@@ -57,18 +65,25 @@ impl<'a> Run<'a> {
             }
             _ => None,
         });
-        let risky = tested_name.or_else(|| inv.words.iter().find(|w| {
-            w.cooked.contains(['[', '`'])
+        let arithmetic = matches!(keyword, "((" | "let");
+        let operands = inv
+            .words
+            .get(usize::from(keyword == "let")..)
+            .unwrap_or_default();
+        let risky = tested_name.or_else(|| {
+            operands.iter().find(|w| {
+                w.cooked.contains(['[', '`'])
                 || w.cooked.contains("$(")
                 // `(( x + 1 ))`: the value of a variable is evaluated as arithmetic too, and
                 // a value such as `a[$(cmd)]` runs `cmd`.
-                || (keyword == "((" && shellgate_parser::evaluates::arithmetic_reads_data(&w.cooked))
+                || (arithmetic && shellgate_parser::evaluates::arithmetic_reads_data(&w.cooked))
                 // `[[ $x -eq 0 ]]`, `[[ x -eq 0 ]]`: so are the operands of a comparison.
                 || (keyword == "[["
                     && comparison
                     && !matches!(w.cooked.as_str(), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge")
                     && (!w.literal || has_identifier(&w.cooked)))
-        }));
+            })
+        });
         match risky {
             None => judged.reason(
                 ReasonKind::Safe,
