@@ -112,20 +112,23 @@ impl<'a> Run<'a> {
                 })
                 .map(|w| shellgate_parser::declared_variable(&w.cooked).0),
         );
-        // `unset PATH` makes bash look commands up in the working directory; `mapfile NAME`
-        // and `readarray NAME` fill a variable with lines of input.
-        if let Some(first) = inv.words.first()
-            && matches!(first.cooked.as_str(), "unset" | "mapfile" | "readarray")
-        {
-            let functions = first.cooked == "unset" && inv.words.iter().any(|w| w.cooked == "-f");
-            if !functions {
-                names.extend(
-                    inv.words
-                        .iter()
-                        .skip(1)
-                        .map(|w| w.cooked.as_str())
-                        .filter(|w| !w.starts_with('-')),
-                );
+        // `mapfile NAME` and `readarray NAME` fill a variable with lines of input. Unsetting a
+        // variable restores what a program does without it, which loads nothing, except for
+        // the variables whose absence has a meaning of its own: without `PATH` bash looks
+        // commands up in the working directory, without `HOME` `cd` and `~` go elsewhere.
+        if let Some(first) = inv.words.first() {
+            let operands = inv
+                .words
+                .iter()
+                .skip(1)
+                .map(|w| w.cooked.as_str())
+                .filter(|w| !w.starts_with('-'));
+            match first.cooked.as_str() {
+                "mapfile" | "readarray" => names.extend(operands),
+                "unset" if !inv.words.iter().any(|w| w.cooked == "-f") => {
+                    names.extend(operands.filter(|name| matches!(*name, "PATH" | "HOME")));
+                }
+                _ => {}
             }
         }
         // `printf -v NAME FORMAT …` stores its output in `NAME`.

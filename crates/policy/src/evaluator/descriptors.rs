@@ -1,9 +1,10 @@
 //! Writes through a descriptor's name (`/dev/stdout`, `/dev/fd/3`, `/proc/self/fd/1`): on
 //! Linux, opening one opens again, for writing, whatever the command bound to that descriptor,
 //! even a file it opened only to read (`echo x 1< ~/.bashrc >> /dev/stdout` appends to
-//! `~/.bashrc`). Such a write is judged as a write of every file any redirection of the
-//! command binds to the descriptor (following duplications such as `1>&3`); one the command
-//! does not bind is the agent's own output (descriptors 0–2) or not known (any other). The
+//! `~/.bashrc`). Such a write is judged as a write of every file a redirection binds to the
+//! descriptor — one of the invocation's own (a group's included), or of an `exec` that binds
+//! it for the rest of the script — following duplications such as `1>&3`; a descriptor
+//! nothing binds is the agent's own output (descriptors 0–2) or not known (any other). The
 //! gate's own descriptors are never looked at.
 
 use shellgate_parser::{Redirect, RedirectFd, RedirectOp, RedirectTarget, Word};
@@ -67,11 +68,18 @@ impl Run<'_> {
                 return Bound::Unknown;
             }
             seen.push(fd);
+            let current = self.current.get();
             for redirect in self
                 .expansion
                 .invocations
                 .iter()
-                .flat_map(|inv| inv.redirects.iter())
+                .enumerate()
+                .filter(|(index, inv)| {
+                    current.is_none_or(|c| c == *index)
+                        || (inv.words.len() == 1
+                            && inv.words.first().is_some_and(|w| w.cooked == "exec"))
+                })
+                .flat_map(|(_, inv)| inv.redirects.iter())
             {
                 if matches!(redirect.fd, Some(RedirectFd::Variable(_))) && fd > 9 {
                     return Bound::Unknown;

@@ -22,6 +22,12 @@ use super::verdict::Judged;
 impl<'a> Run<'a> {
     /// The verdict on one invocation.
     pub(super) fn judge(&self, inv: &Invocation) -> Judged {
+        self.current.set(
+            self.expansion
+                .invocations
+                .iter()
+                .position(|i| std::ptr::eq(i, inv)),
+        );
         let hint = shellgate_parser::verb_hint(
             &inv.words
                 .iter()

@@ -3,9 +3,12 @@
 use shellgate_parser::Word;
 use shellgate_rules::{Access, Decision};
 
+use std::path::Path;
+
 use crate::display;
 use crate::evaluation::ReasonKind;
 use crate::matching::MatchContext;
+use crate::paths;
 
 use super::path_words::{literal_path, searched_root};
 use super::run::Run;
@@ -94,7 +97,7 @@ impl Run<'_> {
         judged: &mut Judged,
     ) {
         let resolved = literal_path(word, text, ctx);
-        let disposable = resolved.as_deref().and_then(|path| {
+        let disposable_at = |path: &Path| {
             let zone = self.state.zone_for(path, Access::Write)?;
             let below = path.strip_prefix(zone.resolved()).ok()?;
             below.components().find_map(|c| {
@@ -105,6 +108,19 @@ impl Run<'_> {
                     .any(|d| d == name)
                     .then(|| name.to_owned())
             })
+        };
+        // Through a link (`out -> .`, `build -> src`: `rm -rf out/` deletes the project), the
+        // tree deleted is where the link leads: both must be disposable outputs.
+        let disposable = resolved.as_deref().and_then(|path| {
+            let name = disposable_at(path)?;
+            match ctx
+                .symlinks
+                .then(|| paths::resolve_symlinks(path))
+                .flatten()
+            {
+                Some(target) if target != path => disposable_at(&target).map(|_| name),
+                _ => Some(name),
+            }
         });
         let shown = display::escape(
             &resolved

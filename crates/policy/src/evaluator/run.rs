@@ -59,6 +59,9 @@ pub(super) struct Run<'a> {
     /// The toolchain clauses' builds (see [`super::builds`]), and the one being judged.
     pub(super) builds: RefCell<Vec<super::builds::Build>>,
     pub(super) building: RefCell<Option<super::builds::Build>>,
+    /// The invocation being judged (its index in the expansion), for what its redirections
+    /// bind (see [`super::descriptors`]).
+    pub(super) current: Cell<Option<usize>>,
 }
 
 impl<'a> Run<'a> {
@@ -90,6 +93,7 @@ impl<'a> Run<'a> {
             followed: Cell::new(0),
             builds: RefCell::new(Vec::new()),
             building: RefCell::new(None),
+            current: Cell::new(None),
         }
     }
 
