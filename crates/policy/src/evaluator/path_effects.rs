@@ -344,6 +344,7 @@ impl<'a> Run<'a> {
                         if copies_into && !role.inside {
                             let moved = moved_name(role.index);
                             self.judge_protected_name(word, &role.text, moved, ctx, judged);
+                            self.judge_glob_names_into((word, role), (&roles, words), ctx, judged);
                         }
                         if copies_trees {
                             self.judge_tree_copy(

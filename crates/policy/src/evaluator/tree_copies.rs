@@ -153,6 +153,55 @@ impl Run<'_> {
         }
     }
 
+    /// Judges the names a glob source lands under in a copy's, move's or link's destination
+    /// directory (`cp examples/*.toml .` writes `./rust-toolchain.toml` when it matches one):
+    /// each match of each glob operand among `roles` other than the destination `role`, as
+    /// bash expands it; too many matches are not known.
+    pub(super) fn judge_glob_names_into(
+        &self,
+        (word, role): (&Word, &ArgRole),
+        (roles, words): (&[ArgRole], &[Word]),
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        if !ctx.symlinks || !word.literal {
+            return;
+        }
+        let destination = role.text.trim_end_matches('/');
+        for source in roles
+            .iter()
+            .filter(|r| r.operand && !r.inside && r.index != role.index)
+        {
+            let Some(source_word) = words.get(source.index) else {
+                continue;
+            };
+            let Some(dir) = searched_root(source_word, &source.text, ctx) else {
+                continue;
+            };
+            match glob_matches(source_word, &source.text, &dir) {
+                Some(Some(found)) => {
+                    for (path, _) in found {
+                        let Some(name) = path.file_name() else {
+                            continue;
+                        };
+                        let text = format!("{destination}/{}", name.to_string_lossy());
+                        let probe = crate::expand::synthetic_word(text.clone(), word.span);
+                        self.judge_path(
+                            &probe,
+                            &text,
+                            Access::Write,
+                            Certainty::Inside,
+                            ctx,
+                            judged,
+                        );
+                    }
+                }
+                Some(None) => self.dynamic_path(&source_word.raw, Access::Write, judged),
+                None => {}
+            }
+        }
+    }
+
     /// Records `text` (a path a copy writes) as a place the command may make a link.
     fn record_link_place(&self, text: &str, word: &Word, ctx: &MatchContext<'_>) {
         let probe = crate::expand::synthetic_word(text.to_owned(), word.span);
@@ -169,13 +218,16 @@ impl Run<'_> {
 
 /// The entries a glob source word (`*.log`, `public/*`) matches below its literal directory
 /// `dir`, each with whether it is a symbolic link, as bash expands it (no dot entries unless
-/// the pattern names them): `None` for a word that is not only a glob or a pattern bash's
-/// rules here do not cover (`.*`), `Some(None)` when there are too many matches to judge.
+/// the pattern names them): `None` for a word that is not only a glob, `Some(None)` when
+/// there are too many matches to judge or the pattern is one these rules do not cover (`.*`,
+/// `[ab]*`, `!(…)`).
 fn glob_matches(word: &Word, text: &str, dir: &Path) -> Option<Option<Vec<(PathBuf, bool)>>> {
     if !only_glob(word) {
         return None;
     }
-    let split = crate::paths::split_glob(text)?;
+    let Some(split) = crate::paths::split_glob(text) else {
+        return Some(None);
+    };
     let mut found = Vec::new();
     if !expand_glob(dir, &split.rest, &mut found) {
         return Some(None);
