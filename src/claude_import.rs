@@ -412,18 +412,25 @@ fn restrict(list: List, text: &str, spec: &Specifier, n: usize, policy: &mut Str
             format!("verb `{}`", words.join(" ")),
         ),
         Specifier::Stem(words) => match words.split_last() {
-            // `make deploy:*`: the verb `make` with an operand `deploy*` anywhere after it.
-            // (Not a flag, `rm -rf:*`: `args_any` sees operands only, so it is matched as text.)
+            // `make deploy:*`: the verb `make` with an operand `deploy*` anywhere after it, or
+            // one below it (`cat /srv/keys:*` covers `cat /srv/keys/id`: the text goes on
+            // across `/`). (Not a flag, `rm -rf:*`: `args_any` sees operands only, so it is
+            // matched as text.)
             Some((last, before)) if !before.is_empty() && !last.starts_with('-') => {
                 let glob = stem_glob(last);
+                let below = format!("{glob}/**");
                 (
                     "verb",
                     format!(
-                        "{}\nargs_any = [{}]",
+                        "{}\nargs_any = [{}, {}]",
                         toml_words(before),
-                        toml_string(&glob)
+                        toml_string(&glob),
+                        toml_string(&below)
                     ),
-                    format!("verb `{}` with an operand `{glob}`", before.join(" ")),
+                    format!(
+                        "verb `{}` with an operand `{glob}` or `{below}`",
+                        before.join(" ")
+                    ),
                 )
             }
             // `rm -rf:*`: the text `rm -rf…` at a command position, as Claude Code matches it.

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use shellgate_policy::{GrantRefusal, GrantRule};
+use shellgate_policy::{GrantRefusal, GrantRule, display};
 use shellgate_rules::{Access, HostGrant, PatternError, VerbPattern, ZonePath};
 use shellgate_store::{Grants, Outcome, Quarantine, StoreError, TrustStore, validate_audience};
 
@@ -287,7 +287,11 @@ fn execute(args: &Args) -> Result<Exit, Failure> {
                     audience: audience.to_owned(),
                 })));
             }
-            outln!("revoked: {what} `{text}` for audience `{audience}`");
+            outln!(
+                "revoked: {what} `{}` for audience `{}`",
+                display::escape(&text),
+                display::escape(audience)
+            );
             Ok(finish(outcome.quarantined.as_ref()))
         }
     }
@@ -308,7 +312,11 @@ fn granted(outcome: &Outcome, what: &str, audience: &str) -> Exit {
     } else {
         "already trusted"
     };
-    outln!("{verb}: {what} for audience `{audience}`");
+    outln!(
+        "{verb}: {} for audience `{}`",
+        display::escape(what),
+        display::escape(audience)
+    );
     finish(outcome.quarantined.as_ref())
 }
 
@@ -365,19 +373,27 @@ fn list(store: &TrustStore, only: Option<&str>, json: bool) -> Exit {
         if grants.is_empty() && only.is_none() {
             continue;
         }
-        out.push_str(&format!("{name}:\n"));
+        // (The trust file may have been edited by hand: invisible and control characters
+        // are shown escaped.)
+        out.push_str(&format!("{}:\n", display::escape(name)));
         for zone in &grants.zones {
             out.push_str(&format!(
                 "  zone     {:<6} {}\n",
                 zone.access.as_str(),
-                zone.path
+                display::escape(&zone.path.to_string())
             ));
         }
         for pattern in &grants.patterns {
-            out.push_str(&format!("  pattern         {pattern}\n"));
+            out.push_str(&format!(
+                "  pattern         {}\n",
+                display::escape(&pattern.to_string())
+            ));
         }
         for host in &grants.hosts {
-            out.push_str(&format!("  host            {host}\n"));
+            out.push_str(&format!(
+                "  host            {}\n",
+                display::escape(&host.to_string())
+            ));
         }
     }
     out!("{out}");

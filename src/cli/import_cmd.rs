@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use shellgate::claude_import::{self, Import, List, Outcome};
-use shellgate_policy::GrantRule;
+use shellgate_policy::{GrantRule, display};
 use shellgate_rules::{Layer, PolicySource};
 use shellgate_store::TrustStore;
 
@@ -125,7 +125,7 @@ fn claude(args: &ClaudeArgs) -> Result<(), Exit> {
     Ok(())
 }
 
-/// One line per rule, then the counts.
+/// One line per rule, then the counts, with the settings file's text escaped.
 fn summary(import: &Import) -> String {
     let mut text = String::new();
     for entry in &import.entries {
@@ -144,7 +144,14 @@ fn summary(import: &Import) -> String {
             }
             Outcome::Skipped(why) => format!("not imported: {why}"),
         };
-        text.push_str(&format!("{:<5} {} => {became}\n", entry.list, entry.rule));
+        // (Rule text comes from a settings file anyone may have written: control and
+        // invisible characters are shown escaped, never sent to the terminal.)
+        text.push_str(&format!(
+            "{:<5} {} => {}\n",
+            entry.list,
+            display::escape(&entry.rule),
+            display::escape(&became)
+        ));
     }
     let patterns = import.patterns().count();
     let skipped = import.skipped().count();

@@ -70,13 +70,19 @@ pub fn resolve_symlinks(path: &Path) -> Option<PathBuf> {
         if !exists {
             continue;
         }
-        // A descriptor's name is the command's descriptor, never the gate's own: not followed.
-        if descriptor(&out).is_some() {
-            out.extend(queue);
-            return Some(out);
-        }
         match std::fs::symlink_metadata(&out) {
             Ok(meta) if meta.file_type().is_symlink() => {
+                // A process's magic links (`/proc/self`, `/dev/fd`, `/dev/stdout`) lead into
+                // the gate's own process, not the command's: a descriptor's name is returned
+                // as it is (the caller judges what the command binds to it), and any other
+                // path through them is not known.
+                if out.starts_with("/proc")
+                    || out.starts_with("/dev/fd")
+                    || descriptor(&out).is_some()
+                {
+                    out.extend(queue);
+                    return descriptor(&out).is_some().then_some(out);
+                }
                 followed += 1;
                 if followed > MAX_SYMLINKS {
                     return None;
