@@ -329,7 +329,7 @@ impl Condition {
         let from = *start;
         let has = |spellings: &Vec<String>| {
             facts
-                .scan(policy, view)
+                .scan(view)
                 .flags
                 .iter()
                 .filter(|hit| hit.index >= from)
@@ -345,7 +345,7 @@ impl Condition {
             },
             Self::FlagsAny(list) => list.iter().any(has),
             Self::FlagsAll(list) => list.iter().all(has),
-            Self::ArgsAny(globs) => facts.operands(policy, view).iter().any(|(index, forms)| {
+            Self::ArgsAny(globs) => facts.operands(view).iter().any(|(index, forms)| {
                 *index >= from
                     && (forms.iter().any(|form| globs.is_match(form))
                         || view
@@ -355,7 +355,7 @@ impl Condition {
             }),
             Self::ArgsSet(globs) => {
                 let operands: Vec<usize> = facts
-                    .operands(policy, view)
+                    .operands(view)
                     .iter()
                     .map(|(index, _)| *index)
                     .filter(|index| *index >= from)
@@ -442,9 +442,8 @@ impl Condition {
 /// asks for it (most commands meet only rules that never look at path forms).
 #[derive(Default)]
 pub(crate) struct Facts {
-    /// Flags and operands after the command word. Only the values of the command's argument
-    /// roles' `value_flags` (patterns, numbers, names: `find -name ..`) are not operands; any
-    /// other option's value is (the strict reading).
+    /// Flags and operands after the command word (no value flags: the strict reading; one
+    /// table of value flags per command cannot tell `git fetch -n` from `git log -n 5`).
     scan: OnceCell<Scan>,
     /// Each operand's word index and path forms: `args_any` globs are matched against the
     /// forms and the cooked word.
@@ -458,16 +457,14 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
-    fn scan(&self, policy: &Policy, view: &CommandView<'_>) -> &Scan {
-        self.scan.get_or_init(|| {
-            let values = policy.value_flags(view.words);
-            flags::scan(view.words, 1, &|flag| values.iter().any(|v| v == flag))
-        })
+    fn scan(&self, view: &CommandView<'_>) -> &Scan {
+        self.scan
+            .get_or_init(|| flags::scan(view.words, 1, &|_| false))
     }
 
-    fn operands(&self, policy: &Policy, view: &CommandView<'_>) -> &[(usize, PathForms)] {
+    fn operands(&self, view: &CommandView<'_>) -> &[(usize, PathForms)] {
         self.operands.get_or_init(|| {
-            self.scan(policy, view)
+            self.scan(view)
                 .operands
                 .iter()
                 .filter_map(|index| {

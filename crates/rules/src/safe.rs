@@ -275,13 +275,6 @@ impl Policy {
         entries.last().copied()
     }
 
-    /// The `value_flags` of the argument roles of the command `words` start with: options
-    /// whose value is a pattern, a number or a name, never a path or code.
-    pub(crate) fn value_flags(&self, words: &[Word]) -> &[String] {
-        self.lookup(&self.declared.verbs, words, true, &|_| true)
-            .map_or(&[][..], |roles| &roles.value_flags[..])
-    }
-
     fn safe_in(&self, view: &CommandView<'_>, any_dir: bool) -> SafeVerdict<'_> {
         let os = std::env::consts::OS;
         // Flags that take a value: the entry's own, and those its argument roles know of.

@@ -2,14 +2,16 @@
 //! Linux, opening one opens again, for writing, whatever the command bound to that descriptor,
 //! even a file it opened only to read (`echo x 1< ~/.bashrc >> /dev/stdout` appends to
 //! `~/.bashrc`). Such a write is judged as a write of every file a redirection binds to the
-//! descriptor — one of the invocation's own (a group's included), or of an `exec` that binds
-//! it for the rest of the script — following duplications such as `1>&3`; a descriptor
+//! descriptor — one of the invocation's own (a group's included), of an `exec` that binds it
+//! for the rest of the script, or of a shell or wrapper, whose code inherits it — following
+//! duplications such as `1>&3`; a descriptor
 //! nothing binds is the agent's own output (descriptors 0–2) or not known (any other). The
 //! gate's own descriptors are never looked at.
 
 use shellgate_parser::{Redirect, RedirectFd, RedirectOp, RedirectTarget, Word};
 use shellgate_rules::Access;
 
+use crate::expand::InvocationKind;
 use crate::matching::MatchContext;
 use crate::paths;
 
@@ -78,6 +80,9 @@ impl Run<'_> {
                     current.is_none_or(|c| c == *index)
                         || (inv.words.len() == 1
                             && inv.words.first().is_some_and(|w| w.cooked == "exec"))
+                        // A shell or wrapper passes its descriptors to the code it runs
+                        // (`bash -c 'echo x >> /dev/stdout' 1< ~/.bashrc`).
+                        || matches!(inv.kind, InvocationKind::Wrapper { .. })
                 })
                 .flat_map(|(_, inv)| inv.redirects.iter())
             {

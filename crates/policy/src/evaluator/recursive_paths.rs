@@ -111,7 +111,17 @@ impl Run<'_> {
         };
         // Through a link (`out -> .`, `build -> src`: `rm -rf out/` deletes the project), the
         // tree deleted is where the link leads: both must be disposable outputs.
+        // A link the command made or carried (`mv lself target && rm -rf target/`) leads
+        // where the gate cannot see: not disposable.
+        let through_made_link = |path: &Path| {
+            self.links.try_borrow().map_or(true, |links| {
+                links.iter().any(|(place, _)| path.starts_with(place))
+            })
+        };
         let disposable = resolved.as_deref().and_then(|path| {
+            if through_made_link(path) {
+                return None;
+            }
             let name = disposable_at(path)?;
             match ctx
                 .symlinks

@@ -51,7 +51,13 @@ impl Run<'_> {
         if sources.is_empty() {
             return;
         }
-        let destination = role.text.trim_end_matches('/');
+        // (Where the destination really is: `~/` is the home directory.)
+        let expanded =
+            literal_path(word, &role.text, ctx).map(|p| p.to_string_lossy().into_owned());
+        let destination = expanded
+            .as_deref()
+            .unwrap_or(role.text.as_str())
+            .trim_end_matches('/');
         let judge = |text: String, judged: &mut Judged| {
             let probe = crate::expand::synthetic_word(text.clone(), word.span);
             self.judge_path(&probe, &text, Access::Write, certainty, ctx, judged);
@@ -167,7 +173,13 @@ impl Run<'_> {
         if !ctx.symlinks || !word.literal {
             return;
         }
-        let destination = role.text.trim_end_matches('/');
+        // (Where the destination really is: `~/` is the home directory.)
+        let expanded =
+            literal_path(word, &role.text, ctx).map(|p| p.to_string_lossy().into_owned());
+        let destination = expanded
+            .as_deref()
+            .unwrap_or(role.text.as_str())
+            .trim_end_matches('/');
         for source in roles
             .iter()
             .filter(|r| r.operand && !r.inside && r.index != role.index)
