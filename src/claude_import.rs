@@ -156,6 +156,18 @@ fn specifier(rule: &str) -> Result<Option<Specifier>, String> {
     else {
         return Ok(None);
     };
+    // Bash splits words on spaces and tabs only: a rule with any other blank or control
+    // character (`\r`, a no-break space) names no command shellgate could match as Claude
+    // Code does.
+    if inner
+        .chars()
+        .any(|c| c.is_control() && c != '\t' || (c.is_whitespace() && c != ' ' && c != '\t'))
+    {
+        return Err(
+            "it holds a control character or a blank other than a space or tab: Claude Code compares the text, which names no command shellgate could match"
+                .to_owned(),
+        );
+    }
     let inner = inner.trim();
     if inner.is_empty() || inner == "*" {
         return Ok(Some(Specifier::All));
@@ -521,6 +533,15 @@ mod tests {
         }
         assert!(specifier("Bash(git commit -m \"x\")").is_err());
         assert!(specifier("Bash(a*:*)").is_err());
+        assert_eq!(
+            specifier("Bash(\rrm:*)"),
+            Err("it holds a control character or a blank other than a space or tab: Claude Code compares the text, which names no command shellgate could match".to_owned())
+        );
+        assert!(specifier("Bash(git\u{a0}push:*)").is_err());
+        assert_eq!(
+            specifier("Bash(git\tpush:*)"),
+            Ok(Some(Specifier::Stem(words("git push"))))
+        );
     }
 
     #[test]
