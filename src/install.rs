@@ -31,6 +31,11 @@ pub enum InstallError {
     /// The file is not JSON.
     #[error("the settings file is not valid JSON: {0}")]
     NotJson(String),
+    /// The settings switch every hook off (`disableAllHooks`): a hook added would never run.
+    #[error(
+        "`disableAllHooks` is set in the settings file, so the agent runs no hooks; remove it, then install again"
+    )]
+    HooksDisabled,
     /// A value that must be an object or a list is something else.
     #[error("`{key}` in the settings file is not {expected}")]
     WrongShape {
@@ -159,6 +164,22 @@ pub fn render_settings(settings: &Value) -> String {
 ///
 /// [`InstallError::WrongShape`] when the hooks are not laid out as the agent reads them.
 pub fn installed(agent: Agent, settings: &Value) -> Result<Vec<String>, InstallError> {
+    Ok(handlers(agent, settings)?
+        .into_iter()
+        .map(|(command, _)| command)
+        .collect())
+}
+
+/// The shellgate hook commands of `agent` in `settings`, in file order, each with why the
+/// agent would never run it for its shell tool (`None` when it would).
+///
+/// # Errors
+///
+/// [`InstallError::WrongShape`] when the hooks are not laid out as the agent reads them.
+pub fn handlers(
+    agent: Agent,
+    settings: &Value,
+) -> Result<Vec<(String, Option<String>)>, InstallError> {
     let Some(groups) = event_groups(agent, settings)? else {
         return Ok(Vec::new());
     };
@@ -168,11 +189,55 @@ pub fn installed(agent: Agent, settings: &Value) -> Result<Vec<String>, InstallE
             if let Some(command) = handler_command(handler)
                 && is_shellgate_hook(agent, command)
             {
-                found.push(command.to_owned());
+                found.push((command.to_owned(), inert(agent, settings, group, handler)));
             }
         }
     }
     Ok(found)
+}
+
+/// Why the agent would never run `handler` (of matcher group `group`) before its shell tool:
+/// hooks switched off, a matcher that does not match the tool's name (matchers are
+/// case-sensitive regular expressions matched against the whole name; none, `""` or `*`
+/// matches every tool), a handler type other than `command`, or a timeout shorter than the
+/// hook's deadline and its margin.
+fn inert(agent: Agent, settings: &Value, group: &Value, handler: &Value) -> Option<String> {
+    if settings.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
+        return Some("`disableAllHooks` is set: the agent runs no hooks".to_owned());
+    }
+    let tool = shell_matcher(agent);
+    match group.get("matcher") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(matcher)) if matcher.is_empty() || matcher == "*" => {}
+        Some(Value::String(matcher)) => {
+            let matches = matcher == tool
+                || regex::Regex::new(&format!("^(?:{matcher})$")).is_ok_and(|r| r.is_match(tool));
+            if !matches {
+                return Some(format!(
+                    "its matcher `{matcher}` does not match the shell tool `{tool}` (matchers are case-sensitive)"
+                ));
+            }
+        }
+        Some(_) => return Some("its matcher is not a string".to_owned()),
+    }
+    match handler.get("type") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(kind)) if kind == "command" => {}
+        Some(other) => {
+            return Some(format!(
+                "its type is {other}, not \"command\": the agent does not run it as a program"
+            ));
+        }
+    }
+    let least = timeout(agent) * 3 / 10;
+    if let Some(given) = handler.get("timeout").and_then(Value::as_f64)
+        && given < least as f64
+    {
+        return Some(format!(
+            "its timeout of {given} is shorter than the {least} the hook needs (its deadline and margin)"
+        ));
+    }
+    None
 }
 
 /// Adds the hook entry running `command` unless a shellgate hook of `agent` is there already.
@@ -181,8 +246,13 @@ pub fn installed(agent: Agent, settings: &Value) -> Result<Vec<String>, InstallE
 ///
 /// [`InstallError::WrongShape`] when the settings are not laid out as the agent reads them.
 pub fn install(agent: Agent, mut settings: Value, command: &str) -> Result<Edit, InstallError> {
-    let found = installed(agent, &settings)?;
-    if !found.is_empty() {
+    if settings.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
+        return Err(InstallError::HooksDisabled);
+    }
+    let present = handlers(agent, &settings)?;
+    let found: Vec<String> = present.iter().map(|(c, _)| c.clone()).collect();
+    // (A handler the agent would never run is no hook: a working one is added beside it.)
+    if present.iter().any(|(_, inert)| inert.is_none()) {
         return Ok(Edit {
             settings,
             changed: false,
@@ -313,6 +383,68 @@ mod tests {
         assert!(!is_shellgate_hook(agent, "shellgate eval -- ls"));
         assert!(!is_shellgate_hook(agent, "not-shellgate hook codex"));
         assert!(!is_shellgate_hook(agent, ""));
+    }
+
+    #[test]
+    fn a_hook_the_agent_never_runs_for_its_shell_tool_is_not_installed() {
+        let agent = Agent::ClaudeCode;
+        let hook = |matcher: serde_json::Value, handler: serde_json::Value| serde_json::json!({"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [handler]}]}});
+        let command =
+            serde_json::json!({"type": "command", "command": "shellgate hook claude-code"});
+        let inert = |settings: &Value| {
+            handlers(agent, settings)
+                .unwrap()
+                .into_iter()
+                .map(|(_, why)| why)
+                .collect::<Vec<_>>()
+        };
+        for matcher in ["Bash", "Bash|Edit", "Ba.*", "*", ""] {
+            assert_eq!(
+                inert(&hook(matcher.into(), command.clone())),
+                [None],
+                "{matcher}"
+            );
+        }
+        assert_eq!(
+            inert(&hook("bash".into(), command.clone())),
+            [Some("its matcher `bash` does not match the shell tool `Bash` (matchers are case-sensitive)".to_owned())]
+        );
+        assert_eq!(
+            inert(&hook(
+                "Bash".into(),
+                serde_json::json!({"type": "prompt", "command": "shellgate hook claude-code"})
+            )),
+            [Some(
+                "its type is \"prompt\", not \"command\": the agent does not run it as a program"
+                    .to_owned()
+            )]
+        );
+        assert_eq!(
+            inert(&hook(
+                "Bash".into(),
+                serde_json::json!({"type": "command", "command": "shellgate hook claude-code", "timeout": 1})
+            )),
+            [Some(
+                "its timeout of 1 is shorter than the 3 the hook needs (its deadline and margin)"
+                    .to_owned()
+            )]
+        );
+        // Installing next to an inert handler adds a working one; a settings file that turns
+        // every hook off is refused.
+        let edit = install(
+            agent,
+            hook("Read".into(), command.clone()),
+            "shellgate hook claude-code",
+        )
+        .unwrap();
+        assert!(edit.changed);
+        assert_eq!(inert(&edit.settings), [Some("its matcher `Read` does not match the shell tool `Bash` (matchers are case-sensitive)".to_owned()), None]);
+        let mut off = hook("Bash".into(), command);
+        off["disableAllHooks"] = true.into();
+        assert_eq!(
+            install(agent, off, "shellgate hook claude-code"),
+            Err(InstallError::HooksDisabled)
+        );
     }
 
     #[test]

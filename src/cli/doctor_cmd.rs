@@ -157,10 +157,20 @@ fn find_hooks(report: &mut Report, project: &Path) -> Vec<Installed> {
                 }
             };
             let found = install::parse_settings(&text)
-                .and_then(|settings| install::installed(agent, &settings));
+                .and_then(|settings| install::handlers(agent, &settings));
             match found {
                 Ok(commands) => {
-                    for command in commands {
+                    for (command, inert) in commands {
+                        if let Some(why) = inert {
+                            report.fail(
+                                &format!(
+                                    "{agent}: hook in `{}` never runs for the shell tool: {why}: `{command}`",
+                                    file.display()
+                                ),
+                                &format!("fix the entry, or remove it and run `shellgate install {agent}`"),
+                            );
+                            continue;
+                        }
                         report.ok(&format!(
                             "{agent}: hook in `{}`: `{command}`",
                             file.display()

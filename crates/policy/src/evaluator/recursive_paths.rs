@@ -123,11 +123,16 @@ impl Run<'_> {
                 return None;
             }
             let name = disposable_at(path)?;
-            match ctx
-                .symlinks
-                .then(|| paths::resolve_symlinks(path))
-                .flatten()
-            {
+            // (`rm -rf dist` removes a link named `dist`, not what it leads to; `rm -rf dist/`
+            // and a link above it lead on.)
+            let through_itself = text.ends_with('/') || text.ends_with("/.");
+            let followed = |path: &Path| match (path.parent(), path.file_name()) {
+                (Some(parent), Some(file)) if !through_itself => {
+                    paths::resolve_symlinks(parent).map(|p| p.join(file))
+                }
+                _ => paths::resolve_symlinks(path),
+            };
+            match ctx.symlinks.then(|| followed(path)).flatten() {
                 Some(target) if target != path => disposable_at(&target).map(|_| name),
                 _ => Some(name),
             }

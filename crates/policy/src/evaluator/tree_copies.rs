@@ -69,12 +69,23 @@ impl Run<'_> {
             };
             // A glob copies what it matches below its directory (`cp -r public/* dest/`).
             let root = searched_root(source_word, &source.text, ctx);
-            // The copy is the destination itself, or a directory of the source's name in it.
-            let mut places = vec![destination.to_owned()];
-            let name = source.text.trim_end_matches('/').rsplit('/').next();
-            if let Some(name) =
-                name.filter(|n| source_word.literal && !matches!(*n, "" | "." | ".."))
-            {
+            // The copy is the destination itself, or a directory of the source's name in it;
+            // only the latter when the destination is a directory already (`cp -r dotfiles ~/`
+            // writes `~/dotfiles/.bashrc`, not `~/.bashrc`).
+            let name = source
+                .text
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .filter(|n| source_word.literal && !matches!(*n, "" | "." | ".."));
+            let existing_dir = ctx.symlinks
+                && expanded.is_some()
+                && std::fs::metadata(destination).is_ok_and(|m| m.is_dir());
+            let mut places = Vec::new();
+            if !(existing_dir && name.is_some()) {
+                places.push(destination.to_owned());
+            }
+            if let Some(name) = name {
                 places.push(format!("{destination}/{name}"));
             }
             let kind = root

@@ -44,27 +44,19 @@ pub(super) fn interpreter_opaque(
             || code_like(name, &interpreter.script_flags, interpreter)
             || exactly(name, &interpreter.value_flags)
     };
-    let mut scan = shellgate_rules::flags::scan(words, start, &takes);
-    // An interpreter whose first operand is its script reads its own options only up to the
-    // script, or up to the value of its first code flag (`-c CODE`, `-m MODULE`): what
-    // follows is the program's (`python3 x.py -c 1` runs `x.py` with the arguments `-c 1`).
-    if interpreter.script_operand {
-        let code_value = scan
-            .values
-            .iter()
-            .find(|v| code_like(&v.flag, &interpreter.code_flags, interpreter))
-            .map(|v| v.index + 1);
-        let end = scan
-            .operands
-            .first()
-            .copied()
-            .into_iter()
-            .chain(code_value)
-            .min();
-        if let Some(end) = end {
-            scan.flags.retain(|f| f.index < end);
-            scan.values.retain(|v| v.index < end);
-        }
+    let scan = shellgate_rules::flags::scan(words, start, &takes);
+    // A code or script flag after what looks like the script (`python3 x.py -c 1`) is either
+    // the script's argument (x.py runs) or, when an option before took that word as its value
+    // (`node --disable-warning x.js -e CODE`), the interpreter's own (CODE runs): not known.
+    if interpreter.script_operand
+        && let Some(first) = scan.operands.first()
+        && scan.flags.iter().any(|f| {
+            f.index > *first
+                && (code_like(&f.name, &interpreter.code_flags, interpreter)
+                    || code_like(&f.name, &interpreter.script_flags, interpreter))
+        })
+    {
+        return Some(opaque());
     }
     // A query flag (`--version`) counts only among the options before any code, script or
     // program: `python3 -c CODE --version` runs CODE.
