@@ -51,13 +51,8 @@ impl Run<'_> {
         if sources.is_empty() {
             return;
         }
-        // (Where the destination really is: `~/` is the home directory.)
-        let expanded =
-            literal_path(word, &role.text, ctx).map(|p| p.to_string_lossy().into_owned());
-        let destination = expanded
-            .as_deref()
-            .unwrap_or(role.text.as_str())
-            .trim_end_matches('/');
+        let (destination, known) = destination_of(word, role, ctx);
+        let destination = destination.as_str();
         let judge = |text: String, judged: &mut Judged| {
             let probe = crate::expand::synthetic_word(text.clone(), word.span);
             self.judge_path(&probe, &text, Access::Write, certainty, ctx, judged);
@@ -78,9 +73,8 @@ impl Run<'_> {
                 .rsplit('/')
                 .next()
                 .filter(|n| source_word.literal && !matches!(*n, "" | "." | ".."));
-            let existing_dir = ctx.symlinks
-                && expanded.is_some()
-                && std::fs::metadata(destination).is_ok_and(|m| m.is_dir());
+            let existing_dir =
+                ctx.symlinks && known && std::fs::metadata(destination).is_ok_and(|m| m.is_dir());
             let mut places = Vec::new();
             if !(existing_dir && name.is_some()) {
                 places.push(destination.to_owned());
@@ -184,13 +178,8 @@ impl Run<'_> {
         if !ctx.symlinks || !word.literal {
             return;
         }
-        // (Where the destination really is: `~/` is the home directory.)
-        let expanded =
-            literal_path(word, &role.text, ctx).map(|p| p.to_string_lossy().into_owned());
-        let destination = expanded
-            .as_deref()
-            .unwrap_or(role.text.as_str())
-            .trim_end_matches('/');
+        let (destination, _) = destination_of(word, role, ctx);
+        let destination = destination.as_str();
         for source in roles
             .iter()
             .filter(|r| r.operand && !r.inside && r.index != role.index)
@@ -236,6 +225,18 @@ impl Run<'_> {
         {
             links.push((path, None));
         }
+    }
+}
+
+/// Where a copy's destination really is (`~/` is the home directory), without a trailing `/`,
+/// and whether it is known as a path (else the text as written).
+fn destination_of(word: &Word, role: &ArgRole, ctx: &MatchContext<'_>) -> (String, bool) {
+    match literal_path(word, &role.text, ctx) {
+        Some(path) => (
+            path.to_string_lossy().trim_end_matches('/').to_owned(),
+            true,
+        ),
+        None => (role.text.trim_end_matches('/').to_owned(), false),
     }
 }
 
