@@ -151,6 +151,39 @@ impl Run<'_> {
         true
     }
 
+    /// A moved source that is a directory of files protected against reads (`mv ~/.aws ~/a`):
+    /// under its new name they are no longer recognised (`cat ~/a/credentials`), so a person
+    /// decides. (A directory of files protected only against writes, `.venv`, keeps nothing
+    /// secret; what is written into its old name later is judged there.)
+    pub(super) fn judge_moved_protected_dir(
+        &self,
+        word: &Word,
+        text: &str,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let Some(path) = searched_root(word, text, ctx) else {
+            return;
+        };
+        let Some(entry) = self
+            .policy()
+            .protected_below_name(&path, ctx.home)
+            .filter(|entry| entry.read != shellgate_rules::Decision::Approved)
+        else {
+            return;
+        };
+        judged.ask_unsaveable(
+            ReasonKind::Path,
+            Some(entry.id.clone()),
+            format!(
+                "moves `{}`, a directory of protected files, elsewhere: under its new name they are not recognised ({}: {})",
+                display::escape(&path.to_string_lossy()),
+                entry.id,
+                entry.why
+            ),
+        );
+    }
+
     /// Records where a link-making command puts its links (its write operands, and the
     /// directory one is created in): later clauses working there are in an unknown directory.
     pub(super) fn record_links(

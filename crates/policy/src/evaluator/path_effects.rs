@@ -381,6 +381,7 @@ impl<'a> Run<'a> {
                         // whose relative target now leads elsewhere).
                         if role.operand && last_moved.is_some() && last_moved != Some(role.index) {
                             self.judge_copied_link(word, &role.text, &roles, words, ctx, judged);
+                            self.judge_moved_protected_dir(word, &role.text, ctx, judged);
                         }
                         // A move's destination (`mv DIR DEST`: its last operand) receives the
                         // tree it moves.

@@ -73,8 +73,17 @@ impl Run<'_> {
                 .rsplit('/')
                 .next()
                 .filter(|n| source_word.literal && !matches!(*n, "" | "." | ".."));
-            let existing_dir =
-                ctx.symlinks && known && std::fs::metadata(destination).is_ok_and(|m| m.is_dir());
+            // (One an earlier clause wrote, moved or removed may not be there any more:
+            // `mv ~/.config x && cp -r payload ~/.config`.)
+            let rewritten = self.written.try_borrow().map_or(true, |written| {
+                written
+                    .iter()
+                    .any(|w| Path::new(destination).starts_with(w))
+            });
+            let existing_dir = ctx.symlinks
+                && known
+                && !rewritten
+                && std::fs::metadata(destination).is_ok_and(|m| m.is_dir());
             let mut places = Vec::new();
             if !(existing_dir && name.is_some()) {
                 places.push(destination.to_owned());
