@@ -4,9 +4,8 @@
 //! `~/.bashrc`). Such a write is judged as a write of every file a redirection binds to the
 //! descriptor — one of the invocation's own (a group's included), of an `exec` that binds it
 //! for the rest of the script, or of a shell or wrapper, whose code inherits it — following
-//! duplications such as `1>&3`; a descriptor
-//! nothing binds is the agent's own output (descriptors 0–2) or not known (any other). The
-//! gate's own descriptors are never looked at.
+//! duplications such as `1>&3`; a descriptor nothing binds is the agent's own output
+//! (descriptors 0–2) or not known (any other). The gate's own descriptors are never looked at.
 
 use shellgate_parser::{Redirect, RedirectFd, RedirectOp, RedirectTarget, Word};
 use shellgate_rules::Access;
@@ -57,7 +56,8 @@ fn bound_descriptors(redirect: &Redirect) -> Vec<u32> {
 }
 
 impl Run<'_> {
-    /// What the command's redirections, anywhere in it, bind descriptor `fd` to.
+    /// What the redirections that reach the invocation being judged (see the module docs)
+    /// bind descriptor `fd` to.
     fn bound(&self, fd: u32) -> Bound<'_> {
         let mut files = Vec::new();
         let mut pending = vec![fd];
