@@ -236,6 +236,7 @@ table! {
         query_flags: Vec<Text> = or_default,
         stdin: bool = or_default,
         script_operand: bool = or_default,
+        closed_options: bool = or_default,
         program_operand: bool = or_default,
         imports_cwd: bool = or_default,
         unsafe_program: Vec<Text> = or_default,

@@ -44,11 +44,33 @@ pub(super) fn interpreter_opaque(
             || code_like(name, &interpreter.script_flags, interpreter)
             || exactly(name, &interpreter.value_flags)
     };
-    let scan = shellgate_rules::flags::scan(words, start, &takes);
-    // A code or script flag after what looks like the script (`python3 x.py -c 1`) is either
-    // the script's argument (x.py runs) or, when an option before took that word as its value
-    // (`node --disable-warning x.js -e CODE`), the interpreter's own (CODE runs): not known.
+    let mut scan = shellgate_rules::flags::scan(words, start, &takes);
+    // With every option that takes a value known, the options end at the script or at the
+    // value of the first code flag (`python3 train.py -c config.yaml` runs train.py).
+    if interpreter.closed_options {
+        let code_value = scan
+            .values
+            .iter()
+            .find(|v| code_like(&v.flag, &interpreter.code_flags, interpreter))
+            .map(|v| v.index + 1);
+        if let Some(end) = scan
+            .operands
+            .first()
+            .copied()
+            .into_iter()
+            .chain(code_value)
+            .min()
+        {
+            scan.flags.retain(|f| f.index < end);
+            scan.values.retain(|v| v.index < end);
+        }
+    }
+    // Otherwise a code or script flag after what looks like the script (`node x.js -e 1`) is
+    // either the script's argument (x.js runs) or, when an option before took that word as its
+    // value (`node --disable-warning x.js -e CODE`), the interpreter's own (CODE runs): not
+    // known.
     if interpreter.script_operand
+        && !interpreter.closed_options
         && let Some(first) = scan.operands.first()
         && scan.flags.iter().any(|f| {
             f.index > *first

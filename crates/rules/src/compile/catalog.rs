@@ -381,6 +381,7 @@ impl Builder {
             query_flags,
             stdin: raw.stdin,
             script_operand: raw.script_operand,
+            closed_options: raw.closed_options,
             program_operand: raw.program_operand,
             imports_cwd: raw.imports_cwd,
             unsafe_program: patterns,

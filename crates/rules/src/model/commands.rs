@@ -209,6 +209,12 @@ pub struct Interpreter {
     pub stdin: bool,
     /// A first operand is a script file.
     pub script_operand: bool,
+    /// Every option that takes a value is listed (`code_flags`, `script_flags`,
+    /// `value_flags`), so its options end at the script or at the value of its first code flag:
+    /// what follows is the program's (`python3 train.py -c config.yaml`). Without it, a code or
+    /// script flag after the first operand makes the call opaque (the operand may have been an
+    /// unlisted option's value).
+    pub closed_options: bool,
     /// The first operand is a program (awk, sed) that is unsafe only when it matches one of
     /// `unsafe_program`.
     pub program_operand: bool,
