@@ -196,13 +196,19 @@ pub fn handlers(
     Ok(found)
 }
 
+/// Whether the settings switch every hook off (`"disableAllHooks": true`).
+#[must_use]
+pub fn hooks_disabled(settings: &Value) -> bool {
+    settings.get("disableAllHooks").and_then(Value::as_bool) == Some(true)
+}
+
 /// Why the agent would never run `handler` (of matcher group `group`) before its shell tool:
 /// hooks switched off, a matcher that does not match the tool's name (matchers are
 /// case-sensitive regular expressions matched against the whole name; none, `""` or `*`
 /// matches every tool), a handler type other than `command`, or a timeout shorter than the
 /// hook's deadline and its margin.
 fn inert(agent: Agent, settings: &Value, group: &Value, handler: &Value) -> Option<String> {
-    if settings.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
+    if hooks_disabled(settings) {
         return Some("`disableAllHooks` is set: the agent runs no hooks".to_owned());
     }
     let tool = shell_matcher(agent);
@@ -246,7 +252,7 @@ fn inert(agent: Agent, settings: &Value, group: &Value, handler: &Value) -> Opti
 ///
 /// [`InstallError::WrongShape`] when the settings are not laid out as the agent reads them.
 pub fn install(agent: Agent, mut settings: Value, command: &str) -> Result<Edit, InstallError> {
-    if settings.get("disableAllHooks").and_then(Value::as_bool) == Some(true) {
+    if hooks_disabled(&settings) {
         return Err(InstallError::HooksDisabled);
     }
     let present = handlers(agent, &settings)?;

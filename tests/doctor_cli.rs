@@ -194,3 +194,35 @@ fn a_repository_hook_that_is_not_one_plain_shellgate_command_never_runs() {
         "{text}"
     );
 }
+
+#[test]
+fn a_hook_the_agent_never_runs_for_its_shell_tool_fails() {
+    let (_dir, home, project) = home_and_project();
+    settings(
+        &home.join(".claude/settings.json"),
+        "PreToolUse",
+        "bash",
+        &format!("{EXE} hook claude-code"),
+    );
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(
+        project.join(".claude/settings.local.json"),
+        "{\"disableAllHooks\": true}",
+    )
+    .unwrap();
+    let output = doctor(&home, &project);
+    let text = String::from_utf8(output.stdout).unwrap();
+    let h = home.display();
+    let p = project.display();
+    for line in [
+        format!(
+            "FAIL  claude-code: hook in `{h}/.claude/settings.json` never runs for the shell tool: its matcher `bash` does not match the shell tool `Bash` (matchers are case-sensitive): `{EXE} hook claude-code --deadline-ms 600000`\n"
+        ),
+        format!(
+            "FAIL  claude-code: `{p}/.claude/settings.local.json` sets `disableAllHooks`: the agent runs no hooks, shellgate's included\n"
+        ),
+    ] {
+        assert!(text.contains(&line), "missing {line:?} in:\n{text}");
+    }
+    assert_eq!(output.status.code(), Some(1));
+}

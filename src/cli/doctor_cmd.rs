@@ -156,6 +156,19 @@ fn find_hooks(report: &mut Report, project: &Path) -> Vec<Installed> {
                     continue;
                 }
             };
+            // Any settings file the agent reads may switch every hook off, shellgate's in
+            // another file included (a project's committed `.claude/settings.json`).
+            if install::parse_settings(&text)
+                .is_ok_and(|settings| install::hooks_disabled(&settings))
+            {
+                report.fail(
+                    &format!(
+                        "{agent}: `{}` sets `disableAllHooks`: the agent runs no hooks, shellgate's included",
+                        file.display()
+                    ),
+                    "remove `disableAllHooks` from the file",
+                );
+            }
             let found = install::parse_settings(&text)
                 .and_then(|settings| install::handlers(agent, &settings));
             match found {
