@@ -50,6 +50,14 @@ fn bash_hook(home: &Path, file: &str, command: &str) {
     settings(&home.join(file), "PreToolUse", "Bash", command);
 }
 
+/// Asserts that the report on standard output holds each of `lines`.
+fn assert_reports(output: &Output, lines: &[String]) {
+    let text = String::from_utf8(output.stdout.clone()).unwrap();
+    for line in lines {
+        assert!(text.contains(line.as_str()), "missing {line:?} in:\n{text}");
+    }
+}
+
 /// A new directory, and its `home` (not created) and `project` (created) directories.
 fn home_and_project() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -132,10 +140,10 @@ fn broken_setup_fails_with_each_problem() {
     std::fs::create_dir_all(home.join(".config/shellgate")).unwrap();
     std::fs::write(home.join(".config/shellgate/trust.toml"), "version = 99\n").unwrap();
     let output = doctor(&home, &project);
-    let text = String::from_utf8(output.stdout).unwrap();
-    let h = home.display();
-    let p = project.display();
-    for line in [
+    let (h, p) = (home.display(), project.display());
+    assert_reports(
+        &output,
+        &[
         format!(
             "FAIL  gemini: `{h}/.gemini/settings.json`: the settings file is not valid JSON: EOF while parsing a value at line 1 column 10\n"
         ),
@@ -151,9 +159,8 @@ fn broken_setup_fails_with_each_problem() {
             "FAIL  codex: `/nonexistent/shellgate hook codex --trust {p}/trust.toml --deadline-ms 600000` (in `{h}/.codex/hooks.json`) does not answer: cannot run it: No such file or directory (os error 2)\n"
         ),
         "problems found\n".to_owned(),
-    ] {
-        assert!(text.contains(&line), "missing {line:?} in:\n{text}");
-    }
+        ],
+    );
     // The unusable trust file was reported, not moved aside.
     assert_eq!(
         std::fs::read_to_string(home.join(".config/shellgate/trust.toml")).unwrap(),
@@ -211,18 +218,17 @@ fn a_hook_the_agent_never_runs_for_its_shell_tool_fails() {
     )
     .unwrap();
     let output = doctor(&home, &project);
-    let text = String::from_utf8(output.stdout).unwrap();
-    let h = home.display();
-    let p = project.display();
-    for line in [
-        format!(
-            "FAIL  claude-code: hook in `{h}/.claude/settings.json` never runs for the shell tool: its matcher `bash` does not match the shell tool `Bash` (matchers are case-sensitive): `{EXE} hook claude-code --deadline-ms 600000`\n"
-        ),
-        format!(
-            "FAIL  claude-code: `{p}/.claude/settings.local.json` sets `disableAllHooks`: the agent runs no hooks, shellgate's included\n"
-        ),
-    ] {
-        assert!(text.contains(&line), "missing {line:?} in:\n{text}");
-    }
+    let (h, p) = (home.display(), project.display());
+    assert_reports(
+        &output,
+        &[
+            format!(
+                "FAIL  claude-code: hook in `{h}/.claude/settings.json` never runs for the shell tool: its matcher `bash` does not match the shell tool `Bash` (matchers are case-sensitive): `{EXE} hook claude-code --deadline-ms 600000`\n"
+            ),
+            format!(
+                "FAIL  claude-code: `{p}/.claude/settings.local.json` sets `disableAllHooks`: the agent runs no hooks, shellgate's included\n"
+            ),
+        ],
+    );
     assert_eq!(output.status.code(), Some(1));
 }
