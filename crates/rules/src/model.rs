@@ -475,6 +475,10 @@ pub struct VerbRoles {
     pub settings: Arc<[Setting]>,
     /// Other flags that take a value (role [`Role::Value`]).
     pub value_flags: Arc<[String]>,
+    /// Flags that take no value, for a command that accepts no abbreviations (node): spelled
+    /// exactly, such a flag is not taken for an abbreviation of a longer option in `options`
+    /// (`--cpu-prof` of `--cpu-prof-dir`).
+    pub flags: Arc<[String]>,
     /// Flags that make its `delete` and `read` operands recursive (`rm -r`, `grep -r`).
     pub recursive_flags: Arc<[String]>,
     /// Flags that make its `read` operands the targets of new links ([`Role::Link`]:

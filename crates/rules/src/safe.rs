@@ -669,6 +669,9 @@ impl Policy {
 impl VerbRoles {
     /// Whether option `name` takes a value.
     fn takes_value(&self, name: &str) -> bool {
+        if self.flags.iter().any(|f| f == name) {
+            return false;
+        }
         self.value_flags.iter().any(|v| v == name)
             || self.setting_flags.iter().any(|v| v == name)
             || self.options.iter().any(|(o, _)| flag_is(name, o))

@@ -25,6 +25,14 @@ fn code_like(name: &str, flags: &[String], interpreter: &Interpreter) -> bool {
                 .any(|f| f.len() > name.len() && f.starts_with(name)))
 }
 
+/// Whether flag `name`, seen in `word`, is a whole bundle of short flags (`-pe`), whose letters
+/// are checked one by one.
+fn bundled(name: &str, word: Option<&Word>) -> bool {
+    !name.starts_with("--")
+        && name.chars().count() > 2
+        && word.is_some_and(|w| w.cooked.split('=').next() == Some(name))
+}
+
 /// Whether an interpreter call runs code shellgate cannot read (or code it read: see
 /// [`inline_read`]).
 pub(super) fn interpreter_opaque(
@@ -63,6 +71,30 @@ pub(super) fn interpreter_opaque(
         {
             scan.flags.retain(|f| f.index < end);
             scan.values.retain(|v| v.index < end);
+        }
+    }
+    // With its option table complete (`flags` listed), an option in none of its lists before
+    // the script (a V8 flag such as `--logfile FILE`) may take the next word, write a file or
+    // load code: the call is not known.
+    if !interpreter.flags.is_empty() {
+        let end = scan.operands.first().copied().unwrap_or(usize::MAX);
+        if let Some(unknown) = scan.flags.iter().find(|f| {
+            f.index < end
+                && !takes(&f.name)
+                && !exactly(&f.name, &interpreter.flags)
+                && !exactly(&f.name, &interpreter.query_flags)
+                && !bundled(&f.name, words.get(f.index))
+        }) {
+            return Some(Opaque::Interpreter {
+                why: format!(
+                    "{}; `{}` is an option the policy does not list (it may take the next word, \
+                     write a file or load code)",
+                    interpreter.why, unknown.name
+                ),
+                script: None,
+                flag: None,
+                inline_read: false,
+            });
         }
     }
     // Otherwise a code or script flag after what looks like the script (`node x.js -e 1`) is

@@ -290,6 +290,7 @@ impl Builder {
         let code_flags = cx.flags(&mut raw.code_flags, "code_flags");
         let script_flags = cx.flags(&mut raw.script_flags, "script_flags");
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
+        let flags = cx.flags(&mut raw.flags, "flags");
         let query_flags = cx.flags(&mut raw.query_flags, "query_flags");
         let why = cx.nonempty(&mut raw.why, "why");
         let patterns: Vec<String> = raw
@@ -378,6 +379,7 @@ impl Builder {
             code_flags,
             script_flags,
             value_flags,
+            flags,
             query_flags,
             stdin: raw.stdin,
             script_operand: raw.script_operand,
@@ -478,6 +480,7 @@ impl Builder {
             );
         }
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
+        let flags = cx.flags(&mut raw.flags, "flags");
         if cx.errors.len() > before {
             return;
         }
@@ -493,6 +496,7 @@ impl Builder {
             setting_flags: setting_flags.into(),
             settings: settings.into(),
             value_flags: value_flags.into(),
+            flags: flags.into(),
             recursive_flags: recursive_flags.into(),
             link_flags: link_flags.into(),
             backup_flags: backup_flags.into(),

@@ -203,6 +203,11 @@ pub struct Interpreter {
     pub script_flags: Vec<String>,
     /// Other flags that take a value.
     pub value_flags: Vec<String>,
+    /// Flags that take no value (`--no-warnings`). When any are listed, the option table is
+    /// complete: an option in none of the lists (a V8 flag such as `--logfile FILE`, an option
+    /// of a newer version) makes the call not known, since it may take the next word, write a
+    /// file or load code.
+    pub flags: Vec<String>,
     /// Flags that make it run no code (`--version`).
     pub query_flags: Vec<String>,
     /// Code may come from standard input.
