@@ -349,6 +349,9 @@ pub struct UnlessArg {
     pub pattern: String,
     /// Why it makes the verb unsafe.
     pub why: String,
+    /// Of the operands, it applies only to the first (chmod's mode); the later ones are file
+    /// names. Option words are still matched (`chmod -x+s f`).
+    pub first_operand: bool,
 }
 
 /// The role of an argument.

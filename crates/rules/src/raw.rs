@@ -163,6 +163,7 @@ table! {
     RawUnlessArg {
         pattern: Text = required,
         why: Text = required,
+        first_operand: bool = or_default,
     }
 }
 

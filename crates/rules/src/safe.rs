@@ -1001,12 +1001,14 @@ fn entry_verdict<'p>(
         // A glob's names could still match a task name (`make d*` → `deploy`) or an
         // `unless_args` pattern that need not start with `-` (`*:*`); patterns of options only
         // a word that may start with `-` can meet.
+        let later = scan.operands.first().is_some_and(|first| first != *index);
         word.may_expand_to_option()
             || entry.tasks
-            || entry
-                .unless_args
-                .iter()
-                .any(|u| !u.pattern.starts_with('-') && may_start_alike(&u.pattern, &word.raw))
+            || entry.unless_args.iter().any(|u| {
+                !u.pattern.starts_with('-')
+                    && !(later && u.first_operand)
+                    && may_start_alike(&u.pattern, &word.raw)
+            })
     };
     if option_aware && let Some(index) = scan.dynamic.iter().find(can_be_option) {
         return SafeVerdict::Unsafe {
@@ -1040,9 +1042,14 @@ fn entry_verdict<'p>(
     }
     if !entry.unless_args.is_empty() {
         let mut found = Vec::new();
-        for word in view.words.iter().skip(start) {
+        // Operands after the first (file names, for a `first_operand` pattern).
+        let later = scan.operands.get(1..).unwrap_or_default();
+        for (index, word) in view.words.iter().enumerate().skip(start) {
             entry.unless_globs.matches_into(&word.cooked, &mut found);
-            let hit = found.iter().find_map(|arg| entry.unless_args.get(*arg));
+            let hit = found
+                .iter()
+                .filter_map(|arg| entry.unless_args.get(*arg))
+                .find(|u| !u.first_operand || !later.contains(&index));
             if let Some(unless) = hit {
                 return SafeVerdict::Unsafe {
                     token: word.cooked.clone(),

@@ -122,7 +122,11 @@ impl Builder {
             let pattern = cx.glob(&mut e.pattern, "unless_args");
             let why = cx.nonempty(&mut e.why, "why").unwrap_or_default();
             unless_globs.push(pattern.clone());
-            unless_args.push(UnlessArg { pattern, why });
+            unless_args.push(UnlessArg {
+                pattern,
+                why,
+                first_operand: e.first_operand,
+            });
         }
         let unless_globs = cx.word_glob_matcher(unless_globs, span.clone(), "unless_args");
         let mut bound = |raw: Option<&mut Spanned<crate::raw::RawOperandCount>>,
