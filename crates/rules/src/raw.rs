@@ -239,6 +239,7 @@ table! {
         stdin: bool = or_default,
         script_operand: bool = or_default,
         closed_options: bool = or_default,
+        complete_options: bool = or_default,
         program_operand: bool = or_default,
         imports_cwd: bool = or_default,
         unsafe_program: Vec<Text> = or_default,

@@ -73,13 +73,15 @@ pub(super) fn interpreter_opaque(
             scan.values.retain(|v| v.index < end);
         }
     }
-    // With its option table complete (`flags` listed), an option in none of its lists before
-    // the script (a V8 flag such as `--logfile FILE`) may take the next word, write a file or
-    // load code: the call is not known.
-    if !interpreter.flags.is_empty() {
+    // An option in none of its lists before the script — a long one (`ruby --disable x.rb
+    // evil.rb`, `bun --cwd=DIR x.ts`), or any one when the table is complete (a V8 flag such as
+    // `node --logfile FILE`) — may take the next word, change what runs, write a file or load
+    // code: the call is not known.
+    if interpreter.script_operand {
         let end = scan.operands.first().copied().unwrap_or(usize::MAX);
         if let Some(unknown) = scan.flags.iter().find(|f| {
             f.index < end
+                && (interpreter.complete_options || f.name.starts_with("--"))
                 && !takes(&f.name)
                 && !exactly(&f.name, &interpreter.flags)
                 && !exactly(&f.name, &interpreter.query_flags)

@@ -388,6 +388,7 @@ impl Builder {
             stdin: raw.stdin,
             script_operand: raw.script_operand,
             closed_options: raw.closed_options,
+            complete_options: raw.complete_options,
             program_operand: raw.program_operand,
             imports_cwd: raw.imports_cwd,
             unsafe_program: patterns,

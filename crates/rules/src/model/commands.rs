@@ -203,11 +203,13 @@ pub struct Interpreter {
     pub script_flags: Vec<String>,
     /// Other flags that take a value.
     pub value_flags: Vec<String>,
-    /// Flags that take no value (`--no-warnings`). When any are listed, the option table is
-    /// complete: an option in none of the lists (a V8 flag such as `--logfile FILE`, an option
-    /// of a newer version) makes the call not known, since it may take the next word, write a
-    /// file or load code.
+    /// Flags that take no value (`--no-warnings`). A long option before the script that is in
+    /// none of the lists makes the call not known: it may take the next word, change what
+    /// runs, write a file or load code.
     pub flags: Vec<String>,
+    /// Every option is listed: any other one before the script (a V8 flag such as `node
+    /// --logfile FILE`), short ones included, makes the call not known.
+    pub complete_options: bool,
     /// Flags that make it run no code (`--version`).
     pub query_flags: Vec<String>,
     /// Code may come from standard input.
