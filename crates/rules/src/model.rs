@@ -352,6 +352,9 @@ pub struct UnlessArg {
     /// Of the operands, it applies only to the first (chmod's mode); the later ones are file
     /// names. Option words are still matched (`chmod -x+s f`).
     pub first_operand: bool,
+    /// It applies to operands only, not to option words or option values (`ps eww`, a BSD
+    /// option cluster, but not the value of `ps -o etime`).
+    pub operands_only: bool,
 }
 
 /// The role of an argument.

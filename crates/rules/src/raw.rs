@@ -164,6 +164,7 @@ table! {
         pattern: Text = required,
         why: Text = required,
         first_operand: bool = or_default,
+        operands_only: bool = or_default,
     }
 }
 

@@ -1049,7 +1049,10 @@ fn entry_verdict<'p>(
             let hit = found
                 .iter()
                 .filter_map(|arg| entry.unless_args.get(*arg))
-                .find(|u| !u.first_operand || !later.contains(&index));
+                .find(|u| {
+                    (!u.first_operand || !later.contains(&index))
+                        && (!u.operands_only || scan.operands.contains(&index))
+                });
             if let Some(unless) = hit {
                 return SafeVerdict::Unsafe {
                     token: word.cooked.clone(),

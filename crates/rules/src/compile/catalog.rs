@@ -126,6 +126,7 @@ impl Builder {
                 pattern,
                 why,
                 first_operand: e.first_operand,
+                operands_only: e.operands_only,
             });
         }
         let unless_globs = cx.word_glob_matcher(unless_globs, span.clone(), "unless_args");
