@@ -13,13 +13,14 @@ use super::wrappers::{exactly, listed};
 /// Whether `name` is one of the code or script `flags`, or a long option that abbreviates one
 /// (`--checkpoint-a` for tar's `--checkpoint-action`: getopt_long takes any unambiguous
 /// prefix). A prefix of two letters or fewer (`--c`), or one of the interpreter's own value
-/// flags, is not taken for one.
+/// flags or flags, is not taken for one.
 fn code_like(name: &str, flags: &[String], interpreter: &Interpreter) -> bool {
     exactly(name, flags)
         || (name.starts_with("--")
             && name.len() > 4
-            // An option of its own (`--checkpoint`) is no abbreviation.
+            // An option of its own (`--checkpoint`, node's `--test`) is no abbreviation.
             && !exactly(name, &interpreter.value_flags)
+            && !exactly(name, &interpreter.flags)
             && flags
                 .iter()
                 .any(|f| f.len() > name.len() && f.starts_with(name)))

@@ -549,8 +549,35 @@ fn heredoc_code(body: &str) -> Result<String, String> {
     Ok(code)
 }
 
-/// Splits an `env -S` string into words (quotes and backslashes as env does); `None` when it
-/// uses `$` expansions, which env would perform.
+/// What a backslash sequence of an `env -S` string stands for (GNU env): a character, a word
+/// break (`\_` outside double quotes), the end of the string (`\c`); `None` for a sequence env
+/// refuses.
+enum Escape {
+    Char(char),
+    Break,
+    End,
+}
+
+fn env_escape(c: Option<char>, in_double: bool) -> Option<Escape> {
+    Some(match c? {
+        '_' if in_double => Escape::Char(' '),
+        '_' => Escape::Break,
+        'n' => Escape::Char('\n'),
+        't' => Escape::Char('\t'),
+        'r' => Escape::Char('\r'),
+        'f' => Escape::Char('\x0c'),
+        'v' => Escape::Char('\x0b'),
+        // (`\c` cannot stand inside double quotes.)
+        'c' if in_double => return None,
+        'c' => Escape::End,
+        c @ ('#' | '$' | '\\' | '"' | '\'') => Escape::Char(c),
+        _ => return None,
+    })
+}
+
+/// Splits an `env -S` string into words (quotes and backslash sequences as GNU env reads
+/// them: `\_` breaks words, `\n` is a newline, `\c` ends the string); `None` when it uses `$`
+/// expansions, which env would perform, or a sequence env refuses.
 fn split_words(text: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut current = String::new();
@@ -566,11 +593,17 @@ fn split_words(text: &str) -> Option<Vec<String>> {
             }
             '\'' => {
                 in_word = true;
-                for q in chars.by_ref() {
-                    if q == '\'' {
-                        break;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '\'' => break,
+                        // (In single quotes only `\\` and `\'` are sequences.)
+                        '\\' => match chars.next() {
+                            Some(e @ ('\\' | '\'')) => current.push(e),
+                            Some(other) => current.extend(['\\', other]),
+                            None => current.push('\\'),
+                        },
+                        other => current.push(other),
                     }
-                    current.push(q);
                 }
             }
             '"' => {
@@ -579,15 +612,27 @@ fn split_words(text: &str) -> Option<Vec<String>> {
                     match q {
                         '"' => break,
                         '$' => return None,
-                        '\\' => current.extend(chars.next()),
+                        '\\' => match env_escape(chars.next(), true)? {
+                            Escape::Char(e) => current.push(e),
+                            Escape::Break | Escape::End => return None,
+                        },
                         other => current.push(other),
                     }
                 }
             }
-            '\\' => {
-                in_word = true;
-                current.extend(chars.next());
-            }
+            '\\' => match env_escape(chars.next(), false)? {
+                Escape::Char(e) => {
+                    in_word = true;
+                    current.push(e);
+                }
+                Escape::Break => {
+                    if in_word {
+                        words.push(std::mem::take(&mut current));
+                        in_word = false;
+                    }
+                }
+                Escape::End => break,
+            },
             '$' | '`' => return None,
             '#' if !in_word => break,
             other => {
@@ -618,6 +663,25 @@ mod tests {
             ])
         );
         assert_eq!(split_words("echo $HOME"), None);
+        // GNU env's sequences: `\_` breaks words outside double quotes, `\n` is a newline,
+        // `\c` ends the string; an unknown one is refused.
+        assert_eq!(
+            split_words("rm\\_-f\\_x"),
+            Some(vec!["rm".into(), "-f".into(), "x".into()])
+        );
+        assert_eq!(
+            split_words("sh -c \"echo x\\nrm -rf ~\\_y\""),
+            Some(vec!["sh".into(), "-c".into(), "echo x\nrm -rf ~ y".into()])
+        );
+        assert_eq!(
+            split_words("echo a\\c rm -rf ~"),
+            Some(vec!["echo".into(), "a".into()])
+        );
+        assert_eq!(split_words("echo \\q"), None);
+        assert_eq!(
+            split_words("echo 'a\\nb'"),
+            Some(vec!["echo".into(), "a\\nb".into()])
+        );
         assert_eq!(
             split_words("echo '$HOME'"),
             Some(vec!["echo".into(), "$HOME".into()])
