@@ -343,7 +343,7 @@ fn explain_and_check_name_the_layers() {
     assert!(
         stdout.starts_with(&format!("ok: {file} checked: "))
             && stdout.ends_with(&format!(
-                "\n7 ask rules\nlayers: default policies/default.toml, project {file}\n"
+                "\n10 ask rules\nlayers: default policies/default.toml, project {file}\n"
             )),
         "{stdout}"
     );
@@ -361,7 +361,7 @@ fn explain_and_check_name_the_layers() {
             {"layer": "project", "file": file},
         ])
     );
-    assert_eq!(value["summary"]["ask"], 7);
+    assert_eq!(value["summary"]["ask"], 10);
 }
 
 #[test]
