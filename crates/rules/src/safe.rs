@@ -1005,8 +1005,7 @@ fn entry_verdict<'p>(
         word.may_expand_to_option()
             || entry.tasks
             || entry.unless_args.iter().any(|u| {
-                !u.pattern.starts_with('-')
-                    && !(later && u.first_operand)
+                !(u.pattern.starts_with('-') || later && u.first_operand)
                     && may_start_alike(&u.pattern, &word.raw)
             })
     };

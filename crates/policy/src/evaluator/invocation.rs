@@ -57,6 +57,7 @@ impl<'a> Run<'a> {
             // whatever the code does (code parsed again does not inherit them).
             let ctx = self.match_context(inv);
             self.judge_redirects(inv, &ctx, &mut judged);
+            self.judge_wrapper_writes(inv, &ctx, &mut judged);
             if let Some(opaque) = &inv.opaque {
                 // The code it runs is not (fully) visible: remote, or partly unparsed.
                 judged.saveable = false;

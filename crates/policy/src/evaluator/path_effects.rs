@@ -669,6 +669,37 @@ impl<'a> Run<'a> {
         self.judge_path(word, &word.cooked, access, Certainty::Certain, ctx, judged);
     }
 
+    /// A wrapper's own written paths, by its `[[verb]]` entry (`flock FILE CMD` creates FILE):
+    /// the wrapper does that whatever the command it runs does.
+    pub(super) fn judge_wrapper_writes(
+        &self,
+        inv: &Invocation,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let view = inv.view();
+        // (Only a `[[wrapper]]` entry's own words: a brace or loop expansion, also judged
+        // through what it produced, is not a command of its own.)
+        if self.policy().wrapper(&inv.words).is_none() || !self.policy().knows_roles(&view) {
+            return;
+        }
+        for role in self.policy().roles(&view) {
+            if role.role != Role::WritePath {
+                continue;
+            }
+            if let Some(word) = inv.words.get(role.index) {
+                self.judge_path(
+                    word,
+                    &role.text,
+                    Access::Write,
+                    Certainty::Certain,
+                    ctx,
+                    judged,
+                );
+            }
+        }
+    }
+
     /// Judges one path operand; `text` is the path part of the word (the value of
     /// `--opt=value`, `-ovalue` or `key=value`).
     pub(super) fn judge_path(
