@@ -57,6 +57,13 @@ impl Run<'_> {
             let probe = crate::expand::synthetic_word(text.clone(), word.span);
             self.judge_path(&probe, &text, Access::Write, certainty, ctx, judged);
         };
+        // (One an earlier clause wrote, moved or removed may not be there any more:
+        // `mv ~/.config x && cp -r payload ~/.config`.)
+        let rewritten = self.written.try_borrow().map_or(true, |written| {
+            written
+                .iter()
+                .any(|w| Path::new(destination).starts_with(w))
+        });
         for source in sources {
             let recursive = source.role != Role::DeletePath;
             let Some(source_word) = words.get(source.index) else {
@@ -73,13 +80,6 @@ impl Run<'_> {
                 .rsplit('/')
                 .next()
                 .filter(|n| source_word.literal && !matches!(*n, "" | "." | ".."));
-            // (One an earlier clause wrote, moved or removed may not be there any more:
-            // `mv ~/.config x && cp -r payload ~/.config`.)
-            let rewritten = self.written.try_borrow().map_or(true, |written| {
-                written
-                    .iter()
-                    .any(|w| Path::new(destination).starts_with(w))
-            });
             let existing_dir = ctx.symlinks
                 && known
                 && !rewritten
