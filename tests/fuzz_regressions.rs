@@ -621,7 +621,9 @@ fn reasons_of_thousands_of_paths_are_merged_in_linear_time() {
 // destinations. For each destination and each source, the gate asked whether an earlier clause
 // had rewritten the destination by comparing it with every path written so far, which a copy of a
 // large home directory makes thousands: over 100 s with a real home of 264,000 files. The
-// question is now asked once per destination (12 s there; this state's home is not on disk).
+// question is now asked once per destination, by the destination's ancestors, and a command
+// reads at most 20,000 entries of copied trees in all (0.5 s there; this state's home is not on
+// disk).
 #[test]
 fn a_copy_to_many_destinations_asks_about_earlier_writes_once_per_destination() {
     let command = "cp -r ~ /\"rm\"\u{14}hto\u{6}ssssssssssssssssssssime dgawkay -t %3ssssssshopt -s extglsssssssssss{\u{fffd}1..9}straphs -r s~ zGIC{2..9}=T\u{fffd}_SSH_C{1..9}=rm -rf ~ nd\u{fffd}or.tgz\u{fffd}\u{fffd}/\"rm\"\u{14}hto\u{6}ssssssssssss\u{fffd}\u{fffd}\u{fffd}\u{fffd}sssswime displapython3.9sssss\u{c}hopt -s\u{fffd}extglssssssss{0..9}sss{1..9}s=nv n=/env n= n=\u{fffd}\u{fffd}chm*/mo@ /;//////{0..9}/////////dd if=/////{0..9}////get -c\u{7cc}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}/ \u{fffd}n.=nv inshnu\u{fffd}= -r";

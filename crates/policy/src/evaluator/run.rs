@@ -39,6 +39,9 @@ pub(super) struct Run<'a> {
     pub(super) written: RefCell<Vec<PathBuf>>,
     /// The paths in `written`, to keep it free of repeats.
     pub(super) written_set: RefCell<HashSet<PathBuf>>,
+    /// How many more entries of copied trees the command may read (see
+    /// [`super::tree_copies`]): beyond it, what a copy writes is not known.
+    pub(super) tree_budget: Cell<usize>,
     /// What each option value of a recursive read filters to (`GrantRule::protected_filter`),
     /// once per value: every path operand looks at every value.
     pub(super) filter_cache: RefCell<HashMap<String, Option<(&'a Protected, &'a str)>>>,
@@ -85,6 +88,7 @@ impl<'a> Run<'a> {
             protected_cache: RefCell::new(HashMap::new()),
             written: RefCell::new(Vec::new()),
             written_set: RefCell::new(HashSet::new()),
+            tree_budget: Cell::new(super::tree_copies::MAX_COMMAND_ENTRIES),
             filter_cache: RefCell::new(HashMap::new()),
             recording: Cell::new(true),
             links: RefCell::new(Vec::new()),

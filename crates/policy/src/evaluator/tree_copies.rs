@@ -24,6 +24,9 @@ use super::verdict::Judged;
 
 /// How many entries of a copied tree are read before the rest is taken as unknown.
 const MAX_ENTRIES: usize = 2_000;
+/// How many entries of copied trees one command reads in all (a copy of a large tree to a
+/// hundred brace-expanded destinations): the rest is taken as unknown.
+pub(super) const MAX_COMMAND_ENTRIES: usize = 20_000;
 
 impl Run<'_> {
     /// Judges the tree a copy or move writes below its destination (`role`, the word `word`),
@@ -59,10 +62,10 @@ impl Run<'_> {
         };
         // (One an earlier clause wrote, moved or removed may not be there any more:
         // `mv ~/.config x && cp -r payload ~/.config`.)
-        let rewritten = self.written.try_borrow().map_or(true, |written| {
-            written
-                .iter()
-                .any(|w| Path::new(destination).starts_with(w))
+        // (Looked up by the destination's ancestors in the set of written paths: a copy of a
+        // large tree to many destinations writes thousands.)
+        let rewritten = self.written_set.try_borrow().map_or(true, |set| {
+            Path::new(destination).ancestors().any(|p| set.contains(p))
         });
         for source in sources {
             let recursive = source.role != Role::DeletePath;
@@ -134,7 +137,7 @@ impl Run<'_> {
                 }
                 None => vec![(tree, false, places)],
             };
-            let mut budget = MAX_ENTRIES;
+            let mut budget = MAX_ENTRIES.min(self.tree_budget.get());
             for (tree, is_link, places) in copied {
                 if is_link {
                     for place in &places {
@@ -152,6 +155,8 @@ impl Run<'_> {
                 }
                 let (entries, complete) = read_tree(&tree, budget);
                 budget = budget.saturating_sub(entries.len());
+                self.tree_budget
+                    .set(self.tree_budget.get().saturating_sub(entries.len()));
                 for (relative, is_link) in &entries {
                     for place in &places {
                         let text = format!("{place}/{}", relative.to_string_lossy());
