@@ -41,6 +41,7 @@ mod code_values;
 mod deny;
 mod finder_pipes;
 mod interpreters;
+mod piped_code;
 mod python;
 mod shells;
 mod words;
@@ -285,6 +286,9 @@ struct Walker<'p> {
     parse_depth: usize,
     /// Set by a finder's `-exec` for the one inner invocation it creates next.
     found_below: Option<Vec<Word>>,
+    /// Shells reading their code from a pipe, with their depth: a literal text piped into
+    /// one is judged as its code (`Walker::piped_code`).
+    stdin_shells: Vec<piped_code::StdinShell>,
 }
 
 /// Parses `command` (in `cwd`, with home `home`) and expands it: the one walk from a command
@@ -328,6 +332,7 @@ pub fn expand(policy: &Policy, parsed: &ParseOutput, opts: &ExpandOptions) -> Ex
             pipelines: Vec::new(),
         },
         found_below: None,
+        stdin_shells: Vec::new(),
         max_depth: opts.max_depth.unwrap_or(policy.settings().max_shell_depth),
         parse_depth: 0,
     };
@@ -463,6 +468,9 @@ impl Walker<'_> {
                     && let Some(&finder) = before.first()
                 {
                     self.feed_found_files(graph, *start, finder, after);
+                    if let [producer] = before.as_slice() {
+                        self.piped_code(*producer, after);
+                    }
                 }
             }
             self.ex.pipelines.push(Pipeline { stages });

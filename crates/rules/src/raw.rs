@@ -221,6 +221,7 @@ table! {
         env_flags: Vec<Text> = or_default,
         cwd_flags: Vec<Text> = or_default,
         judged_flags: Vec<Text> = or_default,
+        stdin_flags: Vec<Text> = or_default,
         later: bool = or_default,
         path_search: bool = or_default,
         why: Option<Text> = get,

@@ -253,7 +253,7 @@ fn inline_read(
             }
             match stdin_code(redirects) {
                 StdinCode::Text(code) => code,
-                StdinCode::File(_) | StdinCode::Dynamic(_) => return false,
+                StdinCode::File(_) | StdinCode::Dynamic(_) | StdinCode::Pipe => return false,
             }
         }
     };

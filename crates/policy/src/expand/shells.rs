@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use shellgate_parser::{ParseOptions, Redirect, RedirectOp, RedirectTarget, Word};
 use shellgate_rules::Shell;
 
+use super::piped_code::StdinShell;
 use super::words::synthetic_word;
 use super::wrappers::exactly;
 use super::{CodeSource, Opaque, Via, Walker};
@@ -20,8 +21,9 @@ pub(super) enum Found {
     Joined(usize),
     /// Word `index` is a script file.
     Script(usize),
-    /// Standard input is the code.
-    Stdin,
+    /// Standard input is the code; its positional parameters `$1 …` are the words from
+    /// `index` on (`bash -s a b`; none without `stdin_flags`).
+    Stdin(usize),
     /// No code (an interactive shell, or a usage error).
     Nothing,
 }
@@ -42,7 +44,6 @@ impl Walker<'_> {
         let redirects = inv.redirects.clone();
         let cwd = inv.cwd.clone();
         let home = inv.home.clone();
-        let text = inv.text.clone();
         if shell.remote {
             self.set_opaque(
                 index,
@@ -61,8 +62,22 @@ impl Walker<'_> {
             self.mark_judged_wrapper(index);
         }
         let trusted = trusted && !judged;
-        let (code, after) = match found {
+        let after = match &found {
+            Found::Code(i, _) => i + 1,
+            _ => words.len(),
+        };
+        // The words bound to the code's `$0 $1 …`, if any.
+        let mut positional: Vec<Word> = Vec::new();
+        let code = match found {
             Found::Nothing => return,
+            // `bash /dev/stdin`, `source /dev/fd/0`: the script is standard input.
+            Found::Script(i) if words.get(i).is_some_and(names_stdin) => {
+                positional = words.get(i..).unwrap_or_default().to_vec();
+                match self.stdin_code(index, shell, &redirects, &positional, depth) {
+                    Some(code) => code,
+                    None => return,
+                }
+            }
             Found::Script(i) => {
                 // A script named by an expansion or a process substitution (`bash <(…)`,
                 // `bash "$(…)"`, `bash "${x:-/tmp/x.sh}"`) is code the gate cannot read.
@@ -96,11 +111,11 @@ impl Walker<'_> {
                     );
                     return;
                 }
-                let code = match part {
+                positional = words.get(i + 1..).unwrap_or_default().to_vec();
+                match part {
                     Some(range) => word.cooked.get(range).unwrap_or_default().to_owned(),
                     None => word.cooked.clone(),
-                };
-                (code, i + 1)
+                }
             }
             Found::Joined(i) => {
                 let tail = words.get(i..).unwrap_or_default();
@@ -111,25 +126,22 @@ impl Walker<'_> {
                     );
                     return;
                 }
-                let code = tail
-                    .iter()
+                tail.iter()
                     .map(|w| w.cooked.as_str())
                     .collect::<Vec<_>>()
-                    .join(" ");
-                (code, words.len())
+                    .join(" ")
             }
-            Found::Stdin => match stdin_code(&redirects) {
-                StdinCode::Text(code) => (code, words.len()),
-                StdinCode::File(path) => {
-                    self.set_opaque(index, Opaque::ScriptFile { path });
-                    return;
+            Found::Stdin(i) => {
+                // `$0` is the shell's own name.
+                positional = words.get(..1).unwrap_or_default().to_vec();
+                positional.extend(words.get(i..).unwrap_or_default().iter().cloned());
+                match self.stdin_code(index, shell, &redirects, &positional, depth) {
+                    Some(code) => code,
+                    None => return,
                 }
-                StdinCode::Dynamic(why) => {
-                    self.dynamic(index, &why);
-                    return;
-                }
-            },
+            }
         };
+
         if shell.split_only {
             let Some(split) = split_words(&code) else {
                 self.dynamic(index, "the split string uses expansions");
@@ -150,17 +162,6 @@ impl Walker<'_> {
             self.inner(index, inner, Vec::new(), cwd, Via::Split, false, depth);
             return;
         }
-        if depth + 1 > self.max_depth {
-            self.ex.complete = false;
-            self.ex.notes.push(format!(
-                "`{text}`: shell code nested more than {} levels deep",
-                self.max_depth
-            ));
-            self.set_opaque(index, Opaque::DepthLimit);
-            if depth + 1 > self.parse_depth {
-                return;
-            }
-        }
         let (code_cwd, code_home) = if shell.remote {
             (None, None)
         } else {
@@ -169,8 +170,7 @@ impl Walker<'_> {
         // `bash -c 'rm -rf "$1"' _ /`: the arguments after the code are `$0 $1 …`; when they are
         // literal they are bound before the code is judged, so `rm -rf "/"` meets the deny rules.
         let code = if !shell.code_flags.is_empty() && !shell.code_operand {
-            let args = words.get(after..).unwrap_or_default();
-            shellgate_parser::positional::bind(&code, args).unwrap_or(code)
+            shellgate_parser::positional::bind(&code, &positional).unwrap_or(code)
         } else {
             code
         };
@@ -182,9 +182,53 @@ impl Walker<'_> {
                 return;
             }
         };
+        let via = if shell.remote {
+            Via::Remote
+        } else {
+            Via::Shell
+        };
+        let wrapper = trusted.then_some(shell.privileged);
+        self.walk_code(index, code, code_cwd, code_home, via, wrapper, depth);
+    }
+
+    /// Parses `code`, run by the shell invocation `index` in `cwd` with home `home`, and walks
+    /// its clauses as that invocation's inner commands. With `wrapper` (whether it changes
+    /// privilege), a shell whose code is all known is judged through its code; without, it
+    /// stays as opaque as it was, and its code is judged besides.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the code, where it runs, and how it was reached"
+    )]
+    pub(super) fn walk_code(
+        &mut self,
+        index: usize,
+        code: String,
+        cwd: Option<PathBuf>,
+        home: Option<PathBuf>,
+        via: Via,
+        wrapper: Option<bool>,
+        depth: usize,
+    ) {
+        let text = self
+            .ex
+            .invocations
+            .get(index)
+            .map(|i| i.text.clone())
+            .unwrap_or_default();
+        if depth + 1 > self.max_depth {
+            self.ex.complete = false;
+            self.ex.notes.push(format!(
+                "`{text}`: shell code nested more than {} levels deep",
+                self.max_depth
+            ));
+            self.set_opaque(index, Opaque::DepthLimit);
+            if depth + 1 > self.parse_depth {
+                return;
+            }
+        }
         let options = ParseOptions {
-            cwd: code_cwd,
-            home: code_home.clone(),
+            cwd,
+            home: home.clone(),
         };
         let parsed = shellgate_parser::parse(&code, &options);
         // Words of the code that belong to no clause (`for`/`case` words) are judged here.
@@ -202,23 +246,65 @@ impl Walker<'_> {
             ));
             self.set_opaque(index, Opaque::NestedIncomplete);
         }
-        if trusted && !parsed.graph.is_empty() {
-            self.mark_wrapper(index, shell.privileged);
+        if let Some(privileged) = wrapper
+            && !parsed.graph.is_empty()
+        {
+            self.mark_wrapper(index, privileged);
         }
         let clause_index = self.ex.invocations.get(index).map_or(0, |i| i.clause_index);
-        let via = if shell.remote {
-            Via::Remote
-        } else {
-            Via::Shell
-        };
         self.graph(
             &parsed.graph,
             Some((index, via)),
-            code_home.as_deref(),
+            home.as_deref(),
             depth + 1,
             Some(clause_index),
         );
     }
+
+    /// The code shell invocation `index` reads on standard input, when its redirections give
+    /// it; otherwise it is made opaque and `None` returned. A shell reading a pipe is
+    /// remembered: a literal text piped into it is judged as its code later
+    /// ([`Walker::piped_code`]).
+    fn stdin_code(
+        &mut self,
+        index: usize,
+        shell: &Shell,
+        redirects: &[Redirect],
+        positional: &[Word],
+        depth: usize,
+    ) -> Option<String> {
+        match stdin_code(redirects) {
+            StdinCode::Text(code) => Some(code),
+            StdinCode::File(path) => {
+                self.set_opaque(index, Opaque::ScriptFile { path });
+                None
+            }
+            StdinCode::Dynamic(why) => {
+                self.dynamic(index, &why);
+                None
+            }
+            StdinCode::Pipe => {
+                self.dynamic(index, "it reads code from standard input");
+                if !shell.remote {
+                    self.stdin_shells.push(StdinShell {
+                        index,
+                        depth,
+                        positional: positional.to_vec(),
+                    });
+                }
+                None
+            }
+        }
+    }
+}
+
+/// Whether a script operand names the shell's standard input.
+fn names_stdin(word: &Word) -> bool {
+    word.literal
+        && matches!(
+            word.cooked.as_str(),
+            "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+        )
 }
 
 /// Where a shell's code is.
@@ -228,10 +314,13 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
     let mut code_flag = false;
     let mut skipped = 0;
     let mut query = false;
+    // `bash -s ARGS`: standard input is the code, and the operands are `$1 …`.
+    let mut stdin_flag = false;
     while let Some(word) = words.get(i) {
         let text = word.cooked.as_str();
         let option = !options_done && word.literal && text.len() > 1 && text.starts_with('-');
         query |= option && exactly(text, &shell.query_flags);
+        stdin_flag |= option && exactly(text, &shell.stdin_flags);
         if !options_done && word.literal && text == "--" {
             options_done = true;
         } else if option && text.starts_with("--") {
@@ -255,6 +344,7 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
             for (pos, c) in body.char_indices() {
                 let name = format!("-{c}");
                 let rest_at = 1 + pos + c.len_utf8();
+                stdin_flag |= exactly(&name, &shell.stdin_flags);
                 if exactly(&name, &shell.code_flags) {
                     if shell.split_only && rest_at < text.len() {
                         return Found::Code(i, Some(rest_at..text.len()));
@@ -269,6 +359,8 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
             }
         } else if code_flag || shell.code_operand {
             return Found::Code(i, None);
+        } else if stdin_flag && shell.stdin {
+            return Found::Stdin(i);
         } else if skipped < shell.skip_positionals {
             skipped += 1;
         } else if shell.join_args {
@@ -279,7 +371,7 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
         i += 1;
     }
     if !code_flag && shell.stdin && !query {
-        Found::Stdin
+        Found::Stdin(words.len())
     } else {
         Found::Nothing
     }
@@ -353,7 +445,7 @@ fn long_judged(name: &str, judged: &[String]) -> bool {
 /// `export 'NAME=VALUE';` for each value of one of `shell`'s `env_flags` among its options
 /// (`-e NAME=VALUE`, `-eNAME=VALUE`, bundled `-de NAME=VALUE`), or why a value is not known
 /// statically.
-fn env_exports(shell: &Shell, words: &[Word]) -> Result<String, String> {
+pub(super) fn env_exports(shell: &Shell, words: &[Word]) -> Result<String, String> {
     let mut exports = String::new();
     for (word, value) in option_values(shell, words, &shell.env_flags) {
         if !word.literal {
@@ -372,7 +464,7 @@ fn env_exports(shell: &Shell, words: &[Word]) -> Result<String, String> {
 /// The working directory a shell's code runs in: the value of the last of its `cwd_flags`
 /// (`tmux new-session -c DIR`), resolved; `None` when it is not known statically. Without one,
 /// `cwd`.
-fn code_cwd(
+pub(super) fn code_cwd(
     shell: &Shell,
     words: &[Word],
     cwd: Option<PathBuf>,
@@ -453,6 +545,8 @@ pub(super) enum StdinCode {
     Text(String),
     File(String),
     Dynamic(String),
+    /// No redirection gives it: a pipe, or the terminal.
+    Pipe,
 }
 
 pub(super) fn stdin_code(redirects: &[Redirect]) -> StdinCode {
@@ -502,7 +596,7 @@ pub(super) fn stdin_code(redirects: &[Redirect]) -> StdinCode {
             "its standard input is taken from another descriptor".to_owned(),
         );
     }
-    StdinCode::Dynamic("it reads code from standard input".to_owned())
+    StdinCode::Pipe
 }
 
 /// The code a shell reads from an unquoted heredoc: bash expands the body before the shell

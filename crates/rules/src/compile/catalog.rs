@@ -236,6 +236,7 @@ impl Builder {
         let value_flags = cx.flags(&mut raw.value_flags, "value_flags");
         let query_flags = cx.flags(&mut raw.query_flags, "query_flags");
         let judged_flags = cx.flags(&mut raw.judged_flags, "judged_flags");
+        let stdin_flags = cx.flags(&mut raw.stdin_flags, "stdin_flags");
         let env_flags = cx.flags(&mut raw.env_flags, "env_flags");
         let cwd_flags = cx.flags(&mut raw.cwd_flags, "cwd_flags");
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
@@ -276,6 +277,7 @@ impl Builder {
             env_flags,
             cwd_flags,
             judged_flags,
+            stdin_flags,
             later: raw.later,
             path_search: raw.path_search,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),

@@ -182,6 +182,9 @@ pub struct Shell {
     /// dotglob`, `--rcfile FILE`, `watch -x`): the shell is judged by itself, and its code is
     /// still parsed and judged.
     pub judged_flags: Vec<String>,
+    /// Options after which standard input is the code and the operands are its positional
+    /// parameters (`bash -s a b`: `$1` is `a`).
+    pub stdin_flags: Vec<String>,
     /// The code runs later (`trap CODE EXIT`: on a signal or when the shell exits), after
     /// whatever the rest of the command did: in a working directory not known.
     pub later: bool,
