@@ -201,8 +201,9 @@ impl Policy {
                     && !writes(name)
                 {
                     add(word, value);
-                    // `TYPE:PATH` (`--cov-report=xml:~/.bashrc`).
-                    if let Some((_, path)) = value.split_once(':') {
+                    // `TYPE:PATH` (`--cov-report=xml:~/.bashrc`), and lists of paths
+                    // (`-Dmaven.test.additionalClasspath=a.jar,/tmp/x.jar`, `a:b:/tmp/x`).
+                    for path in value.split([':', ',', ';']).skip(1) {
                         add(word, path);
                     }
                 }
@@ -214,8 +215,8 @@ impl Policy {
                         .and_then(|at| word.cooked.get(at..))
                 {
                     add(word, text);
-                    // `TYPE:PATH` (`--cov-report xml:~/.bashrc`).
-                    if let Some((_, path)) = text.split_once(':') {
+                    // `TYPE:PATH` (`--cov-report xml:~/.bashrc`), and lists of paths.
+                    for path in text.split([':', ',', ';']).skip(1) {
                         add(word, path);
                     }
                 }

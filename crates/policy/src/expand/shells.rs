@@ -57,7 +57,7 @@ impl Walker<'_> {
         }
         // With one of its `judged_flags` the shell is judged by itself (never transparent); its
         // code is still parsed and judged.
-        let judged = judged_option(shell, &words);
+        let judged = judged_option(shell, &words) || judged_value(shell, &words);
         if judged {
             self.mark_judged_wrapper(index);
         }
@@ -377,6 +377,17 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
     }
 }
 
+/// Whether an option value before the code matches one of `shell`'s `judged_values`, or is not
+/// known statically (`tmux new -c '#{HOME}' CMD`: tmux expands the format).
+fn judged_value(shell: &Shell, words: &[Word]) -> bool {
+    if shell.judged_values.is_empty() {
+        return false;
+    }
+    option_values(shell, words, &shell.value_flags)
+        .iter()
+        .any(|(word, value)| !word.literal || shell.judged_value(value))
+}
+
 /// Whether one of `shell`'s `judged_flags` is among its options (before its code, script or
 /// joined arguments), in any spelling: `-k`, a bundle `-kc`, `--rcfile=FILE`, and `+O` for
 /// `-O` (a `+` letter unsets the option a `-` letter sets).
@@ -477,7 +488,7 @@ pub(super) fn code_cwd(
     let Some((word, value)) = option_values(shell, words, &shell.cwd_flags).pop() else {
         return cwd;
     };
-    if !word.literal {
+    if !word.literal || shell.judged_value(&value) {
         return None;
     }
     let value = super::words::synthetic_word(value, word.span);

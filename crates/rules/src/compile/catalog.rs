@@ -237,6 +237,13 @@ impl Builder {
         let query_flags = cx.flags(&mut raw.query_flags, "query_flags");
         let judged_flags = cx.flags(&mut raw.judged_flags, "judged_flags");
         let stdin_flags = cx.flags(&mut raw.stdin_flags, "stdin_flags");
+        let judged_values: Vec<String> = raw
+            .judged_values
+            .iter_mut()
+            .map(|v| cx.glob(v, "judged_values"))
+            .collect();
+        let judged_value_globs =
+            cx.word_glob_matcher(judged_values.clone(), span.clone(), "judged_values");
         let env_flags = cx.flags(&mut raw.env_flags, "env_flags");
         let cwd_flags = cx.flags(&mut raw.cwd_flags, "cwd_flags");
         let skip = count(cx, raw.skip_positionals.as_ref(), "skip_positionals");
@@ -278,6 +285,8 @@ impl Builder {
             cwd_flags,
             judged_flags,
             stdin_flags,
+            judged_values,
+            judged_value_globs,
             later: raw.later,
             path_search: raw.path_search,
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),

@@ -2,7 +2,7 @@
 //! whose argument is shell code, and interpreters whose code shellgate cannot read.
 
 use crate::glob::WordGlob;
-use crate::lazy::LazyRegexSet;
+use crate::lazy::{LazyGlobSet, LazyRegexSet};
 
 /// How a wrapper finds its inner command, with what that way needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,6 +185,12 @@ pub struct Shell {
     /// Options after which standard input is the code and the operands are its positional
     /// parameters (`bash -s a b`: `$1` is `a`).
     pub stdin_flags: Vec<String>,
+    /// Globs over option values, as written: an option value that matches one, or that the
+    /// gate cannot read, makes the shell judged by itself, and a working directory given by
+    /// such a value unknown (tmux expands `#{…}` and `#(…)` in `-c`, `-F`, `-n`, `-s`).
+    pub judged_values: Vec<String>,
+    /// The `judged_values` globs as one set, over whole words.
+    pub(crate) judged_value_globs: LazyGlobSet,
     /// The code runs later (`trap CODE EXIT`: on a signal or when the shell exits), after
     /// whatever the rest of the command did: in a working directory not known.
     pub later: bool,
@@ -193,6 +199,14 @@ pub struct Shell {
     pub path_search: bool,
     /// What it does, for explanations.
     pub why: Option<String>,
+}
+
+impl Shell {
+    /// Whether an option value makes the shell judged by itself (see `judged_values`).
+    #[must_use]
+    pub fn judged_value(&self, value: &str) -> bool {
+        !self.judged_values.is_empty() && self.judged_value_globs.is_match(value)
+    }
 }
 
 /// A command that runs embedded code shellgate cannot read.
