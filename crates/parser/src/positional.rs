@@ -9,9 +9,13 @@ use crate::Word;
 /// or `~/` is bound as `${HOME}` and the rest, which the code's shell expands to the same home
 /// directory. `None` when the code refers to no positional parameter or an argument is not
 /// literal, or another tilde form (`~user`, `~+`): its value is then unknown, and the code
-/// stays dynamic.
+/// stays dynamic. Code that may give the parameters other values (`set -- ~`, `shift`,
+/// `getopts`, a sourced file, a function, whose `$1` is its own argument) binds nothing either.
 #[must_use]
 pub fn bind(code: &str, args: &[Word]) -> Option<String> {
+    if rebinds(code) {
+        return None;
+    }
     let values = args.iter().map(Value::of).collect::<Option<Vec<_>>>()?;
     let mut out = String::with_capacity(code.len());
     let mut bound = false;
@@ -138,6 +142,21 @@ fn expand(param: Param, values: &[Value<'_>], in_double: bool) -> String {
         (Param::All, true) => rest.collect::<Vec<_>>().join("\" \""),
         (Param::Joined, true) => rest.collect::<Vec<_>>().join(" "),
     }
+}
+
+/// Whether `code` may change what the positional parameters are: a word `set`, `shift`,
+/// `getopts`, `function`, `source` or `.` anywhere (quoted too: `eval 'set -- ~'`), or a function definition
+/// (`f() {`).
+fn rebinds(code: &str) -> bool {
+    let word_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
+    let keyword = code
+        .split(|c: char| !word_char(c))
+        .any(|w| matches!(w, "set" | "shift" | "getopts" | "function" | "source" | "."));
+    let definition = code
+        .split('(')
+        .skip(1)
+        .any(|rest| rest.trim_start().starts_with(')'));
+    keyword || definition
 }
 
 fn single_quoted(text: &str) -> String {

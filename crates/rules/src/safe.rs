@@ -200,10 +200,7 @@ impl Policy {
                     && let Some((name, value)) = word.cooked.split_once('=')
                     && !writes(name)
                 {
-                    add(word, value);
-                    // `TYPE:PATH` (`--cov-report=xml:~/.bashrc`), and lists of paths
-                    // (`-Dmaven.test.additionalClasspath=a.jar,/tmp/x.jar`, `a:b:/tmp/x`).
-                    for path in value.split([':', ',', ';']).skip(1) {
+                    for path in value_paths(value) {
                         add(word, path);
                     }
                 }
@@ -214,9 +211,7 @@ impl Policy {
                         .checked_sub(value.text.len())
                         .and_then(|at| word.cooked.get(at..))
                 {
-                    add(word, text);
-                    // `TYPE:PATH` (`--cov-report xml:~/.bashrc`), and lists of paths.
-                    for path in text.split([':', ',', ';']).skip(1) {
+                    for path in value_paths(text) {
                         add(word, path);
                     }
                 }
@@ -1189,4 +1184,21 @@ fn cooked(words: &[Word], index: usize) -> String {
         .get(index)
         .map(|w| w.cooked.clone())
         .unwrap_or_default()
+}
+
+/// The parts of an option value that may name a path: the value, the value of a property it
+/// sets (`-D maven.repo.local=/tmp/r`, `--define=NAME=PATH`), and each element of a list in
+/// either (`TYPE:PATH` as in `--cov-report=xml:~/.bashrc`, class paths `a.jar,/tmp/x.jar`,
+/// `a:b:/tmp/x`).
+fn value_paths(value: &str) -> Vec<&str> {
+    let mut out = vec![value];
+    if let Some((_, assigned)) = value.split_once('=') {
+        out.push(assigned);
+    }
+    let lists: Vec<&str> = out
+        .iter()
+        .flat_map(|v| v.split([':', ',', ';']).skip(1))
+        .collect();
+    out.extend(lists);
+    out
 }

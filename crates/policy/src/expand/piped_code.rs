@@ -85,22 +85,41 @@ impl Walker<'_> {
 }
 
 /// The text a command prints when it is all literal and known: `echo WORDS` (without options
-/// or backslashes, which some shells' `echo` interprets), `printf FORMAT` (its only argument,
-/// with `%%` and the escapes `\n`, `\t`, `\\`, `\'`, `\"`), and `cat` of a heredoc or
-/// here-string. Anything else, or any redirection of its output, is `None`.
+/// but `-n`/`-E`, or backslashes, which some shells' `echo` interprets), `printf FORMAT` (its
+/// only argument, with `%%` and the escapes `\n`, `\t`, `\'`, `\"`), and `cat` of a heredoc
+/// or here-string. Anything else, or any redirection of its output, is `None`.
 fn literal_output(inv: &Invocation) -> Option<String> {
     let words = &inv.words;
     if inv.opaque.is_some() || words.iter().any(|w| !w.literal) {
         return None;
     }
     let verb = words.first()?.cooked.as_str();
-    let args = words.get(1..).unwrap_or_default();
-    let stdin_only = inv.redirects.iter().all(|r| {
-        matches!(r.fd, None | Some(shellgate_parser::RedirectFd::Number(0)))
-            && r.stdin_text().is_some()
+    let mut args = words.get(1..).unwrap_or_default();
+    // Its standard output is the pipe: no redirection of descriptor 1 (`2>&1` and
+    // `2>/dev/null` leave it), and `cat` reads only a heredoc or here-string.
+    let other_descriptor = |r: &shellgate_parser::Redirect| matches!(r.fd, Some(shellgate_parser::RedirectFd::Number(n)) if n > 1);
+    let output_kept = inv.redirects.iter().all(|r| {
+        other_descriptor(r)
+            || (verb == "cat"
+                && matches!(r.fd, None | Some(shellgate_parser::RedirectFd::Number(0)))
+                && r.stdin_text().is_some())
     });
+    if !output_kept {
+        return None;
+    }
     match verb {
-        "echo" if inv.redirects.is_empty() => {
+        "echo" => {
+            // `-n` (no newline) and `-E` (no escapes, bash's default) change nothing that
+            // matters; `-e` and a backslash (which zsh's and dash's `echo` interpret) do.
+            let mut newline = true;
+            while let Some((first, rest)) = args.split_first() {
+                match first.cooked.as_str() {
+                    "-n" | "-nE" | "-En" => newline = false,
+                    "-E" => {}
+                    _ => break,
+                }
+                args = rest;
+            }
             if args.first().is_some_and(|w| w.cooked.starts_with('-'))
                 || args.iter().any(|w| w.cooked.contains('\\'))
             {
@@ -111,19 +130,19 @@ fn literal_output(inv: &Invocation) -> Option<String> {
                 .map(|w| w.cooked.as_str())
                 .collect::<Vec<_>>()
                 .join(" ");
-            text.push('\n');
+            if newline {
+                text.push('\n');
+            }
             Some(text)
         }
-        "printf" if inv.redirects.is_empty() => match args {
+        "printf" => match args {
             [format] if !format.cooked.starts_with('-') => printf_literal(&format.cooked),
             _ => None,
         },
-        "cat" if args.is_empty() && !inv.redirects.is_empty() && stdin_only => {
-            match stdin_code(&inv.redirects) {
-                StdinCode::Text(text) => Some(text),
-                _ => None,
-            }
-        }
+        "cat" if args.is_empty() => match stdin_code(&inv.redirects) {
+            StdinCode::Text(text) => Some(text),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -142,7 +161,7 @@ fn printf_literal(format: &str) -> Option<String> {
             '\\' => match chars.next()? {
                 'n' => out.push('\n'),
                 't' => out.push('\t'),
-                c @ ('\\' | '\'' | '"') => out.push(c),
+                c @ ('\'' | '"') => out.push(c),
                 _ => return None,
             },
             other => out.push(other),

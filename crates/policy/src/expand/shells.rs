@@ -321,7 +321,8 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
         let option = !options_done && word.literal && text.len() > 1 && text.starts_with('-');
         query |= option && exactly(text, &shell.query_flags);
         stdin_flag |= option && exactly(text, &shell.stdin_flags);
-        if !options_done && word.literal && text == "--" {
+        if !options_done && word.literal && (text == "--" || (text == "-" && shell.stdin)) {
+            // (A shell reading standard input takes a lone `-` as `--`: `bash - ARGS`.)
             options_done = true;
         } else if option && text.starts_with("--") {
             let (name, inline) = match text.split_once('=') {
