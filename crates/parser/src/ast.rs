@@ -6,13 +6,13 @@
 use crate::clause::{Assignment, RedirectFd, RedirectOp, Span, Word};
 
 /// A list of and-or lists.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct List {
     pub items: Vec<ListItem>,
 }
 
 /// One and-or list and the separator written after it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct ListItem {
     pub and_or: AndOr,
     pub sep: Sep,
@@ -37,7 +37,7 @@ pub(crate) enum AndOrOp {
 }
 
 /// Pipelines joined by `&&` / `||`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct AndOr {
     pub first: Pipeline,
     pub rest: Vec<(AndOrOp, Pipeline)>,
@@ -51,7 +51,7 @@ pub(crate) enum PipeOp {
 }
 
 /// Commands joined by pipes, with `!` / `time` prefixes.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Pipeline {
     pub bang: bool,
     pub time: bool,
@@ -61,7 +61,7 @@ pub(crate) struct Pipeline {
 }
 
 /// One command.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Command {
     Simple(SimpleCommand),
     Compound(Box<Compound>, Vec<ARedirect>, Span),
@@ -70,7 +70,7 @@ pub(crate) enum Command {
 }
 
 /// `name() body` and its variants.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct FunctionDef {
     pub name: String,
     /// True when written with the `function` keyword.
@@ -83,14 +83,14 @@ pub(crate) struct FunctionDef {
 }
 
 /// `coproc [NAME] command`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Coproc {
     pub name: Option<String>,
     pub body: Box<Command>,
 }
 
 /// A simple command: assignments, words and redirections in source order.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct SimpleCommand {
     pub assignments: Vec<AAssignment>,
     pub words: Vec<AWord>,
@@ -99,7 +99,7 @@ pub(crate) struct SimpleCommand {
 }
 
 /// A compound command.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Compound {
     Subshell(List),
     Group(List),
@@ -139,14 +139,14 @@ pub(crate) enum Compound {
 }
 
 /// A loop body: `do … done` or `{ …; }`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct DoGroup {
     pub list: List,
     pub braces: bool,
 }
 
 /// One `case` arm.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct CaseArm {
     pub patterns: Vec<AWord>,
     pub body: Option<List>,
@@ -154,14 +154,14 @@ pub(crate) struct CaseArm {
 }
 
 /// A cooked word plus the command lists nested in it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct AWord {
     pub word: Word,
     pub subs: Vec<Sub>,
 }
 
 /// A command list nested in a word.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Sub {
     pub kind: SubKind,
     pub list: List,
@@ -177,7 +177,7 @@ pub(crate) enum SubKind {
 }
 
 /// An assignment plus the substitutions in its subscript and value.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct AAssignment {
     pub assignment: Assignment,
     pub raw: String,
@@ -185,7 +185,7 @@ pub(crate) struct AAssignment {
 }
 
 /// A redirection; heredoc bodies live in the heredoc table (see [`HeredocSlot`]).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct ARedirect {
     pub op: RedirectOp,
     pub fd: Option<RedirectFd>,
@@ -195,7 +195,7 @@ pub(crate) struct ARedirect {
 }
 
 /// The target of an [`ARedirect`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum ATarget {
     Word(AWord),
     /// Index into the heredoc table.
@@ -203,7 +203,7 @@ pub(crate) enum ATarget {
 }
 
 /// A heredoc: delimiter from its operator, body from the newline that read it.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct HeredocSlot {
     pub delimiter: String,
     pub delimiter_raw: String,
@@ -220,7 +220,7 @@ pub(crate) struct HeredocSlot {
 }
 
 /// A whole parse: the top list plus the heredoc table.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Script {
     pub list: List,
     pub heredocs: Vec<HeredocSlot>,

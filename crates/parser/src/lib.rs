@@ -70,6 +70,7 @@ mod fast;
 mod grammar;
 mod graph;
 pub mod limits;
+mod loops;
 mod lower;
 pub mod misread;
 pub mod path;

@@ -24,6 +24,7 @@ use crate::ast::{
 use crate::clause::{Clause, Context, Heredoc, Operator, Redirect, RedirectTarget, Span, Word};
 use crate::cwd;
 use crate::graph::EdgeKind;
+use crate::loops;
 use crate::verb::verb_hint;
 
 type Cwd = Option<PathBuf>;
@@ -368,6 +369,29 @@ impl Lowerer<'_> {
                     *cwd = None;
                 }
                 h1.or(h2)
+            }
+            Compound::For {
+                select: false,
+                name,
+                words: Some(words),
+                body,
+            } if loops::binds_safely(&body.list, &name)
+                && let Some(values) = loops::literal_values(&words) =>
+            {
+                // The body once per value, with `$name` bound to it (see `loops`).
+                let changes = list_changes_cwd(&body.list);
+                let mut state = if changes { None } else { cwd.clone() };
+                let mut head = None;
+                for value in &values {
+                    let mut copy = body.list.clone();
+                    loops::substitute(&mut copy, &name, value);
+                    let h = self.lower_list(copy, frame.nested(Context::LoopBody), &mut state);
+                    head = head.or(h);
+                }
+                if changes {
+                    *cwd = None;
+                }
+                head
             }
             Compound::For { words, body, .. } => {
                 let mut head = None;

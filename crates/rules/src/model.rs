@@ -503,6 +503,10 @@ pub struct VerbRoles {
     /// (`chmod`, `touch`, `rm`): a script it names stays the project's code (see
     /// [`crate::Policy::keeps_content`]).
     pub keeps_content: bool,
+    /// Its `delete` operands are directory entries it removes or renames (`rm`, `unlink`,
+    /// `mv`'s sources): a symbolic link there is removed or renamed, not followed (see
+    /// [`crate::Policy::removes_entries`]).
+    pub entries: bool,
     /// Its destination may be a directory that the other operands are copied or moved into
     /// (`cp x.sh .git/hooks`, `mv settings.json .claude/`, `cp -t DIR FILE`): each source is
     /// also written as `DEST/NAME`.

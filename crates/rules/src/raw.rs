@@ -284,6 +284,7 @@ table! {
         recursive: bool = or_default,
         searches_cwd: bool = or_default,
         keeps_content: bool = or_default,
+        entries: bool = or_default,
         into_directory: bool = or_default,
     }
 }

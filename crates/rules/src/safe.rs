@@ -609,6 +609,15 @@ impl Policy {
             .is_some_and(|entry| entry.keeps_content)
     }
 
+    /// Whether `view`'s `delete` operands (but a move's destination) are directory entries it
+    /// removes or renames, not the files links there point to: its `[[verb]]` entry has
+    /// `entries` (`rm LINK`, `unlink LINK`, `mv LINK NEW`).
+    #[must_use]
+    pub fn removes_entries(&self, view: &CommandView<'_>) -> bool {
+        self.lookup(&self.declared.verbs, view.words, true, &|_| true)
+            .is_some_and(|entry| entry.entries)
+    }
+
     /// Whether `view` reads its working directory recursively because it names no directory
     /// to search: its `[[verb]]` entry has `searches_cwd`, its reads are recursive (always, or
     /// by one of its `recursive_flags`) and no operand is a `read` (`rg KEY`, `grep -r KEY`;

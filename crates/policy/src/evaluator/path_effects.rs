@@ -42,6 +42,9 @@ struct Operand<'a> {
     text: &'a str,
     access: Access,
     certainty: Certainty,
+    /// It names a directory entry the command removes or renames (`rm LINK`, `mv LINK NEW`),
+    /// not what a link there points to: its last component is not followed.
+    entry: bool,
 }
 
 /// The word `.`: the working directory, as a path operand the command did not write.
@@ -251,6 +254,8 @@ impl<'a> Run<'a> {
                         || (r.role == Role::DeletePath && r.operand)
                 });
             let writes_too = roles.iter().any(|r| r.role == Role::WritePath);
+            // `rm LINK`, `mv LINK NEW`: the entry, not what a link there points to.
+            let removes_entries = self.policy().removes_entries(&view);
             // The targets of the links the command makes: recorded once, after its roles.
             let mut link_targets: Vec<(&Word, &str)> = Vec::new();
             let last_moved = roles
@@ -477,7 +482,16 @@ impl<'a> Run<'a> {
                     // A plain value is not a path (a pathspec was resolved by the policy).
                     Role::Value | Role::Pathspec => continue,
                 };
-                self.judge_path(word, &role.text, access, certainty, ctx, judged);
+                let entry = removes_entries
+                    && role.role == Role::DeletePath
+                    && role.operand
+                    && !role.inside
+                    && last_moved != Some(role.index);
+                if entry {
+                    self.judge_entry_path(word, &role.text, certainty, ctx, judged);
+                } else {
+                    self.judge_path(word, &role.text, access, certainty, ctx, judged);
+                }
             }
             if !link_targets.is_empty() {
                 // One link: followed to its target; several: where each lands is not known.
@@ -716,9 +730,33 @@ impl<'a> Run<'a> {
             text,
             access,
             certainty,
+            entry: false,
         };
         if self.judge_known(operand, ctx, judged).is_none() {
             self.dynamic_path(&word.raw, access, judged);
+        }
+    }
+
+    /// [`Run::judge_path`] for a directory entry the command removes or renames itself (`rm
+    /// LINK`, `unlink LINK`, `mv LINK NEW`): a symbolic link there is removed or renamed, not
+    /// followed, unless the path ends in `/` (`rm -r LINK/` deletes what it points to).
+    fn judge_entry_path(
+        &self,
+        word: &Word,
+        text: &str,
+        certainty: Certainty,
+        ctx: &MatchContext<'_>,
+        judged: &mut Judged,
+    ) {
+        let operand = Operand {
+            word,
+            text,
+            access: Access::Write,
+            certainty,
+            entry: !text.ends_with('/') && !text.ends_with("/.") && text != ".",
+        };
+        if self.judge_known(operand, ctx, judged).is_none() {
+            self.dynamic_path(&word.raw, Access::Write, judged);
         }
     }
 
@@ -806,10 +844,15 @@ impl<'a> Run<'a> {
             // `tee /dev/null`, `cat /dev/stdin`: the device, not a file.
             return Some(());
         }
-        let resolved = if ctx.symlinks {
-            paths::resolve_symlinks(&expanded)?
-        } else {
+        let resolved = if !ctx.symlinks {
             lexical.clone()
+        } else if let (true, Some(parent), Some(name)) =
+            (op.entry, lexical.parent(), lexical.file_name())
+        {
+            // The entry itself: only the directories it is in are followed.
+            paths::resolve_symlinks(parent)?.join(name)
+        } else {
+            paths::resolve_symlinks(&expanded)?
         };
         // A link to a descriptor's name (`out -> /dev/stdout`) writes what the descriptor is.
         if access == Access::Write

@@ -520,6 +520,7 @@ impl Builder {
             recursive: raw.recursive,
             searches_cwd: raw.searches_cwd,
             keeps_content: raw.keeps_content,
+            entries: raw.entries,
             into_directory: raw.into_directory,
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.verbs);

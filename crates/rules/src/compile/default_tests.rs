@@ -397,6 +397,7 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                         entry.searches_cwd,
                         entry.keeps_content,
                         entry.into_directory,
+                        entry.entries,
                     ),
                 ),
                 (
@@ -418,6 +419,7 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                         flag("searches_cwd"),
                         flag("keeps_content"),
                         flag("into_directory"),
+                        flag("entries"),
                     ),
                 ),
             );
