@@ -13,7 +13,15 @@ use crate::Word;
 /// `getopts`, a sourced file, a function, whose `$1` is its own argument) binds nothing either.
 #[must_use]
 pub fn bind(code: &str, args: &[Word]) -> Option<String> {
-    if rebinds(code) {
+    bind_given(code, args, false)
+}
+
+/// [`bind`] for a shell that may be given more arguments at run time (`xargs sh -c CODE _`,
+/// `find … -exec sh -c CODE _ {} +`): a parameter past the literal ones, `$@` or `$*` is not
+/// known, so nothing is bound.
+#[must_use]
+pub fn bind_given(code: &str, args: &[Word], more: bool) -> Option<String> {
+    if !code.contains('$') || rebinds(code) {
         return None;
     }
     let values = args.iter().map(Value::of).collect::<Option<Vec<_>>>()?;
@@ -42,8 +50,15 @@ pub fn bind(code: &str, args: &[Word]) -> Option<String> {
                 let rest = code.get(i + 1..).unwrap_or_default();
                 match reference(rest) {
                     Some((param, len)) => {
+                        let known = match param {
+                            Param::Index(n) => n < values.len(),
+                            Param::All | Param::Joined => false,
+                        };
+                        if more && !known {
+                            return None;
+                        }
                         bound = true;
-                        out.push_str(&expand(param, &values, double));
+                        out.push_str(&expand(param, &values, double)?);
                         for _ in 0..len {
                             chars.next();
                         }
@@ -132,15 +147,42 @@ fn reference(rest: &str) -> Option<(Param, usize)> {
 }
 
 /// The text replacing a parameter: single-quoted words outside double quotes; inside them,
-/// escaped text (`$@` closes and reopens the quotes between words).
-fn expand(param: Param, values: &[Value<'_>], in_double: bool) -> String {
+/// escaped text (`$@` closes and reopens the quotes between words). Outside double quotes the
+/// shell splits a value on blanks (`'x.txt /home/u/.bashrc'` is two words, an empty one none)
+/// and globs it: a value it would glob binds nothing (`None`).
+fn expand(param: Param, values: &[Value<'_>], in_double: bool) -> Option<String> {
     let value = |n: usize| values.get(n).copied().unwrap_or(Value::Text(""));
-    let rest = values.iter().skip(1).map(|v| v.quoted(in_double));
+    let unquoted = |v: Value<'_>| match v {
+        Value::Text(t) | Value::Home(t) if t.contains(['*', '?', '[']) => None,
+        Value::Home(t) if t.contains([' ', '\t', '\n']) => None,
+        // Split on blanks (bash does not take `IFS` from its environment).
+        Value::Text(t) => Some(
+            t.split([' ', '\t', '\n'])
+                .filter(|w| !w.is_empty())
+                .map(single_quoted)
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        v => Some(v.quoted(false)),
+    };
+    let rest = values.iter().skip(1).copied();
     match (param, in_double) {
-        (Param::Index(n), _) => value(n).quoted(in_double),
-        (Param::All | Param::Joined, false) => rest.collect::<Vec<_>>().join(" "),
-        (Param::All, true) => rest.collect::<Vec<_>>().join("\" \""),
-        (Param::Joined, true) => rest.collect::<Vec<_>>().join(" "),
+        (Param::Index(n), true) => Some(value(n).quoted(true)),
+        (Param::Index(n), false) => unquoted(value(n)),
+        (Param::All | Param::Joined, false) => Some(
+            rest.map(unquoted)
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        (Param::All, true) => Some(
+            rest.map(|v| v.quoted(true))
+                .collect::<Vec<_>>()
+                .join("\" \""),
+        ),
+        (Param::Joined, true) => Some(rest.map(|v| v.quoted(true)).collect::<Vec<_>>().join(" ")),
     }
 }
 
@@ -148,15 +190,63 @@ fn expand(param: Param, values: &[Value<'_>], in_double: bool) -> String {
 /// `getopts`, `function`, `source` or `.` anywhere (quoted too: `eval 'set -- ~'`), or a function definition
 /// (`f() {`).
 fn rebinds(code: &str) -> bool {
+    // As written, quotes and backslashes dropped (`s""et`, `se\t`, `eval 'set -- ~'`).
+    let plain: String = code
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+        .collect();
     let word_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
-    let keyword = code
-        .split(|c: char| !word_char(c))
-        .any(|w| matches!(w, "set" | "shift" | "getopts" | "function" | "source" | "."));
-    let definition = code
+    let keyword = plain.split(|c: char| !word_char(c)).any(|w| {
+        matches!(
+            w,
+            "set" | "shift" | "getopts" | "function" | "source" | "." | "alias" | "shopt"
+        ) || w.starts_with("BASH_ARGV")
+    });
+    let definition = plain
         .split('(')
         .skip(1)
         .any(|rest| rest.trim_start().starts_with(')'));
-    keyword || definition
+    keyword || definition || parsed_rebinds(code)
+}
+
+/// [`rebinds`] over the parsed code: a command whose name is not known statically (`s${x}et`,
+/// `$'\x73et'` cooks to `set`) other than a positional parameter, one of the builtins that
+/// change the parameters or run other code, an assignment to `BASH_ARGV0`, or a function body.
+fn parsed_rebinds(code: &str) -> bool {
+    let parsed = crate::parse(code, &crate::ParseOptions::default());
+    parsed.graph.clauses().any(|clause| {
+        let verb = clause.argv.first();
+        let positional_verb = verb.is_some_and(|w| {
+            let raw = w.raw.trim_matches('"');
+            raw.strip_prefix('$')
+                .map(|r| r.trim_start_matches('{').trim_end_matches('}'))
+                .is_some_and(|r| r == "@" || r == "*" || r.chars().all(|c| c.is_ascii_digit()))
+        });
+        let unknown_verb = verb.is_some_and(|w| !w.literal) && !positional_verb;
+        let builtin = verb.is_some_and(|w| {
+            matches!(
+                w.cooked.as_str(),
+                "set"
+                    | "shift"
+                    | "getopts"
+                    | "source"
+                    | "."
+                    | "eval"
+                    | "alias"
+                    | "shopt"
+                    | "declare"
+                    | "typeset"
+                    | "local"
+                    | "readonly"
+                    | "export"
+            )
+        });
+        let assigns = clause
+            .assignments
+            .iter()
+            .any(|a| a.name.starts_with("BASH_ARGV"));
+        unknown_verb || builtin || assigns || clause.context == crate::clause::Context::FunctionBody
+    })
 }
 
 fn single_quoted(text: &str) -> String {
@@ -225,10 +315,16 @@ mod tests {
 
     #[test]
     fn quotes_inside_values_stay_quoted() {
-        let args = words(&["_", "it's \"x\" $y"]);
+        let args = words(&["_", "it's\"x\"$y"]);
         assert_eq!(
             bind("echo $1 \"$1\"", &args).as_deref(),
-            Some("echo 'it'\\''s \"x\" $y' \"it's \\\"x\\\" \\$y\"")
+            Some("echo 'it'\\''s\"x\"$y' \"it's\\\"x\\\"\\$y\"")
         );
+        // Unquoted, a value with blanks is split by the shell into several words.
+        assert_eq!(
+            bind("rm $1", &words(&["_", "x.txt /home/u/.bashrc"])).as_deref(),
+            Some("rm 'x.txt' '/home/u/.bashrc'")
+        );
+        assert_eq!(bind("rm $1", &words(&["_", "*.txt"])), None);
     }
 }

@@ -297,8 +297,10 @@ impl<'a> Run<'a> {
                     if !runs_code {
                         return;
                     }
-                    if self.runs_in_run_zone(&ctx, judged) && self.task_file_runs(inv, &ctx, judged)
-                    {
+                    // (Both are judged: a file from elsewhere is a need of its own, which a saved
+                    // grant of the toolchain's name does not cover, in any audience.)
+                    let in_zone = self.runs_in_run_zone(&ctx, judged);
+                    if self.task_file_runs(inv, &ctx, judged) && in_zone {
                         return;
                     }
                 }

@@ -32,6 +32,13 @@ impl Run<'_> {
 
     /// The path `text` names, resolved, when it is inside a run zone.
     fn in_run_zone(&self, text: &str, ctx: &MatchContext<'_>) -> Option<String> {
+        self.in_code_zone(text, ctx, false)
+    }
+
+    /// [`Run::in_run_zone`], or with `writable` and an audience without run zones (`team`,
+    /// `public`), inside a write zone or the project: the project's files, which a saved grant
+    /// of the toolchain may run, as opposed to code from elsewhere, which no grant covers.
+    fn in_code_zone(&self, text: &str, ctx: &MatchContext<'_>, writable: bool) -> Option<String> {
         let expanded = paths::expand(text, text.starts_with('~'), ctx.cwd, ctx.home)?;
         let lexical = paths::normalize(&expanded)?;
         let resolved = if ctx.symlinks {
@@ -39,7 +46,19 @@ impl Run<'_> {
         } else {
             lexical
         };
-        self.state.run_zone_for(&resolved)?;
+        if writable && self.state.run_zones().is_empty() {
+            let inside = self.state.zone_for(&resolved, Access::Write).is_some()
+                || self
+                    .state
+                    .project()
+                    .and_then(paths::normalize)
+                    .is_some_and(|project| resolved.starts_with(project));
+            if !inside {
+                return None;
+            }
+        } else {
+            self.state.run_zone_for(&resolved)?;
+        }
         resolved.to_str().map(str::to_owned)
     }
 
@@ -149,7 +168,7 @@ impl Run<'_> {
                     .protected(Path::new(&resolved), ctx.home)
                     .is_some_and(|entry| entry.write != Decision::Approved)
             };
-            text.is_none_or(|t| unknown(t) || self.in_run_zone(t, ctx).is_none_or(protected))
+            text.is_none_or(|t| unknown(t) || self.in_code_zone(t, ctx, true).is_none_or(protected))
         });
         let Some(file) = outside else {
             return true;

@@ -169,8 +169,14 @@ impl Walker<'_> {
         };
         // `bash -c 'rm -rf "$1"' _ /`: the arguments after the code are `$0 $1 …`; when they are
         // literal they are bound before the code is judged, so `rm -rf "/"` meets the deny rules.
+        // (Only those given, when more are appended at run time: `xargs sh -c 'rm "$1"'`.)
+        let appended = self
+            .ex
+            .invocations
+            .get(index)
+            .is_some_and(|inv| inv.appended_args);
         let code = if !shell.code_flags.is_empty() && !shell.code_operand {
-            shellgate_parser::positional::bind(&code, &positional).unwrap_or(code)
+            shellgate_parser::positional::bind_given(&code, &positional, appended).unwrap_or(code)
         } else {
             code
         };
