@@ -1,6 +1,8 @@
 //! Matching deny rules: `command` rules against one command, `raw` rules against text and
 //! `pipeline` rules against the stages of a pipeline.
 
+use std::borrow::Cow;
+
 use shellgate_parser::Word;
 
 use crate::condition::{Condition, Facts, Row};
@@ -17,8 +19,8 @@ impl Policy {
     #[must_use]
     pub fn deny_prefix_end(&self, words: &[Word], verb: &[String]) -> Option<usize> {
         let (first, rest) = verb.split_first()?;
-        let (name, _) = self.command_name(words.first()?)?;
-        if name != first {
+        let name = self.deny_name(words.first()?)?;
+        if name != first.as_str() {
             return None;
         }
         let mut i = 1;
@@ -37,21 +39,37 @@ impl Policy {
         Some(i)
     }
 
+    /// The command name a deny rule's verb is compared with: in any directory, and as a
+    /// case-insensitive file system or Windows resolves it (`GIT`, `Chmod`, `git.exe` run
+    /// `git`, `chmod`), which only ever matches more.
+    fn deny_name<'w>(&self, word: &'w Word) -> Option<Cow<'w, str>> {
+        let (name, _) = self.command_name(word)?;
+        let lower = name.len() > 4
+            && name
+                .get(name.len() - 4..)
+                .is_some_and(|s| s.eq_ignore_ascii_case(".exe"));
+        let name_part = if lower {
+            name.get(..name.len() - 4).unwrap_or(name)
+        } else {
+            name
+        };
+        if !lower && !name_part.bytes().any(|b| b.is_ascii_uppercase()) {
+            return Some(Cow::Borrowed(name));
+        }
+        Some(Cow::Owned(name_part.to_ascii_lowercase()))
+    }
+
     /// The command deny rules (`verb`, flags, `args_any`, `redirect_to`, `env`) that `view`
     /// hits, in declaration order. The verb is compared by command name in any directory
     /// (`/tmp/x/rm` is `rm`), which only ever matches more.
     #[must_use]
     pub fn deny(&self, view: &CommandView<'_>) -> Vec<&DenyRule> {
-        let keyed = view
-            .words
-            .first()
-            .and_then(|w| self.command_name(w))
-            .map(|(name, _)| name);
+        let keyed = view.words.first().and_then(|w| self.deny_name(w));
         let mut candidates: Vec<usize> = keyed
             .map(|name| {
                 self.declared
                     .deny
-                    .candidates(name)
+                    .candidates(&name)
                     .map(|(i, _)| i)
                     .collect()
             })

@@ -195,6 +195,19 @@ impl GrantRule {
         prefix: &[&str],
         hint_len: usize,
     ) -> Result<(), GrantRefusal> {
+        // A head spelled with capitals or `.exe` is the same program on a case-insensitive file
+        // system or Windows (`GIT`, `Bash`, `git.exe`): it is refused as that program would be.
+        if let Some(head) = prefix.first() {
+            let lower = head.to_ascii_lowercase();
+            let normal = lower.strip_suffix(".exe").unwrap_or(&lower);
+            if normal != *head && !normal.is_empty() {
+                let mut alt: Vec<&str> = prefix.to_vec();
+                if let Some(first) = alt.first_mut() {
+                    *first = normal;
+                }
+                self.check_tokens(text, &alt, hint_len)?;
+            }
+        }
         if let Some((verb, kind)) = self.code_head(prefix) {
             let refused = match kind {
                 // They run whatever follows them, whatever the pattern names.
