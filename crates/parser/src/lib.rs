@@ -198,6 +198,7 @@ fn parse_with(input: &str, options: &ParseOptions, engine: Engine) -> ParseOutpu
                 base,
                 home,
                 limits::MAX_CLAUSES,
+                loops::may_unroll(input),
             );
             let mut diagnostics = Vec::new();
             if lowered.truncated {
@@ -284,6 +285,7 @@ fn recover_prefix(
             base.map(std::path::Path::to_path_buf),
             home,
             limits::MAX_CLAUSES,
+            false,
         );
         let mut clauses = lowered.clauses;
         let rest = input.get(cut..).unwrap_or_default();

@@ -9,6 +9,50 @@ use crate::clause::{Word, WordFeatures};
 /// The most values a loop is unrolled for.
 pub(crate) const MAX_LOOP_VALUES: usize = 16;
 
+/// Whether loops in `input` may be unrolled at all: nothing in the whole command can change a
+/// loop variable from outside its body or change what `$NAME` expands to — a `trap` (its code
+/// runs before every command), a function, a variable attribute (`declare -l f` lower-cases
+/// every value), `IFS`, aliases and shell options, or code the lowering does not see (`eval`,
+/// `source`). Words are compared with quotes and backslashes dropped (`tr""ap`).
+pub(crate) fn may_unroll(input: &str) -> bool {
+    let plain: String = input
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+        .collect();
+    let word_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
+    let keyword = plain.split(|c: char| !word_char(c)).any(|w| {
+        matches!(
+            w,
+            "trap"
+                | "declare"
+                | "typeset"
+                | "local"
+                | "readonly"
+                | "shopt"
+                | "alias"
+                | "function"
+                | "eval"
+                | "source"
+                | "."
+                | "IFS"
+                | "enable"
+                | "builtin"
+        )
+    });
+    let definition = plain
+        .split('(')
+        .skip(1)
+        .any(|rest| rest.trim_start().starts_with(')'));
+    !keyword && !definition
+}
+
+/// Whether `name` may be bound: one with a lower-case letter (bash's own variables, which it
+/// sets by itself — `_`, `REPLY`, `MAPFILE`, `BASH_REMATCH`, `DIRSTACK`, `PWD` — are upper
+/// case or `_`).
+pub(crate) fn bindable_name(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_lowercase())
+}
+
 /// The values of a loop's words, when each is one literal word the shell does not split,
 /// glob or brace-expand (a leading `~` or `~/` is the home directory).
 pub(crate) fn literal_values(words: &[AWord]) -> Option<Vec<Word>> {
@@ -147,7 +191,12 @@ fn bind_word(word: &Word, name: &str, value: &Word) -> Option<Word> {
     }
     let text = value.cooked.as_str();
     let tilde = value.features.tilde;
-    let splits = text.is_empty() || text.contains([' ', '\t', '\n', '*', '?', '[']);
+    // Unquoted, a value is split and globbed (extended globs too: `@(.env)`): only plain ones.
+    let splits = text.is_empty()
+        || !text.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '.' | '_' | '/' | ':' | ',' | '=' | '%' | '-' | '~')
+        });
     let mut out = String::with_capacity(raw.len() + text.len());
     let mut double = false;
     let mut bound = false;
@@ -195,7 +244,11 @@ fn bind_word(word: &Word, name: &str, value: &Word) -> Option<Word> {
     if !bound || double {
         return None;
     }
-    // A tilde value keeps its meaning only where the shell expanded it: the whole word's start.
+    // A tilde value keeps its meaning only where the shell expanded it: the whole word's start,
+    // followed by nothing or a `/` (`"$f"x` with `f=~` is `/home/ux`, not `~x`).
+    if tilde && !(out == text || out.starts_with(&format!("{text}/"))) {
+        return None;
+    }
     let tilde = own_tilde || (tilde && out.starts_with('~'));
     Some(Word {
         raw: word.raw.clone(),

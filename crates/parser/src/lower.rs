@@ -44,10 +44,12 @@ pub(crate) fn lower(
     cwd: Option<PathBuf>,
     home: Option<&Path>,
     max_clauses: usize,
+    unroll: bool,
 ) -> Lowered {
     let mut lowerer = Lowerer {
         heredocs,
         home,
+        unroll,
         clauses: Vec::new(),
         edges: Vec::new(),
         max_clauses,
@@ -90,6 +92,8 @@ impl Frame {
 
 struct Lowerer<'a> {
     heredocs: Vec<HeredocSlot>,
+    /// Loops over literal words are unrolled (see `loops::may_unroll`).
+    unroll: bool,
     home: Option<&'a Path>,
     clauses: Vec<Clause>,
     edges: Vec<(usize, usize, EdgeKind)>,
@@ -375,7 +379,9 @@ impl Lowerer<'_> {
                 name,
                 words: Some(words),
                 body,
-            } if loops::binds_safely(&body.list, &name)
+            } if self.unroll
+                && loops::bindable_name(&name)
+                && loops::binds_safely(&body.list, &name)
                 && let Some(values) = loops::literal_values(&words) =>
             {
                 // The body once per value, with `$name` bound to it (see `loops`).

@@ -40,7 +40,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use shellgate_rules::{HostGrant, Policy};
+use shellgate_rules::{Decision, HostGrant, Policy};
 
 mod heads;
 mod refusal;
@@ -119,9 +119,11 @@ impl GrantRule {
             .map(|(at, tool)| (tool.head.clone(), at))
             .collect();
         let mut narrow_by_word: HashMap<String, Vec<(Vec<String>, bool)>> = HashMap::new();
+        // (An `[[ask]]` rule needs a person whatever a grant says: its head is not narrowed.)
         let narrow = policy
             .deny_rules()
             .iter()
+            .filter(|rule| rule.decision == Decision::HardDenied)
             .map(|rule| (rule.verb(), false))
             .chain(
                 policy

@@ -97,6 +97,18 @@ impl<'a> Run<'a> {
             SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => (None, &[][..]),
         };
         self.judge_paths(inv, &ctx, &safe, judged);
+        // A file a command sends elsewhere (`gh pr create -F FILE`, `gh gist create FILE`) is an
+        // upload whatever the command is: it needs a person, and no grant of the command's name
+        // covers it (a network command's are judged with its hosts, below).
+        if class != Some(EffectClass::Network) {
+            for file in std::mem::take(&mut judged.net.uploads) {
+                judged.ask_unsaveable(
+                    ReasonKind::Network,
+                    None,
+                    format!("sends the content of `{file}` to another machine (an upload)"),
+                );
+            }
+        }
         let Some(first) = inv.words.first() else {
             // A bare assignment or redirection: nothing runs.
             return;
