@@ -13,8 +13,13 @@ pub(crate) const MAX_LOOP_VALUES: usize = 16;
 /// loop variable from outside its body or change what `$NAME` expands to — a `trap` (its code
 /// runs before every command), a function, a variable attribute (`declare -l f` lower-cases
 /// every value), `IFS`, aliases and shell options, or code the lowering does not see (`eval`,
-/// `source`). Words are compared with quotes and backslashes dropped (`tr""ap`).
+/// `source`). Words are compared with quotes and backslashes dropped (`tr""ap`); ANSI-C and
+/// locale quoting (`$'\164rap'`) never unroll.
 pub(crate) fn may_unroll(input: &str) -> bool {
+    // `$'\164rap'` and `$"…"` decode to any word.
+    if input.contains("$'") || input.contains("$\"") {
+        return false;
+    }
     let plain: String = input
         .chars()
         .filter(|c| !matches!(c, '"' | '\'' | '\\'))
@@ -68,7 +73,10 @@ pub(crate) fn literal_values(words: &[AWord]) -> Option<Vec<Word>> {
                 && word.literal
                 && !f.glob
                 && !f.brace
-                && (!f.tilde || word.cooked == "~" || word.cooked.starts_with("~/"));
+                && (!f.tilde || word.cooked == "~" || word.cooked.starts_with("~/"))
+                // (bash expands `~` after `=` and `:` in a word too: `of=~/.bashrc`.)
+                && !word.cooked.contains("=~")
+                && !word.cooked.contains(":~");
             plain.then(|| word.clone())
         })
         .collect()

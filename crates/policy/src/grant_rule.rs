@@ -167,6 +167,17 @@ impl GrantRule {
     /// How narrowly a command named `hint` is proposed (see [`Narrowness`]).
     #[must_use]
     pub fn narrowness(&self, hint: &[&str]) -> Narrowness {
+        // A head spelled with capitals or a Windows suffix is the same program on a
+        // case-insensitive file system or Windows (`RM`, `curl.exe`): as narrow as it is.
+        if let Some(first) = hint.first()
+            && let Some(normal) = heads::normal_head(first)
+        {
+            let mut alt: Vec<&str> = hint.to_vec();
+            if let Some(slot) = alt.first_mut() {
+                *slot = &normal;
+            }
+            return self.narrowness(&alt);
+        }
         let Some(first) = hint.first() else {
             // No words: every verb "starts with" nothing.
             let any = self

@@ -40,14 +40,16 @@ impl Policy {
     }
 
     /// The command name a deny rule's verb is compared with: in any directory, and as a
-    /// case-insensitive file system or Windows resolves it (`GIT`, `Chmod`, `git.exe` run
-    /// `git`, `chmod`), which only ever matches more.
+    /// case-insensitive file system or Windows resolves it (`GIT`, `Chmod`, `git.exe`,
+    /// `git.cmd` run `git`, `chmod`), which only ever matches more.
     fn deny_name<'w>(&self, word: &'w Word) -> Option<Cow<'w, str>> {
         let (name, _) = self.command_name(word)?;
         let lower = name.len() > 4
-            && name
-                .get(name.len() - 4..)
-                .is_some_and(|s| s.eq_ignore_ascii_case(".exe"));
+            && name.get(name.len() - 4..).is_some_and(|s| {
+                [".exe", ".cmd", ".bat", ".com"]
+                    .iter()
+                    .any(|suffix| s.eq_ignore_ascii_case(suffix))
+            });
         let name_part = if lower {
             name.get(..name.len() - 4).unwrap_or(name)
         } else {

@@ -436,9 +436,13 @@ impl<'a> Run<'a> {
         let Some(interpreter) = self.policy().interpreter(&inv.words) else {
             return false;
         };
+        // (An interpreter that reads its code from standard input takes it from an operand only
+        // where it says so: `sftp host` and `R x.R` read their commands from standard input.)
+        let operand_code =
+            !interpreter.stdin || interpreter.script_operand || interpreter.program_operand;
         inv.words.iter().skip(interpreter.verb.len()).any(|w| {
             let text = w.cooked.as_str();
-            !text.starts_with('-')
+            (operand_code && !text.starts_with('-'))
                 || interpreter
                     .code_flags
                     .iter()

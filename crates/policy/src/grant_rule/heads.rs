@@ -197,16 +197,12 @@ impl GrantRule {
     ) -> Result<(), GrantRefusal> {
         // A head spelled with capitals or `.exe` is the same program on a case-insensitive file
         // system or Windows (`GIT`, `Bash`, `git.exe`): it is refused as that program would be.
-        if let Some(head) = prefix.first() {
-            let lower = head.to_ascii_lowercase();
-            let normal = lower.strip_suffix(".exe").unwrap_or(&lower);
-            if normal != *head && !normal.is_empty() {
-                let mut alt: Vec<&str> = prefix.to_vec();
-                if let Some(first) = alt.first_mut() {
-                    *first = normal;
-                }
-                self.check_tokens(text, &alt, hint_len)?;
+        if let Some(normal) = prefix.first().and_then(|head| normal_head(head)) {
+            let mut alt: Vec<&str> = prefix.to_vec();
+            if let Some(first) = alt.first_mut() {
+                *first = &normal;
             }
+            self.check_tokens(text, &alt, hint_len)?;
         }
         if let Some((verb, kind)) = self.code_head(prefix) {
             let refused = match kind {
@@ -252,4 +248,16 @@ impl GrantRule {
         }
         Ok(())
     }
+}
+
+/// The program a command name with capitals or a Windows suffix (`.exe`, `.cmd`, `.bat`,
+/// `.com`) names on a case-insensitive file system or Windows (`GIT` → `git`, `curl.exe` →
+/// `curl`); `None` when the name is already plain.
+pub(crate) fn normal_head(head: &str) -> Option<String> {
+    let lower = head.to_ascii_lowercase();
+    let stem = [".exe", ".cmd", ".bat", ".com"]
+        .iter()
+        .find_map(|suffix| lower.strip_suffix(suffix))
+        .unwrap_or(&lower);
+    (stem != head && !stem.is_empty()).then(|| stem.to_owned())
 }
