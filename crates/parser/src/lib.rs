@@ -72,6 +72,7 @@ mod graph;
 pub mod limits;
 mod loops;
 mod lower;
+mod mentions;
 pub mod misread;
 pub mod path;
 pub mod positional;

@@ -5,6 +5,7 @@
 
 use crate::ast::{ARedirect, ATarget, AWord, Command, Compound, List, Pipeline};
 use crate::clause::{Word, WordFeatures};
+use crate::mentions;
 
 /// The most values a loop is unrolled for.
 pub(crate) const MAX_LOOP_VALUES: usize = 16;
@@ -20,12 +21,7 @@ pub(crate) fn may_unroll(input: &str) -> bool {
     if input.contains("$'") || input.contains("$\"") {
         return false;
     }
-    let plain: String = input
-        .chars()
-        .filter(|c| !matches!(c, '"' | '\'' | '\\'))
-        .collect();
-    let word_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
-    let keyword = plain.split(|c: char| !word_char(c)).any(|w| {
+    let keyword = mentions::mentions_word(input, |w| {
         matches!(
             w,
             "trap"
@@ -44,10 +40,7 @@ pub(crate) fn may_unroll(input: &str) -> bool {
                 | "builtin"
         )
     });
-    let definition = plain
-        .split('(')
-        .skip(1)
-        .any(|rest| rest.trim_start().starts_with(')'));
+    let definition = mentions::defines_function(input);
     !keyword && !definition
 }
 

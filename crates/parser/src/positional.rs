@@ -191,21 +191,13 @@ fn expand(param: Param, values: &[Value<'_>], in_double: bool) -> Option<String>
 /// (`f() {`).
 fn rebinds(code: &str) -> bool {
     // As written, quotes and backslashes dropped (`s""et`, `se\t`, `eval 'set -- ~'`).
-    let plain: String = code
-        .chars()
-        .filter(|c| !matches!(c, '"' | '\'' | '\\'))
-        .collect();
-    let word_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
-    let keyword = plain.split(|c: char| !word_char(c)).any(|w| {
+    let keyword = crate::mentions::mentions_word(code, |w| {
         matches!(
             w,
             "set" | "shift" | "getopts" | "function" | "source" | "." | "alias" | "shopt"
         ) || w.starts_with("BASH_ARGV")
     });
-    let definition = plain
-        .split('(')
-        .skip(1)
-        .any(|rest| rest.trim_start().starts_with(')'));
+    let definition = crate::mentions::defines_function(code);
     keyword || definition || parsed_rebinds(code)
 }
 

@@ -488,7 +488,18 @@ impl<'a> Run<'a> {
                     && !role.inside
                     && last_moved != Some(role.index);
                 if entry {
-                    self.judge_entry_path(word, &role.text, certainty, ctx, judged);
+                    // A directory entry the command removes or renames itself (`rm LINK`, `mv
+                    // LINK NEW`): a link there is removed or renamed, not followed, unless the
+                    // path ends in `/` (`rm -r LINK/` deletes what it points to).
+                    let text = role.text.as_str();
+                    let operand = Operand {
+                        word,
+                        text,
+                        access: Access::Write,
+                        certainty,
+                        entry: !text.ends_with('/') && !text.ends_with("/.") && text != ".",
+                    };
+                    self.judge_operand(operand, ctx, judged);
                 } else {
                     self.judge_path(word, &role.text, access, certainty, ctx, judged);
                 }
@@ -732,31 +743,14 @@ impl<'a> Run<'a> {
             certainty,
             entry: false,
         };
-        if self.judge_known(operand, ctx, judged).is_none() {
-            self.dynamic_path(&word.raw, access, judged);
-        }
+        self.judge_operand(operand, ctx, judged);
     }
 
-    /// [`Run::judge_path`] for a directory entry the command removes or renames itself (`rm
-    /// LINK`, `unlink LINK`, `mv LINK NEW`): a symbolic link there is removed or renamed, not
-    /// followed, unless the path ends in `/` (`rm -r LINK/` deletes what it points to).
-    fn judge_entry_path(
-        &self,
-        word: &Word,
-        text: &str,
-        certainty: Certainty,
-        ctx: &MatchContext<'_>,
-        judged: &mut Judged,
-    ) {
-        let operand = Operand {
-            word,
-            text,
-            access: Access::Write,
-            certainty,
-            entry: !text.ends_with('/') && !text.ends_with("/.") && text != ".",
-        };
+    /// [`Run::judge_known`], or a dynamic path where it stops knowing it.
+    fn judge_operand(&self, operand: Operand<'_>, ctx: &MatchContext<'_>, judged: &mut Judged) {
+        let (raw, access) = (&operand.word.raw, operand.access);
         if self.judge_known(operand, ctx, judged).is_none() {
-            self.dynamic_path(&word.raw, Access::Write, judged);
+            self.dynamic_path(raw, access, judged);
         }
     }
 
