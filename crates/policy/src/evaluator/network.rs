@@ -198,6 +198,12 @@ pub(super) fn sent_file(text: &str) -> Option<&str> {
     (!file.is_empty() && file != "-").then_some(file)
 }
 
+/// Whether a sent value is standard input (`@-`, `<-`, `NAME=@-`): whatever is piped in.
+pub(super) fn sends_stdin(text: &str) -> bool {
+    let value = text.split_once('=').map_or(text, |(_, v)| v);
+    matches!(value, "@-" | "<-") || matches!(text, "@-" | "<-")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

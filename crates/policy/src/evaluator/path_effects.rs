@@ -437,6 +437,10 @@ impl<'a> Run<'a> {
                     Role::Send => {
                         match network::sent_file(&role.text).filter(|_| word.literal) {
                             Some(file) => self.judge_sent_file(word, file, ctx, judged),
+                            // `@-`, `NAME=@-`: whatever is piped in is sent.
+                            None if word.literal && network::sends_stdin(&role.text) => {
+                                judged.net.uploads.push("standard input".to_owned());
+                            }
                             None if word.literal => judged.net.sends = true,
                             None => judged.net.uploads.push(display::escape(&word.raw)),
                         }
