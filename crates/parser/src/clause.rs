@@ -400,6 +400,22 @@ impl Redirect {
         }
     }
 
+    /// True when this redirection gives the command's standard input (descriptor 0, written or
+    /// implied): `< FILE`, `<> FILE`, `<&N`, a heredoc or a here-string.
+    #[must_use]
+    pub fn feeds_stdin(&self) -> bool {
+        matches!(self.fd, None | Some(RedirectFd::Number(0)))
+            && matches!(
+                self.op,
+                RedirectOp::Read
+                    | RedirectOp::ReadWrite
+                    | RedirectOp::DupIn
+                    | RedirectOp::HereString
+                    | RedirectOp::Heredoc
+                    | RedirectOp::HeredocStrip
+            )
+    }
+
     /// Text fed to the command's standard input by a heredoc or here-string, if any.
     #[must_use]
     pub fn stdin_text(&self) -> Option<&str> {

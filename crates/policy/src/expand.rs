@@ -55,7 +55,7 @@ use std::path::{Path, PathBuf};
 use shellgate_parser::{
     Assignment, ClauseGraph, Context, EdgeKind, ParseOptions, ParseOutput, Redirect, Word,
 };
-use shellgate_rules::{CommandView, Policy};
+use shellgate_rules::{CommandView, Policy, folded_name};
 
 pub use deny::{RuleHit, deny_hits};
 use interpreters::interpreter_opaque;
@@ -168,6 +168,10 @@ pub enum Via {
     Split,
     /// Literal brace expansion (`{rm,-rf,~/.ssh}` is `rm -rf ~/.ssh`).
     Braces,
+    /// A command name the policy does not know, spelled with capitals or a Windows suffix, as
+    /// the program it may name on a case-insensitive file system or Windows (`Bash.exe` is
+    /// `bash`).
+    FoldedName,
 }
 
 /// One step of an invocation's origin.
@@ -576,9 +580,28 @@ impl Walker<'_> {
             return;
         };
         let words = &inv.words;
-        let Some((_, trusted)) = words.first().and_then(|w| policy.command_name(w)) else {
+        let Some((name, trusted)) = words.first().and_then(|w| policy.command_name(w)) else {
             return;
         };
+        // An unknown name with capitals or a Windows suffix may be a program the policy knows
+        // (`Bash.exe -c …`, `Make -f …`): judged as that program too, it stays the unknown
+        // program it is (its own invocation asks), so folding only ever judges more.
+        if !policy.knows_name(name)
+            && let Some(folded) = folded_name(name).filter(|f| policy.knows_name(f))
+        {
+            let mut words = words.clone();
+            if let Some(first) = words.first_mut() {
+                // Shown as the program it may be (`RM -rf .` is also judged as `rm -rf .`).
+                first.cooked = match first.cooked.rsplit_once('/') {
+                    Some((dir, _)) => format!("{dir}/{folded}"),
+                    None => folded,
+                };
+                first.raw.clone_from(&first.cooked);
+            }
+            let cwd = inv.cwd.clone();
+            self.inner(index, words, Vec::new(), cwd, Via::FoldedName, false, depth);
+            return;
+        }
         let shell = policy.shell(words);
         let wrapper = policy.wrapper(words);
         if let Some(interpreter) = policy.interpreter(words)

@@ -40,7 +40,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use shellgate_rules::{Decision, HostGrant, Policy};
+use shellgate_rules::{Decision, HostGrant, Policy, folded_name};
 
 mod heads;
 mod refusal;
@@ -170,7 +170,7 @@ impl GrantRule {
         // A head spelled with capitals or a Windows suffix is the same program on a
         // case-insensitive file system or Windows (`RM`, `curl.exe`): as narrow as it is.
         if let Some(first) = hint.first()
-            && let Some(normal) = heads::normal_head(first)
+            && let Some(normal) = folded_name(first)
         {
             let mut alt: Vec<&str> = hint.to_vec();
             if let Some(slot) = alt.first_mut() {

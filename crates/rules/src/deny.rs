@@ -7,6 +7,7 @@ use shellgate_parser::Word;
 
 use crate::condition::{Condition, Facts, Row};
 use crate::model::DenyRule;
+use crate::names::folded_name;
 use crate::policy::{CommandView, Policy};
 
 impl Policy {
@@ -44,21 +45,7 @@ impl Policy {
     /// `git.cmd` run `git`, `chmod`), which only ever matches more.
     fn deny_name<'w>(&self, word: &'w Word) -> Option<Cow<'w, str>> {
         let (name, _) = self.command_name(word)?;
-        let lower = name.len() > 4
-            && name.get(name.len() - 4..).is_some_and(|s| {
-                [".exe", ".cmd", ".bat", ".com"]
-                    .iter()
-                    .any(|suffix| s.eq_ignore_ascii_case(suffix))
-            });
-        let name_part = if lower {
-            name.get(..name.len() - 4).unwrap_or(name)
-        } else {
-            name
-        };
-        if !lower && !name_part.bytes().any(|b| b.is_ascii_uppercase()) {
-            return Some(Cow::Borrowed(name));
-        }
-        Some(Cow::Owned(name_part.to_ascii_lowercase()))
+        Some(folded_name(name).map_or(Cow::Borrowed(name), Cow::Owned))
     }
 
     /// The command deny rules (`verb`, flags, `args_any`, `redirect_to`, `env`) that `view`

@@ -66,6 +66,7 @@ mod guard;
 mod lazy;
 mod model;
 mod named;
+mod names;
 mod policy;
 mod protected;
 mod raw;
@@ -88,6 +89,7 @@ pub use model::{
     PrefixMode, Protected, ReadZones, Role, Runs, SafeEntry, Setting, Settings, Shell, UnlessArg,
     UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions, ZoneTemplate, ZoneVars,
 };
+pub use names::folded_name;
 pub use pattern::{
     Access, ArgGlob, HostGrant, PUBLIC_SECOND_LEVEL, PatternError, VerbPattern, ZonePath,
 };

@@ -290,6 +290,19 @@ impl Policy {
         }
     }
 
+    /// Whether some entry of the policy (a deny rule, the safe catalog, a wrapper, shell,
+    /// interpreter or argument-role entry) names the program `name`.
+    #[must_use]
+    pub fn knows_name(&self, name: &str) -> bool {
+        let d = &self.declared;
+        d.deny.candidates(name).next().is_some()
+            || d.safe.candidates(name).next().is_some()
+            || d.wrappers.candidates(name).next().is_some()
+            || d.shells.candidates(name).next().is_some()
+            || d.interpreters.candidates(name).next().is_some()
+            || d.verbs.candidates(name).next().is_some()
+    }
+
     /// Whether `words` start with `verb` (the first word by command name, any directory when
     /// `any_dir`, otherwise trusted ones only; the others cooked and literal).
     pub(crate) fn starts_with(&self, words: &[Word], verb: &[String], any_dir: bool) -> bool {

@@ -313,8 +313,9 @@ impl Policy {
                 }
             }
         }
-        // What `tar -x`, `unzip` or `patch` writes is named by its input, unless its operands
-        // name the files it writes (`patch src/app.c < fix.diff`).
+        // What `tar -x`, `unzip` or `patch` writes is named by its input, whatever its operands
+        // say: a diff's git headers copy or rename to any name (`patch src/app.c < fix.diff`
+        // may write `.git/hooks/pre-commit`).
         let input_names = best.as_ref().and_then(|verdict| match verdict {
             SafeVerdict::Admitted { verb, class, .. } => entries
                 .iter()
@@ -323,12 +324,7 @@ impl Policy {
                 .map(|why| (verb.join(" "), why)),
             SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => None,
         });
-        if let Some((token, why)) = input_names
-            && !self
-                .roles(view)
-                .iter()
-                .any(|r| r.role == Role::WritePath && r.operand)
-        {
+        if let Some((token, why)) = input_names {
             return SafeVerdict::Unsafe {
                 token,
                 why,

@@ -218,6 +218,7 @@ impl<'a> Run<'a> {
                 ),
             );
         }
+        let mut loading = false;
         for name in &names {
             let name = *name;
             if self.policy().is_code_loading_variable(name)
@@ -233,6 +234,34 @@ impl<'a> Run<'a> {
                         display::escape(name)
                     ),
                 );
+                loading = true;
+            }
+        }
+        if loading {
+            return;
+        }
+        // Any other variable may name a program or a directory to load code from too (a
+        // hook's binary, an npm prefix, a native module: `GIT_TEST_FSMONITOR=/tmp/x git
+        // status`): a path outside the run zones and the system directories needs a person.
+        // (A `*_URL`/`*_URI` variable holds an address: `VITE_API_URL=/api/graphql`.)
+        let address = |name: &str| name.ends_with("_URL") || name.ends_with("_URI");
+        // A shell variable (`dir=~/src`) reaches a program only once exported.
+        let exported = !inv.words.is_empty()
+            || ["export", "declare", "typeset", "allexport", "set -a"]
+                .iter()
+                .any(|w| self.command.contains(w));
+        for (name, value) in values.iter().filter(|(name, _)| exported && !address(name)) {
+            if let Some(path) = self.foreign_path_in(inv, value) {
+                judged.ask_unsaveable(
+                    ReasonKind::Assignment,
+                    None,
+                    format!(
+                        "`{}` is set to `{}`, outside the project: a program may load or run what it names",
+                        display::escape(name),
+                        display::escape(&path)
+                    ),
+                );
+                return;
             }
         }
     }
@@ -280,6 +309,33 @@ impl Run<'_> {
             .filter(|(n, value)| *n == name && self.policy().is_harmless_assignment(n, value))
             .count();
         set > 0 && set == data
+    }
+
+    /// The first absolute or home path in an assigned value (its `:`, `=`, `,`, `;` or
+    /// blank-separated pieces; URLs aside) that lies outside the run zones and the system
+    /// directories.
+    fn foreign_path_in(&self, inv: &Invocation, value: &str) -> Option<String> {
+        if value.contains("://") {
+            return None;
+        }
+        let ctx = self.match_context(inv);
+        value
+            .split([':', '=', ',', ';', ' ', '\t'])
+            .filter(|piece| piece.starts_with('/') || piece.starts_with('~'))
+            .find(|piece| {
+                let Some(path) = crate::paths::expand(piece, true, ctx.cwd, ctx.home)
+                    .and_then(|p| crate::paths::finish(&p, ctx.symlinks))
+                else {
+                    return true;
+                };
+                self.state.run_zone_for(&path).is_none()
+                    && !self
+                        .policy()
+                        .system_dirs()
+                        .iter()
+                        .any(|dir| crate::paths::is_within(&path, dir))
+            })
+            .map(str::to_owned)
     }
 
     /// Whether every assignment of `name` — a variable that lists directories to load code

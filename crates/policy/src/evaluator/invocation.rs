@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use shellgate_parser::Word;
+use shellgate_parser::{Context, Redirect, Word};
 use shellgate_rules::{Decision, EffectClass, SafeVerdict};
 
 use crate::expand::{Invocation, InvocationKind, Opaque};
@@ -372,7 +372,10 @@ impl<'a> Run<'a> {
             || exact_word
             || (!self.state.patterns().is_empty()
                 && proposal::narrowness(&input) == Narrowness::Every);
-        for approved in self.state.patterns() {
+        // Code read from standard input is in no word: no pattern stands for it (`psql -h db *`
+        // saved for `psql -h db < q.sql` must not approve `psql -h db <<< '\! CMD'`).
+        let code_unseen = interpreter_call && !self.code_visible(inv);
+        for approved in self.state.patterns().iter().filter(|_| !code_unseen) {
             if matching::matches(&approved.pattern, &tokens, exact, &ctx) {
                 judged.reason(
                     ReasonKind::Pattern,
@@ -431,27 +434,63 @@ impl<'a> Run<'a> {
             || self.policy().interpreter(&inv.words).is_some()
     }
 
-    /// Whether an interpreter call's code is in its words (not read from standard input).
+    /// Whether an interpreter call's code is in its words (not read from standard input): only
+    /// then can a pattern of its words stand for what it runs.
     pub(super) fn code_visible(&self, inv: &Invocation) -> bool {
         let Some(interpreter) = self.policy().interpreter(&inv.words) else {
             return false;
         };
+        // Standard input given to it (a redirection, a heredoc, a pipe) is its code, or the code
+        // of the command a program operand names (`psql db < q.sql`, `cross-env X=1 sh < x`),
+        // unless a code flag, a script flag or a script operand says where the code is.
+        let fed =
+            inv.context == Context::Pipeline || inv.redirects.iter().any(Redirect::feeds_stdin);
         // (An interpreter that reads its code from standard input takes it from an operand only
         // where it says so: `sftp host` and `R x.R` read their commands from standard input.)
-        let operand_code =
-            !interpreter.stdin || interpreter.script_operand || interpreter.program_operand;
-        inv.words.iter().skip(interpreter.verb.len()).any(|w| {
+        let operand_code = !interpreter.stdin
+            || interpreter.script_operand
+            || (interpreter.program_operand && !fed);
+        let words = inv.words.get(interpreter.verb.len()..).unwrap_or_default();
+        words.iter().enumerate().any(|(i, w)| {
             let text = w.cooked.as_str();
-            (operand_code && !text.starts_with('-'))
-                || interpreter
-                    .code_flags
-                    .iter()
-                    .chain(&interpreter.script_flags)
-                    .any(|flag| {
-                        text == flag || (!flag.starts_with("--") && text.starts_with(flag.as_str()))
-                    })
+            if !text.starts_with('-') {
+                return operand_code && !names_stdin(text);
+            }
+            let code = interpreter
+                .code_flags
+                .iter()
+                .any(|flag| flag_given(text, flag).is_some());
+            // A script flag whose file is standard input (`sftp -b -`, `lftp -f /dev/stdin`).
+            let script = interpreter.script_flags.iter().any(|flag| {
+                flag_given(text, flag).is_some_and(|attached| {
+                    let value = if attached.is_empty() {
+                        words.get(i + 1).map_or("", |w| w.cooked.as_str())
+                    } else {
+                        attached
+                    };
+                    value != "-" && !names_stdin(value)
+                })
+            });
+            code || script
         })
     }
+}
+
+/// Whether `word` is `flag` (`Some("")`) or a short `flag` with its value attached (`Some`
+/// the value).
+fn flag_given<'w>(word: &'w str, flag: &str) -> Option<&'w str> {
+    if word == flag {
+        return Some("");
+    }
+    if flag.starts_with("--") {
+        return None;
+    }
+    word.strip_prefix(flag)
+}
+
+/// Whether a path names standard input (`/dev/stdin`, `/dev/fd/0`).
+fn names_stdin(path: &str) -> bool {
+    paths::descriptor(std::path::Path::new(path)) == Some(0)
 }
 
 /// The evidence for code the gate cannot read.

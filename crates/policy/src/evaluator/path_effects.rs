@@ -655,6 +655,9 @@ impl<'a> Run<'a> {
                     paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
                 if writes_files_here {
                     self.record_write(&resolved, judged);
+                    if ctx.symlinks {
+                        self.judge_links_in(&resolved, judged);
+                    }
                 }
                 self.judge_resolved(
                     &resolved,
@@ -666,6 +669,34 @@ impl<'a> Run<'a> {
             }
             None if access == Access::Read && self.state.read_all().is_some() => {}
             None => self.dynamic_path("(the working directory)", access, judged),
+        }
+    }
+
+    /// A command that writes files into its working directory under names it chooses (a
+    /// download named by its URL, an archive's members) writes through a link there of any of
+    /// those names: each link is a possible write of what it leads to (`notes -> ~/.bashrc`,
+    /// then `wget URL/notes`).
+    fn judge_links_in(&self, dir: &Path, judged: &mut Judged) {
+        /// The most entries of one directory looked at.
+        const MAX_ENTRIES: usize = 4096;
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten().take(MAX_ENTRIES) {
+            if !entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                continue;
+            }
+            let link = entry.path();
+            let Some(target) = paths::finish(&link, true) else {
+                continue;
+            };
+            self.judge_resolved(
+                &target,
+                &link.to_string_lossy(),
+                Access::Write,
+                Certainty::Possible,
+                judged,
+            );
         }
     }
 

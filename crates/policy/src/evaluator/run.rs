@@ -327,6 +327,7 @@ impl<'a> Run<'a> {
                 Via::Value => text.push_str(" value"),
                 Via::Split => text.push_str(" -S"),
                 Via::Braces => text.push_str(" braces"),
+                Via::FoldedName => text.push_str(" folded"),
             }
         }
         text

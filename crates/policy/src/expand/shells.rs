@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use shellgate_parser::{ParseOptions, Redirect, RedirectOp, RedirectTarget, Word};
+use shellgate_parser::{ParseOptions, Redirect, RedirectTarget, Word};
 use shellgate_rules::Shell;
 
 use super::piped_code::StdinShell;
@@ -306,11 +306,7 @@ impl Walker<'_> {
 
 /// Whether a script operand names the shell's standard input.
 fn names_stdin(word: &Word) -> bool {
-    word.literal
-        && matches!(
-            word.cooked.as_str(),
-            "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
-        )
+    word.literal && crate::paths::descriptor(Path::new(&word.cooked)) == Some(0)
 }
 
 /// Where a shell's code is.
@@ -366,6 +362,10 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
             }
         } else if code_flag || shell.code_operand {
             return Found::Code(i, None);
+        } else if shell.split_only {
+            // Its options end at the first operand (an assignment or the command): a `-S`
+            // after it is the command's (`env python3 -c CODE -S x` runs python3).
+            return Found::Nothing;
         } else if stdin_flag && shell.stdin {
             return Found::Stdin(i);
         } else if skipped < shell.skip_positionals {
@@ -570,20 +570,7 @@ pub(super) enum StdinCode {
 pub(super) fn stdin_code(redirects: &[Redirect]) -> StdinCode {
     // The last redirection of descriptor 0 decides; `3<<EOF` feeds another descriptor.
     for redirect in redirects.iter().rev() {
-        let on_stdin = matches!(
-            redirect.fd,
-            None | Some(shellgate_parser::RedirectFd::Number(0))
-        );
-        let input = matches!(
-            redirect.op,
-            RedirectOp::Read
-                | RedirectOp::ReadWrite
-                | RedirectOp::DupIn
-                | RedirectOp::HereString
-                | RedirectOp::Heredoc
-                | RedirectOp::HeredocStrip
-        );
-        if !(on_stdin && input) {
+        if !redirect.feeds_stdin() {
             continue;
         }
         if let RedirectTarget::Heredoc(heredoc) = &redirect.target

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use shellgate_rules::{Policy, VerbPattern, WrapperMode};
+use shellgate_rules::{Policy, VerbPattern, WrapperMode, folded_name};
 
 use super::{CodeHead, GrantRefusal, GrantRule};
 
@@ -197,7 +197,7 @@ impl GrantRule {
     ) -> Result<(), GrantRefusal> {
         // A head spelled with capitals or `.exe` is the same program on a case-insensitive file
         // system or Windows (`GIT`, `Bash`, `git.exe`): it is refused as that program would be.
-        if let Some(normal) = prefix.first().and_then(|head| normal_head(head)) {
+        if let Some(normal) = prefix.first().and_then(|head| folded_name(head)) {
             let mut alt: Vec<&str> = prefix.to_vec();
             if let Some(first) = alt.first_mut() {
                 *first = &normal;
@@ -248,16 +248,4 @@ impl GrantRule {
         }
         Ok(())
     }
-}
-
-/// The program a command name with capitals or a Windows suffix (`.exe`, `.cmd`, `.bat`,
-/// `.com`) names on a case-insensitive file system or Windows (`GIT` → `git`, `curl.exe` →
-/// `curl`); `None` when the name is already plain.
-pub(crate) fn normal_head(head: &str) -> Option<String> {
-    let lower = head.to_ascii_lowercase();
-    let stem = [".exe", ".cmd", ".bat", ".com"]
-        .iter()
-        .find_map(|suffix| lower.strip_suffix(suffix))
-        .unwrap_or(&lower);
-    (stem != head && !stem.is_empty()).then(|| stem.to_owned())
 }
