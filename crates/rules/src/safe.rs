@@ -125,13 +125,18 @@ impl Policy {
             })
         };
         let mut out: Vec<TaskFile<'w>> = Vec::new();
-        let mut add = |word: &'w Word, text: &'w str| {
+        // `operand`: an operand, which names a file when one of that name exists (`pytest lib`
+        // with `lib` a link to another directory); a name of nothing on disk stays a name
+        // inside the working directory.
+        let mut add = |word: &'w Word, text: &'w str, operand: bool| {
             let known = out
                 .iter()
                 .any(|f| std::ptr::eq(f.word, word) && f.text == text);
             // (A value the tool expands itself, `$HOME/x` or `~/x`, and one that starts with
             // `-`, `-/../x`, are paths too.)
-            let path = self.classify(text) == TokenClass::Path
+            // (`-` is standard input.)
+            let path = (operand && text != "-")
+                || self.classify(text) == TokenClass::Path
                 || text.contains('/')
                 || text.starts_with(['~', '$']);
             if !known && path {
@@ -167,25 +172,25 @@ impl Policy {
                         .strip_prefix('-')
                         .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_alphanumeric()));
                 if !option {
-                    add(word, &word.cooked);
+                    add(word, &word.cooked, true);
                 }
                 // `-cPATH`: a short option of the tool the script runs, with its value attached.
                 if entry.tasks
                     && let Some(value) = word.cooked.strip_prefix('-').and_then(|w| w.get(1..))
                     && !word.cooked.starts_with("--")
                 {
-                    add(word, value);
+                    add(word, value, false);
                 }
                 // `NAME=PATH` (`make test DESTDIR=/tmp/x`, `dotnet test --
                 // RunConfiguration.TestAdaptersPaths=/tmp/x`).
                 if !word.cooked.starts_with('-')
                     && let Some((_, value)) = word.cooked.split_once('=')
                 {
-                    add(word, value);
+                    add(word, value, false);
                 }
                 // `@FILE`: options read from a file (pytest, mypy, javac, dotnet).
                 if let Some(file) = word.cooked.strip_prefix('@') {
-                    add(word, file);
+                    add(word, file, false);
                 }
             }
             if runs_file {
@@ -201,7 +206,7 @@ impl Policy {
                     && !writes(name)
                 {
                     for path in value_paths(value) {
-                        add(word, path);
+                        add(word, path, false);
                     }
                 }
             }
@@ -212,7 +217,7 @@ impl Policy {
                         .and_then(|at| word.cooked.get(at..))
                 {
                     for path in value_paths(text) {
-                        add(word, path);
+                        add(word, path, false);
                     }
                 }
             }

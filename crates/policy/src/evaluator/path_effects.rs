@@ -1172,6 +1172,16 @@ impl<'a> Run<'a> {
             // Its destination's zone decides.
             Certainty::Inside => return,
         };
+        if access == Access::Read
+            && self.state.run_zone_for(path).is_none()
+            && !self
+                .policy()
+                .system_dirs()
+                .iter()
+                .any(|dir| paths::is_within(path, dir))
+        {
+            judged.reads_foreign = true;
+        }
         let shown = display::escape(shown);
         if access == Access::Read
             && let Some(source) = self.state.read_all()

@@ -363,8 +363,29 @@ impl Run<'_> {
             return;
         }
         let policy = self.policy();
-        for judged in &mut self.judged {
+        // What a command that reads files from elsewhere or the network writes may be code
+        // from elsewhere (`cp /tmp/x.py tests/`, `curl -o tests/t.py URL`): a toolchain run
+        // after it runs that code.
+        let foreign: Vec<(usize, PathBuf)> = self
+            .judged
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.reads_foreign || !j.net.hosts.is_empty())
+            .flat_map(|(i, j)| j.own_writes.iter().map(move |w| (i, w.clone())))
+            .collect();
+        for (index, judged) in self.judged.iter_mut().enumerate() {
             for why in brought_by_files(judged, &known, policy) {
+                judged.ask_unsaveable(ReasonKind::Code, None, why);
+            }
+            if let Some(dir) = &judged.runs_below
+                && let Some((_, w)) = foreign
+                    .iter()
+                    .find(|(i, w)| *i < index && paths::is_within(w, dir))
+            {
+                let why = format!(
+                    "runs the project's tests, sources and build files, and this command writes `{}` from outside the project: code it brings, which the gate cannot read",
+                    display::escape(&w.to_string_lossy())
+                );
                 judged.ask_unsaveable(ReasonKind::Code, None, why);
             }
             let brought: Vec<String> = judged

@@ -54,6 +54,9 @@ pub(super) struct Judged {
     pub(super) imports_from: Vec<PathBuf>,
     /// The paths this invocation itself writes (an interpreter imports before it writes them).
     pub(super) own_writes: Vec<PathBuf>,
+    /// It reads a file outside the run zones and the system directories: what it writes may
+    /// be code from elsewhere (`cp /tmp/x.py tests/`).
+    pub(super) reads_foreign: bool,
 }
 
 /// The network effects of an invocation, from its argument roles.
@@ -87,6 +90,7 @@ impl Judged {
             writes_below: None,
             runs_below: None,
             own_writes: Vec::new(),
+            reads_foreign: false,
             repository: None,
             imports_from: Vec::new(),
         }
