@@ -273,6 +273,10 @@ pub struct SafeEntry {
     /// The command also writes below its working directory (`tar -x`, `patch`, `wget`), so
     /// that directory must be in a write zone.
     pub writes_cwd: bool,
+    /// The command rewrites the work tree from its input (`git merge`, `git checkout BRANCH`,
+    /// `git stash pop`): any path below its working directory may become a link to anywhere,
+    /// so a later clause's path below it is not known (`git merge x && echo y >> src/a`).
+    pub updates_tree: bool,
     /// Its operands name the project's scripts, targets, recipes or tasks (`npm run build`,
     /// `make test`): one that matches `settings.release_names` or `settings.console_names`
     /// keeps the command out of its class (see [`crate::Policy::safe`]).
@@ -285,7 +289,7 @@ pub struct SafeEntry {
     pub unless_bare: Option<String>,
     /// Why the files it writes below its working directory are named by its input, not its
     /// arguments (`tar -x`, `unzip`, `patch`): any of them may be a protected path, so it is
-    /// admitted only when it names what it writes (a `write` operand: `patch src/a.c`).
+    /// not admitted (an operand does not bound a diff: git `rename to` headers name any file).
     pub input_names: Option<String>,
     /// Why an operand that names an existing file or directory keeps the command out of its
     /// class (`git checkout NAME` switches branches, but restores NAME from the index,

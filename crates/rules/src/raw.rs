@@ -125,6 +125,7 @@ table! {
         hooks: bool = or_default,
         imports_cwd: bool = or_default,
         writes_cwd: bool = or_default,
+        updates_tree: bool = or_default,
         tasks: bool = or_default,
         declares: bool = or_default,
         unless_bare: Option<Text> = get,

@@ -36,6 +36,8 @@ pub enum SafeVerdict<'p> {
         hooks: bool,
         /// The command also writes below its working directory.
         writes_cwd: bool,
+        /// The command rewrites the work tree below its working directory from its input.
+        updates_tree: bool,
     },
     /// A catalogued verb made unsafe by a flag or argument (no entry admits it).
     Unsafe {
@@ -1131,6 +1133,7 @@ fn entry_verdict<'p>(
         why: &entry.why,
         hooks: entry.hooks,
         writes_cwd: entry.writes_cwd,
+        updates_tree: entry.updates_tree,
     }
 }
 

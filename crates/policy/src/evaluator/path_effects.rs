@@ -653,6 +653,21 @@ impl<'a> Run<'a> {
             Some(cwd) => {
                 let resolved =
                     paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
+                if matches!(
+                    safe,
+                    SafeVerdict::Admitted {
+                        updates_tree: true,
+                        ..
+                    }
+                ) && let Ok(mut trees) = self.new_trees.try_borrow_mut()
+                {
+                    // (The whole work tree: its project, when it runs inside one.)
+                    let tree = self
+                        .state
+                        .run_zone_for(&resolved)
+                        .map_or_else(|| resolved.clone(), |zone| zone.resolved().to_path_buf());
+                    trees.push(tree);
+                }
                 if writes_files_here {
                     self.record_write(&resolved, judged);
                     if ctx.symlinks {
@@ -828,6 +843,20 @@ impl<'a> Run<'a> {
             return None;
         };
         let lexical = paths::normalize(&expanded)?;
+        // A path below a work tree an earlier clause rewrote may be a link it made there
+        // (`git merge x && echo y >> src/a`, with `src/a -> ~/.bashrc` on branch x). (A
+        // toolchain runs the new tree's code by design; git does not follow links.)
+        if certainty == Certainty::Certain
+            && judged.runs_below.is_none()
+            && judged.repository.is_none()
+            && self.trees.try_borrow().map_or(true, |trees| {
+                trees
+                    .iter()
+                    .any(|tree| lexical.starts_with(tree) && lexical != *tree)
+            })
+        {
+            return None;
+        }
         // A path through a link an earlier clause made (`ln -s ~ h && echo x > h/.bashrc`, a
         // link a tree copy carried), or the link itself (`ln -s ~/.bashrc rc; echo x >> rc`),
         // leads where the link does: not known here.

@@ -55,6 +55,11 @@ pub(super) struct Run<'a> {
     pub(super) links: RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
     /// The links the clause being judged makes: they count for the clauses after it.
     pub(super) new_links: RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
+    /// Work trees an earlier clause rewrote from its input (`git merge`, `git stash pop`): any
+    /// path strictly below one may now be a link to anywhere.
+    pub(super) trees: RefCell<Vec<PathBuf>>,
+    /// The work trees the clause being judged rewrites: they count for the clauses after it.
+    pub(super) new_trees: RefCell<Vec<PathBuf>>,
     /// How many links are being followed (`ln -s s s; cat s/x` would follow forever).
     pub(super) following: Cell<usize>,
     /// How many links all paths were followed through so far (nested links can branch).
@@ -93,6 +98,8 @@ impl<'a> Run<'a> {
             recording: Cell::new(true),
             links: RefCell::new(Vec::new()),
             new_links: RefCell::new(Vec::new()),
+            trees: RefCell::new(Vec::new()),
+            new_trees: RefCell::new(Vec::new()),
             following: Cell::new(0),
             followed: Cell::new(0),
             builds: RefCell::new(Vec::new()),
@@ -122,6 +129,15 @@ impl<'a> Run<'a> {
                 if links.len() > 256 {
                     links.clear();
                     links.push((PathBuf::from("/"), None));
+                }
+            }
+            if let (Ok(mut trees), Ok(mut new)) =
+                (self.trees.try_borrow_mut(), self.new_trees.try_borrow_mut())
+            {
+                for tree in new.drain(..) {
+                    if !trees.contains(&tree) && trees.len() < 64 {
+                        trees.push(tree);
+                    }
                 }
             }
         }

@@ -154,6 +154,7 @@ impl Builder {
             // imports `json` from there first) runs the project's code, as hooks do.
             hooks: raw.hooks || raw.imports_cwd,
             writes_cwd: raw.writes_cwd,
+            updates_tree: raw.updates_tree,
             tasks: raw.tasks,
             declares: raw.declares,
             unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),

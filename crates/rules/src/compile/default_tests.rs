@@ -257,10 +257,15 @@ fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
                     "{at}"
                 );
                 assert_eq!(
-                    (&entry.absent_operands, &entry.known_flags[..]),
+                    (
+                        &entry.absent_operands,
+                        &entry.known_flags[..],
+                        entry.updates_tree
+                    ),
                     (
                         &text(&raw, "absent_operands"),
-                        &strings(raw.get("known_flags"))[..]
+                        &strings(raw.get("known_flags"))[..],
+                        boolean(&raw, "updates_tree")
                     ),
                     "{at}"
                 );
