@@ -245,13 +245,35 @@ impl<'a> Run<'a> {
         // status`): a path outside the run zones and the system directories needs a person.
         // (A `*_URL`/`*_URI` variable holds an address: `VITE_API_URL=/api/graphql`.)
         let address = |name: &str| name.ends_with("_URL") || name.ends_with("_URI");
+        // Values that start with the home or working directory's variable are paths too
+        // (`APP_SETTINGS=$HOME/x.cfg`).
+        let mut values = values.clone();
+        let home_values: Vec<(&str, String)> = inv
+            .assignments
+            .iter()
+            .filter_map(|a| {
+                let value = a.value.as_ref().filter(|v| !v.literal)?;
+                let text = value.cooked.as_str();
+                let rest = ["$HOME", "${HOME}"]
+                    .iter()
+                    .find_map(|v| text.strip_prefix(v).map(|r| ("~", r)))
+                    .or_else(|| {
+                        ["$PWD", "${PWD}"]
+                            .iter()
+                            .find_map(|v| text.strip_prefix(v).map(|r| (".", r)))
+                    })?;
+                (!rest.1.contains(['$', '`']))
+                    .then(|| (a.name.as_str(), format!("{}{}", rest.0, rest.1)))
+            })
+            .collect();
+        values.extend(home_values.iter().map(|(n, v)| (*n, v.as_str())));
         // A shell variable (`dir=~/src`) reaches a program only once exported.
         let exported = !inv.words.is_empty()
             || ["export", "declare", "typeset", "allexport", "set -a"]
                 .iter()
                 .any(|w| self.command.contains(w));
-        for (name, value) in values.iter().filter(|(name, _)| exported && !address(name)) {
-            if let Some(path) = self.foreign_path_in(inv, value) {
+        for (name, value) in values.iter().filter(|_| exported) {
+            if let Some(path) = self.foreign_path_in(inv, value, address(name)) {
                 judged.ask_unsaveable(
                     ReasonKind::Assignment,
                     None,
@@ -314,26 +336,69 @@ impl Run<'_> {
     /// The first absolute or home path in an assigned value (its `:`, `=`, `,`, `;` or
     /// blank-separated pieces; URLs aside) that lies outside the run zones and the system
     /// directories.
-    fn foreign_path_in(&self, inv: &Invocation, value: &str) -> Option<String> {
-        if value.contains("://") {
+    fn foreign_path_in(&self, inv: &Invocation, value: &str, address: bool) -> Option<String> {
+        // A remote URL (a scheme and a host) is an address; `file:///x` names a file.
+        if value
+            .split_once("://")
+            .is_some_and(|(_, rest)| !rest.starts_with('/'))
+        {
             return None;
         }
         let ctx = self.match_context(inv);
+        // Devices and kernel files other than these are shared or name other files
+        // (`/dev/shm/x`, `/dev/fd/3`, `/proc/self/cwd/..`).
+        let harmless_device = |p: &std::path::Path| {
+            p.to_str().is_some_and(|p| {
+                matches!(
+                    p,
+                    "/dev/null"
+                        | "/dev/stdout"
+                        | "/dev/stderr"
+                        | "/dev/zero"
+                        | "/dev/urandom"
+                        | "/dev/random"
+                        | "/dev/tty"
+                )
+            })
+        };
+        let shared = |p: &std::path::Path| {
+            ["/dev", "/proc", "/sys", "/run"]
+                .iter()
+                .any(|d| crate::paths::is_within(p, std::path::Path::new(d)))
+        };
         value
             .split([':', '=', ',', ';', ' ', '\t'])
-            .filter(|piece| piece.starts_with('/') || piece.starts_with('~'))
+            .map(|piece| piece.trim_start_matches('@'))
+            .filter(|piece| {
+                piece.starts_with(['/', '~'])
+                    || piece.starts_with("./")
+                    || piece.starts_with("../")
+                    || *piece == ".."
+            })
             .find(|piece| {
                 let Some(path) = crate::paths::expand(piece, true, ctx.cwd, ctx.home)
                     .and_then(|p| crate::paths::finish(&p, ctx.symlinks))
                 else {
                     return true;
                 };
+                // (An address's path is a route unless it is in the home directory.)
+                if address
+                    && !ctx
+                        .home
+                        .is_some_and(|home| crate::paths::is_within(&path, home))
+                {
+                    return false;
+                }
+                if harmless_device(&path) {
+                    return false;
+                }
                 self.state.run_zone_for(&path).is_none()
-                    && !self
-                        .policy()
-                        .system_dirs()
-                        .iter()
-                        .any(|dir| crate::paths::is_within(&path, dir))
+                    && (shared(&path)
+                        || !self
+                            .policy()
+                            .system_dirs()
+                            .iter()
+                            .any(|dir| crate::paths::is_within(&path, dir)))
             })
             .map(str::to_owned)
     }

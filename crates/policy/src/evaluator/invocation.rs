@@ -440,16 +440,19 @@ impl<'a> Run<'a> {
         let Some(interpreter) = self.policy().interpreter(&inv.words) else {
             return false;
         };
-        // Standard input given to it (a redirection, a heredoc, a pipe) is its code, or the code
-        // of the command a program operand names (`psql db < q.sql`, `cross-env X=1 sh < x`),
-        // unless a code flag, a script flag or a script operand says where the code is.
+        // Standard input given to an interpreter that reads code there (a redirection, a
+        // heredoc, a pipe) may be its code, whatever else it is given: `psql db < q.sql`,
+        // `cross-env X=1 sh < x`, and the interactive, debugger and REPL modes that read it
+        // after their script (`python3 -i x.py`, `php -a`, `perl -d x.pl`, `python3 -m pdb`).
         let fed =
             inv.context == Context::Pipeline || inv.redirects.iter().any(Redirect::feeds_stdin);
+        if interpreter.stdin && fed {
+            return false;
+        }
         // (An interpreter that reads its code from standard input takes it from an operand only
         // where it says so: `sftp host` and `R x.R` read their commands from standard input.)
-        let operand_code = !interpreter.stdin
-            || interpreter.script_operand
-            || (interpreter.program_operand && !fed);
+        let operand_code =
+            !interpreter.stdin || interpreter.script_operand || interpreter.program_operand;
         let words = inv.words.get(interpreter.verb.len()..).unwrap_or_default();
         words.iter().enumerate().any(|(i, w)| {
             let text = w.cooked.as_str();

@@ -385,6 +385,12 @@ impl<'a> Run<'a> {
                         // A moved source may be a link (`mv a/up u` moves a link made earlier,
                         // whose relative target now leads elsewhere).
                         if role.operand && last_moved.is_some() && last_moved != Some(role.index) {
+                            // (What it moves in from outside the project is content from
+                            // elsewhere.)
+                            if literal_path(word, &role.text, ctx).is_none_or(|p| self.foreign(&p))
+                            {
+                                judged.reads_foreign = true;
+                            }
                             self.judge_copied_link(word, &role.text, &roles, words, ctx, judged);
                             self.judge_moved_protected_dir(word, &role.text, ctx, judged);
                         }
@@ -1186,6 +1192,17 @@ impl<'a> Run<'a> {
         self.judge_zone(path, shown, access, certainty, judged);
     }
 
+    /// Whether a resolved path is outside the run zones and the system directories: content
+    /// read from there may be code from elsewhere.
+    pub(super) fn foreign(&self, path: &Path) -> bool {
+        self.state.run_zone_for(path).is_none()
+            && !self
+                .policy()
+                .system_dirs()
+                .iter()
+                .any(|dir| paths::is_within(path, dir))
+    }
+
     /// Judges a resolved absolute path against the zones.
     pub(super) fn judge_zone(
         &self,
@@ -1201,14 +1218,7 @@ impl<'a> Run<'a> {
             // Its destination's zone decides.
             Certainty::Inside => return,
         };
-        if access == Access::Read
-            && self.state.run_zone_for(path).is_none()
-            && !self
-                .policy()
-                .system_dirs()
-                .iter()
-                .any(|dir| paths::is_within(path, dir))
-        {
+        if access == Access::Read && self.foreign(path) {
             judged.reads_foreign = true;
         }
         let shown = display::escape(shown);

@@ -363,27 +363,38 @@ impl Run<'_> {
             return;
         }
         let policy = self.policy();
-        // What a command that reads files from elsewhere or the network writes may be code
-        // from elsewhere (`cp /tmp/x.py tests/`, `curl -o tests/t.py URL`): a toolchain run
-        // after it runs that code.
+        // Once a clause reads a file from elsewhere or the network, what it and the clauses
+        // after it write may be that content (`cp /tmp/x.py tests/`, `cat /tmp/x | tee t.py`,
+        // `x=$(cat /tmp/x); echo "$x" > t.py`, `curl -o t.py URL`): a toolchain or a project
+        // script run after it runs that code.
+        let first_foreign = self
+            .judged
+            .iter()
+            .position(|j| j.reads_foreign || !j.net.hosts.is_empty());
         let foreign: Vec<(usize, PathBuf)> = self
             .judged
             .iter()
             .enumerate()
-            .filter(|(_, j)| j.reads_foreign || !j.net.hosts.is_empty())
+            .skip(first_foreign.unwrap_or(usize::MAX))
             .flat_map(|(i, j)| j.own_writes.iter().map(move |w| (i, w.clone())))
             .collect();
         for (index, judged) in self.judged.iter_mut().enumerate() {
             for why in brought_by_files(judged, &known, policy) {
                 judged.ask_unsaveable(ReasonKind::Code, None, why);
             }
-            if let Some(dir) = &judged.runs_below
-                && let Some((_, w)) = foreign
-                    .iter()
-                    .find(|(i, w)| *i < index && paths::is_within(w, dir))
+            // A toolchain runs what is below its directory; a script imports from its own.
+            let dirs: Vec<&Path> = judged
+                .runs_below
+                .as_deref()
+                .into_iter()
+                .chain(judged.project_code.iter().filter_map(|(f, _)| f.parent()))
+                .collect();
+            if let Some((_, w)) = foreign
+                .iter()
+                .find(|(i, w)| *i < index && dirs.iter().any(|dir| paths::is_within(w, dir)))
             {
                 let why = format!(
-                    "runs the project's tests, sources and build files, and this command writes `{}` from outside the project: code it brings, which the gate cannot read",
+                    "runs the project's code, and this command writes `{}` from outside the project before it: code it brings, which the gate cannot read",
                     display::escape(&w.to_string_lossy())
                 );
                 judged.ask_unsaveable(ReasonKind::Code, None, why);

@@ -19,6 +19,8 @@ fn launched_starts(words: &[shellgate_parser::Word]) -> Vec<usize> {
             true => w.cooked.rsplit('/').next().unwrap_or_default(),
             false => w.cooked.as_str(),
         };
+        // (A Windows program's suffix is not a script's: `wsl.exe -e sh -c …`.)
+        let name = shellgate_rules::folded_name(name).unwrap_or_else(|| name.to_owned());
         !name.is_empty() && !name.contains('/') && !name.contains('.')
     });
     if !launcher {

@@ -331,7 +331,15 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
                 Some((n, v)) => (n, Some(v)),
                 None => (text, None),
             };
-            if exactly(name, &shell.code_flags) {
+            // (A unique abbreviation of a long code flag is that flag, as getopt_long reads it:
+            // `env --s 'rm -rf ~'`.)
+            let abbreviates = |flag: &String| {
+                shell.split_only
+                    && name.len() > 2
+                    && flag.starts_with("--")
+                    && flag.starts_with(name)
+            };
+            if exactly(name, &shell.code_flags) || shell.code_flags.iter().any(abbreviates) {
                 if let Some(v) = inline {
                     let from = text.len() - v.len();
                     return Found::Code(i, Some(from..text.len()));
