@@ -237,6 +237,14 @@ fn inline_read(
     {
         return false;
     }
+    // Arguments after the code are `sys.argv`, which a module that acts on import reads as
+    // its options (`python3 -c 'import test.autotest' --junit-xml ~/.bashrc`).
+    let code_end = code_value
+        .map(|v| v.index)
+        .or_else(|| scan.operands.first().copied());
+    if code_end.is_some_and(|end| words.len() > end + 1) {
+        return false;
+    }
     let code = match code_value {
         Some(value) => {
             if !reader.code_flags.iter().any(|f| f == &value.flag)

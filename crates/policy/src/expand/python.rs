@@ -17,8 +17,10 @@
 //!   `nonlocal`, `async`, `await` and `yield`;
 //! * nothing is assigned to an attribute or a subscript (`sys.stdout = …`, `d[k] = …`, `for
 //!   a.b in …`): trusted code could later call it;
-//! * the only dunder names are the listed ones (`__version__`): `__import__`, `__dict__`,
-//!   `__builtins__` and the like are rejected;
+//! * the only dunder names are the listed ones (`__version__`), and they are never bound
+//!   (`__path__ = […]` would make relative imports, which are rejected too, run any file):
+//!   `__import__`, `__dict__`, `__builtins__` and the like are rejected;
+//! * names that load native code without a call (`ctypes.cdll["/tmp/x.so"]`) are rejected;
 //! * identifiers are ASCII (Python folds `ｐｒｉｎｔ` into `print`);
 //! * f-string replacement fields are read with the same rules; a field that does not close
 //!   inside its string is rejected;
@@ -46,6 +48,27 @@ const REJECTED_KEYWORDS: &[&str] = &[
 /// Names that hold the whole environment (`os.environ`): printing one puts every credential
 /// in it into the agent's transcript.
 const ENVIRONMENT_NAMES: &[&str] = &["environ", "environb"];
+
+/// Names that load native code without a call (`ctypes.cdll["/tmp/x.so"]` and
+/// `hasattr(ctypes.cdll, "/tmp/x.so")` load the library, and run its start-up code), however
+/// they are reached (`numpy.ctypeslib.ctypes`).
+const NATIVE_NAMES: &[&str] = &[
+    "ctypes",
+    "_ctypes",
+    "ctypeslib",
+    "cffi",
+    "_cffi_backend",
+    "cdll",
+    "pydll",
+    "windll",
+    "oledll",
+    "CDLL",
+    "PyDLL",
+    "WinDLL",
+    "OleDLL",
+    "LibraryLoader",
+    "dlopen",
+];
 
 /// Keyword arguments that make a builtin call a function or write to an object.
 const REJECTED_KEYWORD_ARGUMENTS: &[&str] = &["key", "file"];
@@ -115,8 +138,19 @@ fn check(tokens: &[Token], reader: &InlineReader) -> Result<(), String> {
                         "`{name}` holds the environment, credentials included"
                     ));
                 }
+                if NATIVE_NAMES.contains(&name.as_str()) {
+                    return Err(format!("`{name}` loads native code"));
+                }
                 if name.starts_with("__") && !reader.names.iter().any(|n| n == name) {
                     return Err(format!("the name `{name}` is not read"));
+                }
+                // A listed dunder name is read, never bound: `__path__ = ["/tmp/p"]` turns the
+                // code into a package whose relative imports run any file.
+                let binds = matches!(next, Some(Token::Op(op)) if op == "=")
+                    || matches!(prev, Some(Token::Name(n)) if n == "as")
+                    || in_for_target;
+                if name.starts_with("__") && binds {
+                    return Err(format!("binds the name `{name}`"));
                 }
                 let dotted = matches!(prev, Some(Token::Op(op)) if op == ".");
                 if listed(name) && (dotted || !matches!(next, Some(Token::Op(op)) if op == "(")) {
@@ -135,6 +169,11 @@ fn check(tokens: &[Token], reader: &InlineReader) -> Result<(), String> {
                     "in" => in_for_target = false,
                     "import" | "from" if depth == 0 => importing = true,
                     _ => {}
+                }
+                // `from . import m`: a relative import, from wherever `__path__` says.
+                if name == "from" && matches!(next, Some(Token::Op(op)) if op == "." || op == "...")
+                {
+                    return Err("a relative import is not read".to_owned());
                 }
                 if importing && !matches!(prev, Some(Token::Op(op)) if op == ".") {
                     let acting = reader.acting_modules.iter().any(|m| m == name);
@@ -448,6 +487,12 @@ mod tests {
                 "`print` is used other than as a call of the builtin",
             ),
             ("__import__('os')", "the name `__import__` is not read"),
+            ("__file__ = '/tmp/p'", "binds the name `__file__`"),
+            ("from . import m", "a relative import is not read"),
+            (
+                "import numpy; print(numpy.ctypeslib.ctypes.cdll['/tmp/x.so'])",
+                "`ctypeslib` loads native code",
+            ),
             (
                 "import builtins; builtins.__dict__['len'] = exit",
                 "the name `__dict__` is not read",
