@@ -266,7 +266,24 @@ impl<'a> Run<'a> {
                     .then(|| (a.name.as_str(), format!("{}{}", rest.0, rest.1)))
             })
             .collect();
+        // Any other value that is not known statically still holds what it spells
+        // (`PREFIX=${PREFIX:-/tmp/evil}`, `X=$(pwd)/../x`): its literal pieces are judged.
+        let dynamic_values: Vec<(&str, String)> = inv
+            .assignments
+            .iter()
+            .filter_map(|a| {
+                let value = a.value.as_ref().filter(|v| !v.literal)?;
+                let pieces: Vec<&str> = value
+                    .cooked
+                    .split(['$', '{', '}', '(', ')', '`', '"', '\'', ':'])
+                    .map(|p| p.trim_start_matches([':', '-', '=', '+', '?']))
+                    .filter(|p| p.starts_with(['/', '~']))
+                    .collect();
+                (!pieces.is_empty()).then(|| (a.name.as_str(), pieces.join(" ")))
+            })
+            .collect();
         values.extend(home_values.iter().map(|(n, v)| (*n, v.as_str())));
+        values.extend(dynamic_values.iter().map(|(n, v)| (*n, v.as_str())));
         // A shell variable (`dir=~/src`) reaches a program only once exported.
         let exported = !inv.words.is_empty()
             || ["export", "declare", "typeset", "allexport", "set -a"]
@@ -345,36 +362,11 @@ impl Run<'_> {
             return None;
         }
         let ctx = self.match_context(inv);
-        // Devices and kernel files other than these are shared or name other files
-        // (`/dev/shm/x`, `/dev/fd/3`, `/proc/self/cwd/..`).
-        let harmless_device = |p: &std::path::Path| {
-            p.to_str().is_some_and(|p| {
-                matches!(
-                    p,
-                    "/dev/null"
-                        | "/dev/stdout"
-                        | "/dev/stderr"
-                        | "/dev/zero"
-                        | "/dev/urandom"
-                        | "/dev/random"
-                        | "/dev/tty"
-                )
-            })
-        };
-        let shared = |p: &std::path::Path| {
-            ["/dev", "/proc", "/sys", "/run"]
-                .iter()
-                .any(|d| crate::paths::is_within(p, std::path::Path::new(d)))
-        };
         value
             .split([':', '=', ',', ';', ' ', '\t'])
             .map(|piece| piece.trim_start_matches('@'))
-            .filter(|piece| {
-                piece.starts_with(['/', '~'])
-                    || piece.starts_with("./")
-                    || piece.starts_with("../")
-                    || *piece == ".."
-            })
+            // (A relative path resolves from the working directory: `x/../../evil`.)
+            .filter(|piece| piece.starts_with('~') || piece.contains('/') || *piece == "..")
             .find(|piece| {
                 let Some(path) = crate::paths::expand(piece, true, ctx.cwd, ctx.home)
                     .and_then(|p| crate::paths::finish(&p, ctx.symlinks))
@@ -389,16 +381,7 @@ impl Run<'_> {
                 {
                     return false;
                 }
-                if harmless_device(&path) {
-                    return false;
-                }
-                self.state.run_zone_for(&path).is_none()
-                    && (shared(&path)
-                        || !self
-                            .policy()
-                            .system_dirs()
-                            .iter()
-                            .any(|dir| crate::paths::is_within(&path, dir)))
+                self.foreign(&path)
             })
             .map(str::to_owned)
     }

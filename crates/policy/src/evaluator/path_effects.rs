@@ -110,6 +110,7 @@ impl<'a> Run<'a> {
             if class == Some(EffectClass::Toolchain) {
                 self.start_build(ctx.cwd);
                 judged.runs_below = ctx.cwd.map(Path::to_path_buf);
+                judged.toolchain = true;
             }
             // The project's copy of a toolchain (`./gradlew test`, `./mvnw package`) reads the
             // same build files as the toolchain of its name.
@@ -125,6 +126,7 @@ impl<'a> Run<'a> {
                 )
             {
                 judged.runs_below = ctx.cwd.map(Path::to_path_buf);
+                judged.toolchain = true;
             }
             // The repository's hooks run the project's hook manager (husky, lefthook,
             // pre-commit), which reads its configuration like any toolchain.
@@ -144,6 +146,23 @@ impl<'a> Run<'a> {
                         None,
                         format!(
                             "runs in `{}`, a repository outside the project, as its own configuration says: it can name programs that run (`core.fsmonitor`, a pager) or a host that receives credentials",
+                            display::escape(&cwd.to_string_lossy())
+                        ),
+                    );
+                } else if let Some(cwd) = ctx.cwd
+                    && self.trees.try_borrow().map_or(true, |trees| {
+                        trees
+                            .iter()
+                            .any(|t| cwd.starts_with(t) && cwd != t.as_path())
+                    })
+                {
+                    // (`git merge x && git -C vendor status`: the merge may have made `vendor`
+                    // a repository of its own, or a link to one.)
+                    judged.ask_unsaveable(
+                        ReasonKind::Code,
+                        None,
+                        format!(
+                            "runs in `{}`, below a work tree an earlier clause rewrote: it may now be another repository, whose configuration can name programs that run (`core.fsmonitor`, a pager)",
                             display::escape(&cwd.to_string_lossy())
                         ),
                     );
@@ -851,10 +870,9 @@ impl<'a> Run<'a> {
         let lexical = paths::normalize(&expanded)?;
         // A path below a work tree an earlier clause rewrote may be a link it made there
         // (`git merge x && echo y >> src/a`, with `src/a -> ~/.bashrc` on branch x). (A
-        // toolchain runs the new tree's code by design; git does not follow links.)
+        // toolchain runs the new tree's code by design.)
         if certainty == Certainty::Certain
-            && judged.runs_below.is_none()
-            && judged.repository.is_none()
+            && !judged.toolchain
             && self.trees.try_borrow().map_or(true, |trees| {
                 trees
                     .iter()
@@ -1194,13 +1212,32 @@ impl<'a> Run<'a> {
 
     /// Whether a resolved path is outside the run zones and the system directories: content
     /// read from there may be code from elsewhere.
+    /// Devices and kernel files other than a few harmless ones are shared or name other files
+    /// (`/dev/shm/x`, `/dev/fd/3`, `/proc/self/cwd/..`): foreign, though in system directories.
     pub(super) fn foreign(&self, path: &Path) -> bool {
-        self.state.run_zone_for(path).is_none()
-            && !self
-                .policy()
-                .system_dirs()
-                .iter()
-                .any(|dir| paths::is_within(path, dir))
+        let harmless_device = path.to_str().is_some_and(|p| {
+            matches!(
+                p,
+                "/dev/null"
+                    | "/dev/stdout"
+                    | "/dev/stderr"
+                    | "/dev/zero"
+                    | "/dev/urandom"
+                    | "/dev/random"
+                    | "/dev/tty"
+            )
+        });
+        let shared = ["/dev", "/proc", "/sys", "/run"]
+            .iter()
+            .any(|d| paths::is_within(path, Path::new(d)));
+        !harmless_device
+            && self.state.run_zone_for(path).is_none()
+            && (shared
+                || !self
+                    .policy()
+                    .system_dirs()
+                    .iter()
+                    .any(|dir| paths::is_within(path, dir)))
     }
 
     /// Judges a resolved absolute path against the zones.

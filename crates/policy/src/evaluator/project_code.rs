@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::expand::Invocation;
+use shellgate_parser::Context;
 use shellgate_rules::{Access, Decision, EffectClass, NamedTask, SafeVerdict};
 
 use crate::display;
@@ -367,10 +368,23 @@ impl Run<'_> {
         // after it write may be that content (`cp /tmp/x.py tests/`, `cat /tmp/x | tee t.py`,
         // `x=$(cat /tmp/x); echo "$x" > t.py`, `curl -o t.py URL`): a toolchain or a project
         // script run after it runs that code.
-        let first_foreign = self
-            .judged
-            .iter()
-            .position(|j| j.reads_foreign || !j.net.hosts.is_empty());
+        let tainted = |j: &Judged| j.reads_foreign || !j.net.hosts.is_empty();
+        // (A substitution's output feeds the clause that contains it, which comes first:
+        // `echo "$(cat /tmp/x)" > m.js`, `cp <(cat /tmp/x) m.js`.)
+        let substituted = self.judged.iter().enumerate().any(|(i, j)| {
+            tainted(j)
+                && self.expansion.invocations.get(i).is_some_and(|inv| {
+                    matches!(
+                        inv.context,
+                        Context::Substitution | Context::ProcessSubstitution
+                    )
+                })
+        });
+        let first_foreign = if substituted {
+            Some(0)
+        } else {
+            self.judged.iter().position(tainted)
+        };
         let foreign: Vec<(usize, PathBuf)> = self
             .judged
             .iter()
@@ -382,17 +396,36 @@ impl Run<'_> {
             for why in brought_by_files(judged, &known, policy) {
                 judged.ask_unsaveable(ReasonKind::Code, None, why);
             }
-            // A toolchain runs what is below its directory; a script imports from its own.
-            let dirs: Vec<&Path> = judged
+            // A toolchain, a project script or read inline code runs or imports what is in its
+            // project (npm finds the root `package.json` from `tests/`; a script imports its
+            // siblings): its run zone as a whole, or its own directory outside one.
+            let dirs: Vec<PathBuf> = judged
                 .runs_below
-                .as_deref()
-                .into_iter()
-                .chain(judged.project_code.iter().filter_map(|(f, _)| f.parent()))
-                .collect();
-            if let Some((_, w)) = foreign
                 .iter()
-                .find(|(i, w)| *i < index && dirs.iter().any(|dir| paths::is_within(w, dir)))
-            {
+                .cloned()
+                .chain(judged.imports_from.iter().cloned())
+                .chain(
+                    judged
+                        .project_code
+                        .iter()
+                        .filter_map(|(f, _)| f.parent().map(Path::to_path_buf)),
+                )
+                .map(|dir| {
+                    self.state
+                        .run_zone_for(&dir)
+                        .map_or(dir, |zone| zone.resolved().to_path_buf())
+                })
+                .collect();
+            // (Run in the background, it may run after the clauses that follow it.)
+            let background = self
+                .expansion
+                .invocations
+                .get(index)
+                .is_some_and(|inv| inv.context == Context::Background);
+            if let Some((_, w)) = foreign.iter().find(|(i, w)| {
+                (*i < index || (background && *i != index))
+                    && dirs.iter().any(|dir| paths::is_within(w, dir))
+            }) {
                 let why = format!(
                     "runs the project's code, and this command writes `{}` from outside the project before it: code it brings, which the gate cannot read",
                     display::escape(&w.to_string_lossy())

@@ -57,6 +57,9 @@ pub(super) struct Judged {
     /// It reads a file outside the run zones and the system directories: what it writes may
     /// be code from elsewhere (`cp /tmp/x.py tests/`).
     pub(super) reads_foreign: bool,
+    /// It is a project toolchain (the catalog's, or the project's copy of one): it runs the
+    /// project's code, whatever an earlier clause made of the work tree.
+    pub(super) toolchain: bool,
 }
 
 /// The network effects of an invocation, from its argument roles.
@@ -91,6 +94,7 @@ impl Judged {
             runs_below: None,
             own_writes: Vec::new(),
             reads_foreign: false,
+            toolchain: false,
             repository: None,
             imports_from: Vec::new(),
         }
