@@ -354,12 +354,18 @@ impl Run<'_> {
     /// blank-separated pieces; URLs aside) that lies outside the run zones and the system
     /// directories.
     fn foreign_path_in(&self, inv: &Invocation, value: &str, address: bool) -> Option<String> {
-        // A remote URL (a scheme and a host) is an address; `file:///x` names a file.
-        if value
-            .split_once("://")
-            .is_some_and(|(_, rest)| !rest.starts_with('/'))
-        {
-            return None;
+        // A remote URL (a scheme and a host) is an address; a `file:` URL names a file on this
+        // machine, whatever host it names (`file://localhost/x`).
+        if let Some((scheme, rest)) = value.split_once("://") {
+            if scheme.eq_ignore_ascii_case("file") {
+                let path = rest
+                    .find('/')
+                    .map_or("", |at| rest.get(at..).unwrap_or_default());
+                return self.foreign_path_in(inv, path, false);
+            }
+            if !rest.starts_with('/') {
+                return None;
+            }
         }
         let ctx = self.match_context(inv);
         value

@@ -150,11 +150,7 @@ impl<'a> Run<'a> {
                         ),
                     );
                 } else if let Some(cwd) = ctx.cwd
-                    && self.trees.try_borrow().map_or(true, |trees| {
-                        trees
-                            .iter()
-                            .any(|t| cwd.starts_with(t) && cwd != t.as_path())
-                    })
+                    && self.below_rewritten_tree(cwd)
                 {
                     // (`git merge x && git -C vendor status`: the merge may have made `vendor`
                     // a repository of its own, or a link to one.)
@@ -678,21 +674,6 @@ impl<'a> Run<'a> {
             Some(cwd) => {
                 let resolved =
                     paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
-                if matches!(
-                    safe,
-                    SafeVerdict::Admitted {
-                        updates_tree: true,
-                        ..
-                    }
-                ) && let Ok(mut trees) = self.new_trees.try_borrow_mut()
-                {
-                    // (The whole work tree: its project, when it runs inside one.)
-                    let tree = self
-                        .state
-                        .run_zone_for(&resolved)
-                        .map_or_else(|| resolved.clone(), |zone| zone.resolved().to_path_buf());
-                    trees.push(tree);
-                }
                 if writes_files_here {
                     self.record_write(&resolved, judged);
                     if ctx.symlinks {
@@ -873,11 +854,7 @@ impl<'a> Run<'a> {
         // toolchain runs the new tree's code by design.)
         if certainty == Certainty::Certain
             && !judged.toolchain
-            && self.trees.try_borrow().map_or(true, |trees| {
-                trees
-                    .iter()
-                    .any(|tree| lexical.starts_with(tree) && lexical != *tree)
-            })
+            && self.below_rewritten_tree(&lexical)
         {
             return None;
         }
@@ -1212,6 +1189,20 @@ impl<'a> Run<'a> {
 
     /// Whether a resolved path is outside the run zones and the system directories: content
     /// read from there may be code from elsewhere.
+    /// Whether `path` is strictly below a work tree another clause of the command rewrites from
+    /// its input (see `Run::trees`): an earlier one, or any other when clauses run alongside
+    /// one another (see `Run::concurrent`).
+    pub(super) fn below_rewritten_tree(&self, path: &Path) -> bool {
+        let Some(current) = self.current.get() else {
+            return true;
+        };
+        self.trees.iter().any(|(i, tree)| {
+            (*i < current || (self.concurrent && *i != current))
+                && path.starts_with(tree)
+                && path != tree
+        })
+    }
+
     /// Devices and kernel files other than a few harmless ones are shared or name other files
     /// (`/dev/shm/x`, `/dev/fd/3`, `/proc/self/cwd/..`): foreign, though in system directories.
     pub(super) fn foreign(&self, path: &Path) -> bool {

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use crate::expand::Invocation;
-use shellgate_parser::Context;
 use shellgate_rules::{Access, Decision, EffectClass, NamedTask, SafeVerdict};
 
 use crate::display;
@@ -364,27 +363,17 @@ impl Run<'_> {
             return;
         }
         let policy = self.policy();
-        // Once a clause reads a file from elsewhere or the network, what it and the clauses
-        // after it write may be that content (`cp /tmp/x.py tests/`, `cat /tmp/x | tee t.py`,
-        // `x=$(cat /tmp/x); echo "$x" > t.py`, `curl -o t.py URL`): a toolchain or a project
-        // script run after it runs that code.
-        let tainted = |j: &Judged| j.reads_foreign || !j.net.hosts.is_empty();
-        // (A substitution's output feeds the clause that contains it, which comes first:
-        // `echo "$(cat /tmp/x)" > m.js`, `cp <(cat /tmp/x) m.js`.)
-        let substituted = self.judged.iter().enumerate().any(|(i, j)| {
-            tainted(j)
-                && self.expansion.invocations.get(i).is_some_and(|inv| {
-                    matches!(
-                        inv.context,
-                        Context::Substitution | Context::ProcessSubstitution
-                    )
-                })
-        });
-        let first_foreign = if substituted {
-            Some(0)
-        } else {
-            self.judged.iter().position(tainted)
-        };
+        // Once a clause reads a file from elsewhere or the network, what it and any later clause
+        // writes may be that content (`cp /tmp/x.py tests/`, `cat /tmp/x | tee t.py`, `x=$(cat
+        // /tmp/x); echo "$x" > t.py`, `curl -o t.py URL`): a toolchain, a project script or read
+        // inline code run after it runs that code. When clauses run alongside one another (a
+        // job in the background, a pipeline, a substitution), text order says nothing.
+        let concurrent = self.concurrent;
+        let first_foreign = self
+            .judged
+            .iter()
+            .position(|j| j.reads_foreign || !j.net.hosts.is_empty())
+            .map(|i| if concurrent { 0 } else { i });
         let foreign: Vec<(usize, PathBuf)> = self
             .judged
             .iter()
@@ -416,18 +405,12 @@ impl Run<'_> {
                         .map_or(dir, |zone| zone.resolved().to_path_buf())
                 })
                 .collect();
-            // (Run in the background, it may run after the clauses that follow it.)
-            let background = self
-                .expansion
-                .invocations
-                .get(index)
-                .is_some_and(|inv| inv.context == Context::Background);
             if let Some((_, w)) = foreign.iter().find(|(i, w)| {
-                (*i < index || (background && *i != index))
+                (*i < index || (concurrent && *i != index))
                     && dirs.iter().any(|dir| paths::is_within(w, dir))
             }) {
                 let why = format!(
-                    "runs the project's code, and this command writes `{}` from outside the project before it: code it brings, which the gate cannot read",
+                    "runs the project's code, and this command writes `{}` where content from outside the project may go: code it brings, which the gate cannot read",
                     display::escape(&w.to_string_lossy())
                 );
                 judged.ask_unsaveable(ReasonKind::Code, None, why);

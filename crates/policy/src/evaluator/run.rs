@@ -55,11 +55,12 @@ pub(super) struct Run<'a> {
     pub(super) links: RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
     /// The links the clause being judged makes: they count for the clauses after it.
     pub(super) new_links: RefCell<Vec<(PathBuf, Option<PathBuf>)>>,
-    /// Work trees an earlier clause rewrote from its input (`git merge`, `git stash pop`): any
-    /// path strictly below one may now be a link to anywhere.
-    pub(super) trees: RefCell<Vec<PathBuf>>,
-    /// The work trees the clause being judged rewrites: they count for the clauses after it.
-    pub(super) new_trees: RefCell<Vec<PathBuf>>,
+    /// The work trees clauses rewrite from their input (`git merge`, `git stash pop`), with the
+    /// index of the invocation that does: any path strictly below one may be a link to anywhere
+    /// for every other clause, before it or after it (one in the background runs alongside).
+    pub(super) trees: Vec<(usize, PathBuf)>,
+    /// Whether its clauses may run alongside one another (see [`Run::concurrent`]).
+    pub(super) concurrent: bool,
     /// How many links are being followed (`ln -s s s; cat s/x` would follow forever).
     pub(super) following: Cell<usize>,
     /// How many links all paths were followed through so far (nested links can branch).
@@ -98,8 +99,8 @@ impl<'a> Run<'a> {
             recording: Cell::new(true),
             links: RefCell::new(Vec::new()),
             new_links: RefCell::new(Vec::new()),
-            trees: RefCell::new(Vec::new()),
-            new_trees: RefCell::new(Vec::new()),
+            trees: Vec::new(),
+            concurrent: false,
             following: Cell::new(0),
             followed: Cell::new(0),
             builds: RefCell::new(Vec::new()),
@@ -114,6 +115,8 @@ impl<'a> Run<'a> {
 
     /// Judges every invocation and applies the deny hits.
     pub(super) fn judge_all(&mut self) {
+        self.trees = self.rewritten_trees();
+        self.concurrent = self.concurrent();
         for invocation in &self.expansion.invocations {
             let judged = self.judge(invocation);
             self.judged.push(judged);
@@ -129,15 +132,6 @@ impl<'a> Run<'a> {
                 if links.len() > 256 {
                     links.clear();
                     links.push((PathBuf::from("/"), None));
-                }
-            }
-            if let (Ok(mut trees), Ok(mut new)) =
-                (self.trees.try_borrow_mut(), self.new_trees.try_borrow_mut())
-            {
-                for tree in new.drain(..) {
-                    if !trees.contains(&tree) && trees.len() < 64 {
-                        trees.push(tree);
-                    }
                 }
             }
         }
@@ -270,6 +264,74 @@ impl<'a> Run<'a> {
                 proposal: None,
             })
         }
+    }
+
+    /// Whether clauses of the command may run alongside one another, so that text order is not
+    /// the order they act in: a job in the background (`(sleep 1; cat x) & git merge y`), a
+    /// pipeline, a substitution or a coprocess, at any depth.
+    pub(super) fn concurrent(&self) -> bool {
+        use shellgate_parser::{Context, EdgeKind};
+        let lone_ampersand = {
+            let bytes = self.command.as_bytes();
+            bytes.iter().enumerate().any(|(i, b)| {
+                *b == b'&'
+                    && !matches!(bytes.get(i + 1), Some(b'&' | b'>'))
+                    && !matches!(
+                        i.checked_sub(1).and_then(|p| bytes.get(p)),
+                        Some(b'&' | b'>' | b'<' | b'|')
+                    )
+            })
+        };
+        lone_ampersand
+            || self.command.contains("coproc")
+            || self
+                .parsed
+                .graph
+                .edges()
+                .any(|(_, _, kind)| matches!(kind, EdgeKind::Background | EdgeKind::Pipe))
+            || self.expansion.invocations.iter().any(|inv| {
+                matches!(
+                    inv.context,
+                    Context::Background
+                        | Context::Pipeline
+                        | Context::Substitution
+                        | Context::ProcessSubstitution
+                )
+            })
+    }
+
+    /// The work trees the command's clauses rewrite from their input (a catalog entry with
+    /// `updates_tree`): the whole project a clause runs in, or its working directory outside
+    /// one.
+    fn rewritten_trees(&self) -> Vec<(usize, PathBuf)> {
+        let mut trees = Vec::new();
+        for (i, inv) in self.expansion.invocations.iter().enumerate() {
+            if inv.words.is_empty()
+                || !matches!(
+                    self.policy().safe(&inv.view()),
+                    shellgate_rules::SafeVerdict::Admitted {
+                        updates_tree: true,
+                        ..
+                    }
+                )
+            {
+                continue;
+            }
+            let ctx = self.match_context(inv);
+            let Some(cwd) = ctx.cwd else {
+                continue;
+            };
+            let resolved =
+                crate::paths::finish(cwd, ctx.symlinks).unwrap_or_else(|| cwd.to_path_buf());
+            let tree = self
+                .state
+                .run_zone_for(&resolved)
+                .map_or_else(|| resolved.clone(), |zone| zone.resolved().to_path_buf());
+            if trees.len() < 64 {
+                trees.push((i, tree));
+            }
+        }
+        trees
     }
 
     /// Where and how an invocation's words are matched.
