@@ -449,6 +449,12 @@ impl Builder {
         );
         verb_chains(
             cx,
+            "concurrent_commands",
+            &raw.concurrent_commands,
+            &mut self.settings.concurrent_commands,
+        );
+        verb_chains(
+            cx,
             "package_runners",
             &raw.package_runners,
             &mut self.settings.package_runners,

@@ -743,6 +743,11 @@ pub struct Settings {
     /// any command, a deny-named one included (`git p` for `git push`), so it is proposed
     /// and granted only word for word. Every layer may add commands.
     pub alias_commands: Vec<Vec<String>>,
+    /// Commands that start a command which keeps running after they return, or runs later or
+    /// in parallel (`setsid CMD`, `tmux new -d CMD`, `at`, `xargs -P`, `trap`): with one in a
+    /// command, its clauses' text order is not the order they act in. Every layer may add
+    /// commands.
+    pub concurrent_commands: Vec<Vec<String>>,
     /// Directories of the operating system (`/etc`, `/usr`): a zone grant may not cover one,
     /// and a write zone may not lie inside one. Every layer may add directories.
     pub system_dirs: Vec<PathBuf>,
@@ -775,6 +780,7 @@ impl Default for Settings {
             command_variables: Vec::new(),
             narrow: Vec::new(),
             alias_commands: Vec::new(),
+            concurrent_commands: Vec::new(),
             system_dirs: Vec::new(),
             package_runners: Vec::new(),
         }

@@ -375,6 +375,17 @@ impl Policy {
         &self.declared.settings.package_runners
     }
 
+    /// Whether `words` run one of `settings.concurrent_commands` (in any directory), which
+    /// start commands that run alongside the clauses after them.
+    #[must_use]
+    pub fn is_concurrent_command(&self, words: &[Word]) -> bool {
+        self.declared
+            .settings
+            .concurrent_commands
+            .iter()
+            .any(|verb| self.starts_with(words, verb, true))
+    }
+
     /// The commands of `settings.alias_commands`, whose unknown subcommands may be aliases.
     #[must_use]
     pub fn alias_commands(&self) -> &[Vec<String>] {

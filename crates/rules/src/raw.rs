@@ -63,6 +63,7 @@ table! {
         command_variables: Option<TextList> = get,
         narrow: Option<TextList> = get,
         alias_commands: Option<TextList> = get,
+        concurrent_commands: Option<TextList> = get,
         system_dirs: Option<TextList> = get,
         package_runners: Option<TextList> = get,
     }

@@ -290,13 +290,17 @@ impl<'a> Run<'a> {
                 .edges()
                 .any(|(_, _, kind)| matches!(kind, EdgeKind::Background | EdgeKind::Pipe))
             || self.expansion.invocations.iter().any(|inv| {
+                // (A loop's body runs again after what follows it; a function's and a trap's
+                // when they are called or fire.)
                 matches!(
                     inv.context,
                     Context::Background
                         | Context::Pipeline
                         | Context::Substitution
                         | Context::ProcessSubstitution
-                )
+                        | Context::LoopBody
+                        | Context::FunctionBody
+                ) || self.policy().is_concurrent_command(&inv.words)
             })
     }
 
