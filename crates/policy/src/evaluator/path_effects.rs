@@ -844,6 +844,16 @@ impl<'a> Run<'a> {
         } else if only_home_variable(word) {
             PathBuf::from(paths::expand_home_variable(text, ctx.home)?)
         } else if only_glob(word) {
+            // A glob at or below a work tree another clause rewrites matches what that clause
+            // makes there (`git merge x && cat config/*`).
+            let prefix = paths::split_glob(text).map_or("", |g| g.prefix);
+            let dir = if prefix.is_empty() { "." } else { prefix };
+            let rewritten = paths::expand(dir, word.features.tilde, ctx.cwd, ctx.home)
+                .and_then(|p| paths::normalize(&p))
+                .is_none_or(|p| self.below_rewritten_tree(&p.join("x")) && !judged.toolchain);
+            if certainty == Certainty::Certain && rewritten && !self.trees.is_empty() {
+                return None;
+            }
             return self.judge_glob(op, ctx, judged);
         } else {
             return None;

@@ -271,8 +271,10 @@ impl<'a> Run<'a> {
     /// pipeline, a substitution or a coprocess, at any depth.
     pub(super) fn concurrent(&self) -> bool {
         use shellgate_parser::{Context, EdgeKind};
-        let lone_ampersand = {
-            let bytes = self.command.as_bytes();
+        // (In the command and in every piece of shell code found in it: `bash -c $'(…) \x26
+        // git merge x'`.)
+        let lone_ampersand = |text: &str| {
+            let bytes = text.as_bytes();
             bytes.iter().enumerate().any(|(i, b)| {
                 *b == b'&'
                     && !matches!(bytes.get(i + 1), Some(b'&' | b'>'))
@@ -282,8 +284,9 @@ impl<'a> Run<'a> {
                     )
             })
         };
-        lone_ampersand
-            || self.command.contains("coproc")
+        std::iter::once(self.command)
+            .chain(self.expansion.sources.iter().map(|s| s.text.as_str()))
+            .any(|text| lone_ampersand(text) || text.contains("coproc"))
             || self
                 .parsed
                 .graph
