@@ -405,6 +405,16 @@ impl Policy {
             .is_some_and(|(role, program)| role == Role::Program && self.harmless_program(program))
     }
 
+    /// Whether a catalog entry for `view`'s program says it rewrites the work tree from its
+    /// input (`updates_tree`: `git merge`, `patch`, `tar -x`), whether or not the entry admits
+    /// this call (an extraction asks, but a grant may run it).
+    #[must_use]
+    pub fn rewrites_tree(&self, view: &CommandView<'_>) -> bool {
+        // (The most specific entry decides: `unzip -l` lists, `unzip` extracts.)
+        self.lookup(&self.declared.safe, view.words, true, &|_| true)
+            .is_some_and(|e| e.updates_tree)
+    }
+
     /// Whether a `[[verb]]` entry gives `view`'s arguments their roles (else [`Policy::roles`]
     /// guesses: path-shaped operands are possible writes).
     #[must_use]

@@ -313,15 +313,7 @@ impl<'a> Run<'a> {
     fn rewritten_trees(&self) -> Vec<(usize, PathBuf)> {
         let mut trees = Vec::new();
         for (i, inv) in self.expansion.invocations.iter().enumerate() {
-            if inv.words.is_empty()
-                || !matches!(
-                    self.policy().safe(&inv.view()),
-                    shellgate_rules::SafeVerdict::Admitted {
-                        updates_tree: true,
-                        ..
-                    }
-                )
-            {
+            if inv.words.is_empty() || !self.policy().rewrites_tree(&inv.view()) {
                 continue;
             }
             let ctx = self.match_context(inv);
