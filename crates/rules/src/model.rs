@@ -277,6 +277,9 @@ pub struct SafeEntry {
     /// `git stash pop`): any path below its working directory may become a link to anywhere,
     /// so a later clause's path below it is not known (`git merge x && echo y >> src/a`).
     pub updates_tree: bool,
+    /// The command prints what it reads from another machine (`gh api`, `gh issue view`, `npm
+    /// view`): what the same command writes from its output may be code from elsewhere.
+    pub fetches: bool,
     /// Its operands name the project's scripts, targets, recipes or tasks (`npm run build`,
     /// `make test`): one that matches `settings.release_names` or `settings.console_names`
     /// keeps the command out of its class (see [`crate::Policy::safe`]).

@@ -127,6 +127,7 @@ table! {
         imports_cwd: bool = or_default,
         writes_cwd: bool = or_default,
         updates_tree: bool = or_default,
+        fetches: bool = or_default,
         tasks: bool = or_default,
         declares: bool = or_default,
         unless_bare: Option<Text> = get,

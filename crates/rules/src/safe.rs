@@ -415,6 +415,14 @@ impl Policy {
             .is_some_and(|e| e.updates_tree)
     }
 
+    /// Whether the most specific catalog entry for `view`'s program says it prints what it
+    /// reads from another machine (`fetches`: `gh api`, `npm view`).
+    #[must_use]
+    pub fn fetches(&self, view: &CommandView<'_>) -> bool {
+        self.lookup(&self.declared.safe, view.words, true, &|_| true)
+            .is_some_and(|e| e.fetches)
+    }
+
     /// Whether a `[[verb]]` entry gives `view`'s arguments their roles (else [`Policy::roles`]
     /// guesses: path-shaped operands are possible writes).
     #[must_use]

@@ -106,6 +106,12 @@ impl<'a> Run<'a> {
             SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => (None, false),
         };
         let leaf = !inv.words.is_empty();
+        // What it prints comes from another machine: written into the project (by its own
+        // redirection or a later stage of its pipeline), it is content from elsewhere (`gh api
+        // …/contents/x --jq .content | base64 -d > m.js`).
+        if leaf && self.policy().fetches(&inv.view()) {
+            judged.fetches = true;
+        }
         if leaf {
             if class == Some(EffectClass::Toolchain) {
                 self.start_build(ctx.cwd);

@@ -374,13 +374,31 @@ impl Run<'_> {
             .iter()
             .position(|j| j.reads_foreign || !j.net.hosts.is_empty())
             .map(|i| if concurrent { 0 } else { i });
-        let foreign: Vec<(usize, PathBuf)> = self
+        let mut foreign: Vec<(usize, PathBuf)> = self
             .judged
             .iter()
             .enumerate()
             .skip(first_foreign.unwrap_or(usize::MAX))
             .flat_map(|(i, j)| j.own_writes.iter().map(move |w| (i, w.clone())))
             .collect();
+        // A command that prints what it fetched taints what it and its pipeline write.
+        let fetchers: Vec<usize> = (0..self.judged.len())
+            .filter(|i| self.judged.get(*i).is_some_and(|j| j.fetches))
+            .collect();
+        for i in fetchers {
+            let mut writers = vec![i];
+            for pipeline in &self.expansion.pipelines {
+                let stage = pipeline.stages.iter().position(|s| s.contains(&i));
+                if let Some(stage) = stage {
+                    writers.extend(pipeline.stages.iter().skip(stage + 1).flatten());
+                }
+            }
+            for w in writers {
+                if let Some(writer) = self.judged.get(w) {
+                    foreign.extend(writer.own_writes.iter().map(|p| (w, p.clone())));
+                }
+            }
+        }
         for (index, judged) in self.judged.iter_mut().enumerate() {
             for why in brought_by_files(judged, &known, policy) {
                 judged.ask_unsaveable(ReasonKind::Code, None, why);

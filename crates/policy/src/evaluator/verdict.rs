@@ -57,6 +57,9 @@ pub(super) struct Judged {
     /// It reads a file outside the run zones and the system directories: what it writes may
     /// be code from elsewhere (`cp /tmp/x.py tests/`).
     pub(super) reads_foreign: bool,
+    /// It prints what it reads from another machine (`fetches`): what its redirections and the
+    /// later stages of its pipeline write may be code from elsewhere.
+    pub(super) fetches: bool,
     /// It is a project toolchain (the catalog's, or the project's copy of one): it runs the
     /// project's code, whatever an earlier clause made of the work tree.
     pub(super) toolchain: bool,
@@ -94,6 +97,7 @@ impl Judged {
             runs_below: None,
             own_writes: Vec::new(),
             reads_foreign: false,
+            fetches: false,
             toolchain: false,
             repository: None,
             imports_from: Vec::new(),

@@ -155,6 +155,7 @@ impl Builder {
             hooks: raw.hooks || raw.imports_cwd,
             writes_cwd: raw.writes_cwd,
             updates_tree: raw.updates_tree,
+            fetches: raw.fetches,
             tasks: raw.tasks,
             declares: raw.declares,
             unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),

@@ -260,12 +260,14 @@ fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
                     (
                         &entry.absent_operands,
                         &entry.known_flags[..],
-                        entry.updates_tree
+                        entry.updates_tree,
+                        entry.fetches
                     ),
                     (
                         &text(&raw, "absent_operands"),
                         &strings(raw.get("known_flags"))[..],
-                        boolean(&raw, "updates_tree")
+                        boolean(&raw, "updates_tree"),
+                        boolean(&raw, "fetches")
                     ),
                     "{at}"
                 );
