@@ -410,8 +410,7 @@ impl Policy {
     /// this call (an extraction asks, but a grant may run it).
     #[must_use]
     pub fn rewrites_tree(&self, view: &CommandView<'_>) -> bool {
-        // (The most specific entry decides: `unzip -l` lists, `unzip` extracts.)
-        self.lookup(&self.declared.safe, view.words, true, &|_| true)
+        self.most_specific_entry(view)
             .is_some_and(|e| e.updates_tree)
     }
 
@@ -419,8 +418,13 @@ impl Policy {
     /// reads from another machine (`fetches`: `gh api`, `npm view`).
     #[must_use]
     pub fn fetches(&self, view: &CommandView<'_>) -> bool {
+        self.most_specific_entry(view).is_some_and(|e| e.fetches)
+    }
+
+    /// The catalog entry with the longest verb prefix of `view`'s words, in any directory,
+    /// whether or not it admits the call (`unzip -l` lists, `unzip` extracts).
+    fn most_specific_entry(&self, view: &CommandView<'_>) -> Option<&SafeEntry> {
         self.lookup(&self.declared.safe, view.words, true, &|_| true)
-            .is_some_and(|e| e.fetches)
     }
 
     /// Whether a `[[verb]]` entry gives `view`'s arguments their roles (else [`Policy::roles`]
