@@ -424,6 +424,23 @@ fn a_project_policy_that_adds_module_path_variables_is_refused() {
 }
 
 #[test]
+fn a_project_policy_that_adds_system_dirs_or_harmless_devices_is_refused() {
+    // A variable naming a path in a system directory does not ask: a repository must not make
+    // `/opt` one, nor a file there a device with no one's content.
+    for (key, value) in [("system_dirs", "/opt"), ("harmless_devices", "/opt/evil")] {
+        let project = Project::new(Some(&format!(
+            "version = 1\n[settings]\n{key} = [\"{value}\"]\n"
+        )));
+        let (code, value, stderr) = project.eval(&[], "PREFIX=/opt/evil npm test");
+        assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
+        assert!(
+            stderr.contains(&format!("a project layer cannot add `{key}`")),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn a_project_policy_that_is_no_regular_file_or_too_big_is_refused_and_the_default_still_denies() {
     // A repository can commit `.shellgate/policy.toml -> /dev/zero`: it must not stall the gate.
     let link = Project::new(None);

@@ -459,11 +459,49 @@ impl Builder {
             &raw.package_runners,
             &mut self.settings.package_runners,
         );
-        for dir in raw.system_dirs.iter().flat_map(|l| l.get_ref()) {
-            if let Some(normal) = absolute_dir(cx, dir, "system directory", "/etc")
-                && !self.settings.system_dirs.contains(&normal)
+        // A system directory's content is the operating system's, and a harmless device has
+        // none: more entries exempt more reads and variables from asking, so only a user layer
+        // adds them (a shared directory only adds asking).
+        let settings = &mut self.settings;
+        for (key, list, what, example, out) in [
+            (
+                Some("system_dirs"),
+                &raw.system_dirs,
+                "system directory",
+                "/etc",
+                &mut settings.system_dirs,
+            ),
+            (
+                None,
+                &raw.shared_dirs,
+                "shared directory",
+                "/run",
+                &mut settings.shared_dirs,
+            ),
+            (
+                Some("harmless_devices"),
+                &raw.harmless_devices,
+                "harmless device",
+                "/dev/null",
+                &mut settings.harmless_devices,
+            ),
+        ] {
+            if let (Some(key), Some(list)) = (key, list)
+                && cx.refused_in_project(
+                    list.span(),
+                    &format!("add `{key}`"),
+                    "content read from there, or a variable naming a path there, no longer makes \
+                     a command ask; list it in your user policy",
+                )
             {
-                self.settings.system_dirs.push(normal);
+                continue;
+            }
+            for dir in list.iter().flat_map(|l| l.get_ref()) {
+                if let Some(normal) = absolute_dir(cx, dir, what, example)
+                    && !out.contains(&normal)
+                {
+                    out.push(normal);
+                }
             }
         }
         let settings = &mut self.settings;

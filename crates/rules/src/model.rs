@@ -754,6 +754,13 @@ pub struct Settings {
     /// Directories of the operating system (`/etc`, `/usr`): a zone grant may not cover one,
     /// and a write zone may not lie inside one. Every layer may add directories.
     pub system_dirs: Vec<PathBuf>,
+    /// System directories whose content other processes and users put there (`/dev/shm`,
+    /// `/proc`, `/run`): a read from one is content from elsewhere, like a read of `/tmp`,
+    /// though a zone grant may not cover one either. Every layer may add directories.
+    pub shared_dirs: Vec<PathBuf>,
+    /// Device files with no one's content (`/dev/null`, `/dev/urandom`, `/dev/tty`): reading
+    /// one is not a read from elsewhere. Every layer may add devices.
+    pub harmless_devices: Vec<PathBuf>,
     /// Package runners (verb chains such as `npx`, `pipx run`): a runner alone downloads and
     /// runs whatever package it is named, so a grant must name the package. Every layer may
     /// add runners.
@@ -785,6 +792,8 @@ impl Default for Settings {
             alias_commands: Vec::new(),
             concurrent_commands: Vec::new(),
             system_dirs: Vec::new(),
+            shared_dirs: Vec::new(),
+            harmless_devices: Vec::new(),
             package_runners: Vec::new(),
         }
     }

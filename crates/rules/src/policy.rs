@@ -369,6 +369,19 @@ impl Policy {
         &self.declared.settings.system_dirs
     }
 
+    /// `settings.shared_dirs`, normalised: system directories whose content other processes
+    /// put there.
+    #[must_use]
+    pub fn shared_dirs(&self) -> &[PathBuf] {
+        &self.declared.settings.shared_dirs
+    }
+
+    /// `settings.harmless_devices`, normalised: device files with no one's content.
+    #[must_use]
+    pub fn harmless_devices(&self) -> &[PathBuf] {
+        &self.declared.settings.harmless_devices
+    }
+
     /// `settings.package_runners` (verb chains): commands that download and run a package.
     #[must_use]
     pub fn package_runners(&self) -> &[Vec<String>] {

@@ -65,6 +65,8 @@ table! {
         alias_commands: Option<TextList> = get,
         concurrent_commands: Option<TextList> = get,
         system_dirs: Option<TextList> = get,
+        shared_dirs: Option<TextList> = get,
+        harmless_devices: Option<TextList> = get,
         package_runners: Option<TextList> = get,
     }
 }

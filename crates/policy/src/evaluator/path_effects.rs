@@ -1203,8 +1203,6 @@ impl<'a> Run<'a> {
         self.judge_zone(path, shown, access, certainty, judged);
     }
 
-    /// Whether a resolved path is outside the run zones and the system directories: content
-    /// read from there may be code from elsewhere.
     /// Whether `path` is strictly below a work tree another clause of the command rewrites from
     /// its input (see `Run::trees`): an earlier one, or any other when clauses run alongside
     /// one another (see `Run::concurrent`).
@@ -1219,32 +1217,16 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// Devices and kernel files other than a few harmless ones are shared or name other files
-    /// (`/dev/shm/x`, `/dev/fd/3`, `/proc/self/cwd/..`): foreign, though in system directories.
+    /// Whether a resolved path is outside the run zones and the system directories, or in a
+    /// shared one (`settings.shared_dirs`: `/dev/shm/x`, `/dev/fd/3`, `/proc/self/cwd/..`) and
+    /// not a harmless device (`settings.harmless_devices`): content read from there may be code
+    /// from elsewhere.
     pub(super) fn foreign(&self, path: &Path) -> bool {
-        let harmless_device = path.to_str().is_some_and(|p| {
-            matches!(
-                p,
-                "/dev/null"
-                    | "/dev/stdout"
-                    | "/dev/stderr"
-                    | "/dev/zero"
-                    | "/dev/urandom"
-                    | "/dev/random"
-                    | "/dev/tty"
-            )
-        });
-        let shared = ["/dev", "/proc", "/sys", "/run"]
-            .iter()
-            .any(|d| paths::is_within(path, Path::new(d)));
-        !harmless_device
+        let policy = self.policy();
+        let within = |dirs: &[std::path::PathBuf]| dirs.iter().any(|d| paths::is_within(path, d));
+        !policy.harmless_devices().iter().any(|d| d == path)
             && self.state.run_zone_for(path).is_none()
-            && (shared
-                || !self
-                    .policy()
-                    .system_dirs()
-                    .iter()
-                    .any(|dir| paths::is_within(path, dir)))
+            && (within(policy.shared_dirs()) || !within(policy.system_dirs()))
     }
 
     /// Judges a resolved absolute path against the zones.

@@ -503,6 +503,11 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
         .map(|d| d.display().to_string())
         .collect();
     assert_eq!(system_dirs, list("system_dirs"));
+    let shown = |dirs: &[std::path::PathBuf]| -> Vec<String> {
+        dirs.iter().map(|d| d.display().to_string()).collect()
+    };
+    assert_eq!(shown(p.shared_dirs()), list("shared_dirs"));
+    assert_eq!(shown(p.harmless_devices()), list("harmless_devices"));
     let runners: Vec<String> = p.package_runners().iter().map(|r| r.join(" ")).collect();
     assert_eq!(runners, list("package_runners"));
 
