@@ -278,6 +278,9 @@ pub struct Expansion {
     pub sources: Vec<CodeSource>,
     /// Pipelines, including the implied ones of `$(…)` and `<(…)` feeding their command.
     pub pipelines: Vec<Pipeline>,
+    /// Whether a parse (the command's or nested code's) starts a list element in the
+    /// background and goes on with the next one (`(sleep 1; cat x) & git merge y`).
+    pub background: bool,
 }
 
 /// The walk's state.
@@ -334,6 +337,7 @@ pub fn expand(policy: &Policy, parsed: &ParseOutput, opts: &ExpandOptions) -> Ex
             notes: Vec::new(),
             sources: Vec::new(),
             pipelines: Vec::new(),
+            background: false,
         },
         found_below: None,
         stdin_shells: Vec::new(),
@@ -430,6 +434,7 @@ impl Walker<'_> {
     /// that contains it.
     fn pipelines(&mut self, graph: &ClauseGraph, ranges: &[Range<usize>]) {
         let edges: Vec<(usize, usize, EdgeKind)> = graph.edges().collect();
+        self.ex.background |= edges.iter().any(|(_, _, k)| *k == EdgeKind::Background);
         let members = |from: usize, to: usize| -> Vec<usize> {
             (from..to)
                 .filter_map(|c| ranges.get(c))

@@ -268,30 +268,12 @@ impl<'a> Run<'a> {
 
     /// Whether clauses of the command may run alongside one another, so that text order is not
     /// the order they act in: a job in the background (`(sleep 1; cat x) & git merge y`), a
-    /// pipeline, a substitution or a coprocess, at any depth.
+    /// pipeline, a substitution or a coprocess, at any depth (in the command and in every piece
+    /// of shell code found in it: `bash -c $'(…) \x26 git merge x'`).
     pub(super) fn concurrent(&self) -> bool {
-        use shellgate_parser::{Context, EdgeKind};
-        // (In the command and in every piece of shell code found in it: `bash -c $'(…) \x26
-        // git merge x'`.)
-        let lone_ampersand = |text: &str| {
-            let bytes = text.as_bytes();
-            bytes.iter().enumerate().any(|(i, b)| {
-                *b == b'&'
-                    && !matches!(bytes.get(i + 1), Some(b'&' | b'>'))
-                    && !matches!(
-                        i.checked_sub(1).and_then(|p| bytes.get(p)),
-                        Some(b'&' | b'>' | b'<' | b'|')
-                    )
-            })
-        };
-        std::iter::once(self.command)
-            .chain(self.expansion.sources.iter().map(|s| s.text.as_str()))
-            .any(|text| lone_ampersand(text) || text.contains("coproc"))
-            || self
-                .parsed
-                .graph
-                .edges()
-                .any(|(_, _, kind)| matches!(kind, EdgeKind::Background | EdgeKind::Pipe))
+        use shellgate_parser::Context;
+        self.expansion.background
+            || !self.expansion.pipelines.is_empty()
             || self.expansion.invocations.iter().any(|inv| {
                 // (A loop's body runs again after what follows it; a function's and a trap's
                 // when they are called or fire.)
