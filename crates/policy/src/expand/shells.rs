@@ -344,6 +344,10 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
                     let from = text.len() - v.len();
                     return Found::Code(i, Some(from..text.len()));
                 }
+                // (`env -S`'s string is its value, whatever it starts with: `-S "-i rm …"`.)
+                if shell.split_only && words.get(i + 1).is_some() {
+                    return Found::Code(i + 1, None);
+                }
                 code_flag = true;
             } else if inline.is_none() && exactly(name, &shell.value_flags) {
                 i += 1;
@@ -359,6 +363,9 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
                 if exactly(&name, &shell.code_flags) {
                     if shell.split_only && rest_at < text.len() {
                         return Found::Code(i, Some(rest_at..text.len()));
+                    }
+                    if shell.split_only && words.get(i + 1).is_some() {
+                        return Found::Code(i + 1, None);
                     }
                     code_flag = true;
                 } else if exactly(&name, &shell.value_flags) {
