@@ -29,8 +29,8 @@ use crate::flags::spelling_problem;
 use crate::lazy::{LazyClassifier, LazyGlobSet, LazyRegexSet};
 use crate::model::{
     Audience, Category, DenyRule, DisabledRule, EffectClass, ExecMode, InlineReader, Interpreter,
-    Layer, PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, Protected, ReadZones, Role, Runs,
-    SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode,
+    Layer, PLACEHOLDERS, PolicySource, PolicyTest, PrefixMode, ProgramReader, Protected, ReadZones,
+    Role, Runs, SafeEntry, Settings, Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode,
     WrapperOptions, ZoneTemplate,
 };
 use crate::pattern::VerbPattern;
@@ -38,8 +38,8 @@ use crate::policy::{DEFAULT_POLICY, Declared, Examples, Policy};
 use crate::protected::ProtectedPaths;
 use crate::raw::{
     CatalogVerbs, RawAudience, RawClassify, RawDeny, RawFile, RawInline, RawInterpreter,
-    RawProtected, RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper, Spanned, Text,
-    TextList, Words,
+    RawProgram, RawProtected, RawSafe, RawSettings, RawShell, RawTest, RawVerb, RawWrapper,
+    Spanned, Text, TextList, Words,
 };
 use crate::read::Reader;
 use crate::tree::{Embedded, Tree};

@@ -72,6 +72,7 @@ mod protected;
 mod raw;
 mod read;
 mod safe;
+pub mod sed;
 #[cfg(test)]
 mod testing;
 mod tree;
@@ -86,8 +87,9 @@ pub use example::RuleExample;
 pub use model::{
     ArgRole, Audience, Category, DenyKind, DenyRule, DisabledRule, EffectClass, ExecMode,
     InlineReader, Interpreter, Layer, OperandCount, PLACEHOLDERS, PolicySource, PolicyTest, Prefix,
-    PrefixMode, Protected, ReadZones, Role, Runs, SafeEntry, Setting, Settings, Shell, UnlessArg,
-    UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions, ZoneTemplate, ZoneVars,
+    PrefixMode, ProgramReader, Protected, ReadZones, Role, Runs, SafeEntry, Setting, Settings,
+    Shell, UnlessArg, UnlessFlag, VerbRoles, Wrapper, WrapperMode, WrapperOptions, ZoneTemplate,
+    ZoneVars,
 };
 pub use names::folded_name;
 pub use pattern::{

@@ -13,8 +13,8 @@ use shellgate_parser::path as paths;
 
 mod commands;
 pub use commands::{
-    ExecMode, InlineReader, Interpreter, PrefixMode, Runs, Shell, Wrapper, WrapperMode,
-    WrapperOptions,
+    ExecMode, InlineReader, Interpreter, PrefixMode, ProgramReader, Runs, Shell, Wrapper,
+    WrapperMode, WrapperOptions,
 };
 
 crate::named_enum! {

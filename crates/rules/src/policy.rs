@@ -653,11 +653,16 @@ declared_entries! {
 
 impl Interpreter {
     /// Whether `program` (an awk or sed program) matches one of the entry's `unsafe_program`
-    /// regexes (true when they cannot be compiled: fail closed).
+    /// regexes (true when they cannot be compiled: fail closed), or its program reader cannot
+    /// read it or finds one of its `unsafe_commands`.
     #[must_use]
     pub fn unsafe_program(&self, program: &str) -> bool {
         self.unsafe_set
             .as_ref()
             .is_some_and(|set| set.is_match(program))
+            || self.program.as_ref().is_some_and(|reader| {
+                crate::sed::commands(program)
+                    .is_none_or(|found| found.iter().any(|c| reader.unsafe_commands.contains(c)))
+            })
     }
 }

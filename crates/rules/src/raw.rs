@@ -253,6 +253,15 @@ table! {
         unsafe_program: Vec<Text> = or_default,
         why: Text = required,
         inline: Option<Spanned<RawInline>> = get,
+        program: Option<Spanned<RawProgram>> = get,
+    }
+}
+
+table! {
+    /// `[interpreter.program]`: how the gate reads the interpreter's programs.
+    RawProgram {
+        language: Text = required,
+        unsafe_commands: Vec<Text> = or_default,
     }
 }
 

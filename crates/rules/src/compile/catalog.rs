@@ -325,11 +325,15 @@ impl Builder {
             );
             Some(LazyRegexSet::new(patterns.clone()))
         };
-        if raw.program_operand && raw.unsafe_program.is_empty() {
+        let program = raw
+            .program
+            .as_ref()
+            .and_then(|program| program_reader(cx, program));
+        if raw.program_operand && raw.unsafe_program.is_empty() && raw.program.is_none() {
             cx.error(
                 PolicyError::Inconsistent,
                 span.clone(),
-                "`program_operand` needs `unsafe_program` patterns".into(),
+                "`program_operand` needs `unsafe_program` patterns or an `[interpreter.program]` reader".into(),
                 "no patterns",
                 Some("list regexes that make a program unsafe, such as `unsafe_program = ['system\\s*\\(']`".into()),
             );
@@ -408,6 +412,7 @@ impl Builder {
             unsafe_program: patterns,
             why,
             inline,
+            program,
             unsafe_set,
         };
         per_verb(
@@ -803,6 +808,57 @@ fn wrapper_mode(
             }))
         }
     }
+}
+
+/// `[interpreter.program]`: sed only, and never in a project layer (like `[interpreter.inline]`,
+/// it lets programs the reader reads run).
+fn program_reader(cx: &mut FileCx<'_>, program: &Spanned<RawProgram>) -> Option<ProgramReader> {
+    if cx.refused_in_project(
+        program.span(),
+        "let the gate read programs",
+        ONLY_RESTRICTIONS,
+    ) {
+        return None;
+    }
+    let raw = program.get_ref();
+    if raw.language.get_ref() != "sed" {
+        cx.error(
+            PolicyError::UnknownValue,
+            raw.language.span(),
+            format!("unknown program language `{}`", raw.language.get_ref()),
+            "unknown language",
+            Some("the only program language the gate reads is `sed`".into()),
+        );
+        return None;
+    }
+    let mut unsafe_commands = Vec::new();
+    for command in &raw.unsafe_commands {
+        let mut chars = command.get_ref().chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => unsafe_commands.push(c),
+            _ => {
+                cx.error(
+                    PolicyError::BadValue,
+                    command.span(),
+                    format!("`{}` is not one sed command letter", command.get_ref()),
+                    "not a command letter",
+                    Some("give one letter per command, such as `\"w\"`".into()),
+                );
+                return None;
+            }
+        }
+    }
+    if unsafe_commands.is_empty() {
+        cx.error(
+            PolicyError::Inconsistent,
+            program.span(),
+            "`[interpreter.program]` lists no `unsafe_commands`".into(),
+            "no unsafe commands",
+            Some("list the commands that run, write or read files, such as `unsafe_commands = [\"e\", \"w\", \"r\"]`".into()),
+        );
+        return None;
+    }
+    Some(ProgramReader { unsafe_commands })
 }
 
 /// `[interpreter.inline]`: Python only, and never in a project layer (the calls it lists are

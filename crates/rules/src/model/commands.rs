@@ -240,7 +240,7 @@ pub struct Interpreter {
     /// unlisted option's value).
     pub closed_options: bool,
     /// The first operand is a program (awk, sed) that is unsafe only when it matches one of
-    /// `unsafe_program`.
+    /// `unsafe_program` or its `[interpreter.program]` reader finds it unsafe.
     pub program_operand: bool,
     /// Its inline code, modules and standard input import from the working directory first
     /// (Python's `sys.path[0]` for `-c`, `-m` and `-`): a module file this command writes there
@@ -252,7 +252,18 @@ pub struct Interpreter {
     pub why: String,
     /// The reader of its inline code, when the gate may read it (`[interpreter.inline]`).
     pub inline: Option<InlineReader>,
+    /// The reader of its programs (`[interpreter.program]`, sed only).
+    pub program: Option<ProgramReader>,
     pub(crate) unsafe_set: Option<LazyRegexSet>,
+}
+
+/// How the gate reads an interpreter's programs (`[interpreter.program]`, sed only): a
+/// program is unsafe when [`crate::sed::commands`] cannot read it or finds one of
+/// `unsafe_commands` (a command letter, or a flag of `s`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProgramReader {
+    /// The commands that run, write or read other files (`e`, `w`, `r`).
+    pub unsafe_commands: Vec<char>,
 }
 
 /// What inline code may use for the gate to read it as code that only imports and computes

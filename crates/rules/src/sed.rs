@@ -1,0 +1,363 @@
+//! A reader for sed programs: the commands a program runs, as the seds in use read it.
+//!
+//! They read some programs differently: GNU sed 4.9 and BSD sed skip bracket expressions before
+//! looking for the delimiter that ends a part (`s/[/]/x/`), older GNU seds do not; GNU sed ends
+//! a label at a blank, `;` or `}`, BSD sed at the end of the line (`b end;w x`). A program is
+//! read every way and its commands are the union of the readings that succeed (a reading that
+//! fails is a program that sed refuses); a program no reading can follow has none the reader
+//! can name, so the caller treats it as unsafe (fail closed).
+
+/// The ways a program is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    /// GNU sed 4.9.
+    Gnu,
+    /// BSD sed (macOS, FreeBSD).
+    Bsd,
+    /// GNU sed before bracket expressions were skipped.
+    OldGnu,
+}
+
+/// The command letters of `program` and the flags of its `s` commands (`s/a/b/w FILE` gives
+/// `s` and `w`), in every reading that succeeds; `None` when none does: a command, address or
+/// delimiter the reader does not know, or an unterminated part.
+///
+/// ```
+/// use shellgate_rules::sed::commands;
+///
+/// assert_eq!(commands("s/a/b/g; 2p"), Some(vec!['s', 'p']));
+/// assert_eq!(commands("/x/a\\\nreturn 1"), Some(vec!['a']));
+/// assert_eq!(commands("s/x/y/w out.txt"), Some(vec!['s', 'w']));
+/// assert_eq!(commands(":a;w /tmp/x"), Some(vec![':', 'w']));
+/// assert_eq!(commands("s/[/]/x/"), Some(vec!['s']));
+/// assert_eq!(commands("s/x/y"), None);
+/// ```
+#[must_use]
+pub fn commands(program: &str) -> Option<Vec<char>> {
+    let mut all: Option<Vec<char>> = None;
+    for dialect in [Dialect::Gnu, Dialect::Bsd, Dialect::OldGnu] {
+        let Some(found) = read(program, dialect) else {
+            continue;
+        };
+        let all = all.get_or_insert_with(Vec::new);
+        for c in found {
+            if !all.contains(&c) {
+                all.push(c);
+            }
+        }
+    }
+    all
+}
+
+/// A program's reader: its characters and the position.
+struct Reader {
+    chars: Vec<char>,
+    at: usize,
+    dialect: Dialect,
+}
+
+/// The commands of `program` in one dialect.
+fn read(program: &str, dialect: Dialect) -> Option<Vec<char>> {
+    let mut r = Reader {
+        chars: program.chars().collect(),
+        at: 0,
+        dialect,
+    };
+    let mut found: Vec<char> = Vec::new();
+    let push = |c: char, found: &mut Vec<char>| {
+        if !found.contains(&c) {
+            found.push(c);
+        }
+    };
+    let mut depth = 0usize;
+    loop {
+        r.skip(|c| c.is_whitespace() || c == ';');
+        let Some(c) = r.peek() else {
+            break;
+        };
+        if c == '#' {
+            r.skip(|c| c != '\n');
+            continue;
+        }
+        if c == '}' {
+            r.at += 1;
+            depth = depth.checked_sub(1)?;
+            r.end_of_command()?;
+            continue;
+        }
+        if r.address()? {
+            r.skip_blanks();
+            if r.peek() == Some(',') {
+                r.at += 1;
+                r.skip_blanks();
+                if matches!(r.peek(), Some('+' | '~')) {
+                    r.at += 1;
+                    r.digits()?;
+                } else if !r.address()? {
+                    return None;
+                }
+            }
+        }
+        r.skip_blanks();
+        while r.peek() == Some('!') {
+            r.at += 1;
+            r.skip_blanks();
+        }
+        let command = r.next()?;
+        if command != '{' {
+            push(command, &mut found);
+        }
+        match command {
+            '{' => {
+                depth += 1;
+                continue;
+            }
+            '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z' | 'F' => {}
+            'l' | 'L' | 'q' | 'Q' => {
+                r.skip_blanks();
+                r.skip(|c| c.is_ascii_digit());
+            }
+            ':' | 'b' | 't' | 'T' | 'v' => {
+                r.skip_blanks();
+                let start = r.at;
+                r.label();
+                if command == ':' && r.at == start {
+                    return None;
+                }
+                continue;
+            }
+            'a' | 'i' | 'c' => {
+                r.text();
+                continue;
+            }
+            'r' | 'R' | 'w' | 'W' | 'e' => {
+                r.skip(|c| c != '\n');
+                continue;
+            }
+            's' | 'y' => {
+                let delimiter = r.next()?;
+                if delimiter == '\n' || delimiter == '\\' {
+                    return None;
+                }
+                r.delimited(delimiter, true)?;
+                r.delimited(delimiter, false)?;
+                if command == 's' {
+                    while let Some(flag) = r.peek() {
+                        match flag {
+                            'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => r.at += 1,
+                            'e' => {
+                                r.at += 1;
+                                push('e', &mut found);
+                            }
+                            'w' => {
+                                r.skip(|c| c != '\n');
+                                push('w', &mut found);
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+            }
+            _ => return None,
+        }
+        r.end_of_command()?;
+    }
+    (depth == 0).then_some(found)
+}
+
+impl Reader {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.at += 1;
+        Some(c)
+    }
+
+    fn skip(&mut self, while_: impl Fn(char) -> bool) {
+        while self.peek().is_some_and(&while_) {
+            self.at += 1;
+        }
+    }
+
+    fn skip_blanks(&mut self) {
+        self.skip(|c| c == ' ' || c == '\t');
+    }
+
+    /// One or more digits.
+    fn digits(&mut self) -> Option<()> {
+        let start = self.at;
+        self.skip(|c| c.is_ascii_digit());
+        (self.at > start).then_some(())
+    }
+
+    /// An address, if one starts here: a line number (`3`, `0~4`), `$`, `/RE/` or `\cREc`
+    /// with `I`/`M` flags.
+    fn address(&mut self) -> Option<bool> {
+        match self.peek() {
+            Some('0'..='9') => {
+                self.digits()?;
+                if self.peek() == Some('~') {
+                    self.at += 1;
+                    self.digits()?;
+                }
+            }
+            Some('$') => self.at += 1,
+            Some('/') => {
+                self.at += 1;
+                self.delimited('/', true)?;
+                self.skip(|c| c == 'I' || c == 'M');
+            }
+            Some('\\') => {
+                self.at += 1;
+                let delimiter = self.next()?;
+                if delimiter == '\n' || delimiter == '\\' {
+                    return None;
+                }
+                self.delimited(delimiter, true)?;
+                self.skip(|c| c == 'I' || c == 'M');
+            }
+            _ => return Some(false),
+        }
+        Some(true)
+    }
+
+    /// Skips to the delimiter that ends a part and past it; `regex` parts skip BSD's bracket
+    /// expressions. A newline or the end of the program first is a failure.
+    fn delimited(&mut self, delimiter: char, regex: bool) -> Option<()> {
+        loop {
+            let c = self.next()?;
+            if c == '\\' {
+                self.next()?;
+            } else if c == delimiter {
+                return Some(());
+            } else if c == '\n' {
+                return None;
+            } else if c == '[' && regex && self.dialect != Dialect::OldGnu {
+                self.bracket()?;
+            }
+        }
+    }
+
+    /// Skips the rest of a bracket expression (`[^]a[:alpha:]]`) after its `[`.
+    fn bracket(&mut self) -> Option<()> {
+        if self.peek() == Some('^') {
+            self.at += 1;
+        }
+        if self.peek() == Some(']') {
+            self.at += 1;
+        }
+        loop {
+            match self.next()? {
+                ']' => return Some(()),
+                '\n' => return None,
+                '[' if matches!(self.peek(), Some(':' | '.' | '=')) => {
+                    let kind = self.next()?;
+                    loop {
+                        if self.next()? == kind && self.peek() == Some(']') {
+                            self.at += 1;
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips a label: to a blank, `;` or `}` in GNU sed, to the end of the line in BSD sed.
+    fn label(&mut self) {
+        if self.dialect == Dialect::Bsd {
+            self.skip(|c| c != '\n');
+        } else {
+            self.skip(|c| !c.is_whitespace() && c != ';' && c != '}');
+        }
+    }
+
+    /// Skips the text of `a`, `i` or `c`: up to the first newline not escaped by a backslash.
+    fn text(&mut self) {
+        while let Some(c) = self.next() {
+            if c == '\\' {
+                self.at += 1;
+            } else if c == '\n' {
+                return;
+            }
+        }
+    }
+
+    /// The end of a command: blanks, then `;`, a newline, `}`, `#` or the end.
+    fn end_of_command(&mut self) -> Option<()> {
+        self.skip_blanks();
+        match self.peek() {
+            None | Some(';' | '\n' | '}' | '#') => Some(()),
+            Some(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::commands;
+
+    fn cs(program: &str) -> Option<String> {
+        commands(program).map(|c| c.into_iter().collect())
+    }
+
+    #[test]
+    fn reads_commands_addresses_and_blocks() {
+        assert_eq!(cs("s/a/b/g").as_deref(), Some("s"));
+        assert_eq!(cs("-n").as_deref(), None);
+        assert_eq!(cs("1,/^$/d").as_deref(), Some("d"));
+        assert_eq!(cs("0~4 p;$!N").as_deref(), Some("pN"));
+        assert_eq!(cs("/x/,+3{s|a|b|;p}").as_deref(), Some("sp"));
+        assert_eq!(cs("\\%a/b%Id").as_deref(), Some("d"));
+        assert_eq!(cs("y/abc/xyz/").as_deref(), Some("y"));
+        assert_eq!(cs("10q").as_deref(), Some("q"));
+        assert_eq!(cs("l 40").as_deref(), Some("l"));
+        assert_eq!(cs("s/a/b/ # note").as_deref(), Some("s"));
+        assert_eq!(cs(":a;N;$!ba;s/\\n/ /g").as_deref(), Some(":Nbs"));
+        assert_eq!(cs("{p").as_deref(), None);
+        assert_eq!(cs("p}").as_deref(), None);
+        assert_eq!(cs("s/a/b").as_deref(), None);
+        assert_eq!(cs("s/a\nb/c/").as_deref(), None);
+        assert_eq!(cs("k").as_deref(), None);
+        assert_eq!(cs("pq").as_deref(), None);
+    }
+
+    #[test]
+    fn text_of_a_i_c_is_not_commands() {
+        assert_eq!(
+            cs("/def f/i\\\n    return jsonify(x)").as_deref(),
+            Some("i")
+        );
+        assert_eq!(cs("$a hello; w /tmp/x").as_deref(), Some("a"));
+        assert_eq!(
+            cs("1i\\\nline one\\\nline two\nw /tmp/x").as_deref(),
+            Some("iw")
+        );
+    }
+
+    #[test]
+    fn finds_running_writing_and_reading_commands_in_either_dialect() {
+        assert_eq!(cs("1etouch /tmp/x").as_deref(), Some("e"));
+        assert_eq!(cs("s/x/y/e").as_deref(), Some("se"));
+        assert_eq!(cs("s/x/y/gw /home/u/.bashrc").as_deref(), Some("sw"));
+        assert_eq!(cs("$r /etc/passwd").as_deref(), Some("r"));
+        assert_eq!(cs("/a/,/b/!W out").as_deref(), Some("W"));
+        // GNU ends a label at `;`: the `w` is a command there, label text in BSD.
+        assert_eq!(cs("b end;w /tmp/x").as_deref(), Some("bw"));
+        assert_eq!(cs("b end w /tmp/x").as_deref(), Some("bw"));
+        // Newer seds skip a bracket expression, older GNU seds do not: `s/[/]/e/` replaces
+        // with `e` in one, runs the result in the other (`s` with regex `[`, text `]`, flag `e`
+        // would be an error there; `s/[/]x/e` reads as the flag `e` in the older one).
+        assert_eq!(cs("s/[/]/x/").as_deref(), Some("s"));
+        assert_eq!(cs("s/[/]x/e").as_deref(), Some("se"));
+        assert_eq!(cs("/x[^/]*$/d").as_deref(), Some("d"));
+        assert_eq!(cs("s/[/]/x/;w /tmp/x").as_deref(), Some("sw"));
+        // A block a BSD label swallows the end of is read the GNU way.
+        assert_eq!(cs("/a/ { g; bb }; p").as_deref(), Some("gbp"));
+        assert_eq!(cs("s/x/y"), None);
+    }
+}
