@@ -397,7 +397,7 @@ fn a_project_interpreter_entry_for_a_command_the_default_unwraps_is_refused() {
     assert_eq!(rules(&value), ["rm-recursive-root"]);
     assert!(
         stderr.contains(
-            "a project layer cannot declare `find` as an interpreter: an earlier layer already judges the code it runs"
+            "a project layer cannot declare `find` as an interpreter: an earlier layer already knows the command (by this name or the one it folds to)"
         ),
         "{stderr}"
     );
@@ -408,6 +408,42 @@ fn a_project_interpreter_entry_for_a_command_the_default_unwraps_is_refused() {
     let (code, value, stderr) = fresh.eval(&[], "mytool -e 'x'");
     assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
     assert_eq!(stderr, "");
+}
+
+#[test]
+fn a_project_interpreter_entry_for_a_folded_or_known_name_or_with_a_script_operand_is_refused() {
+    // `Bash` is judged as `bash` too; declaring it would stop that.
+    let folded = Project::new(Some(
+        "version = 1\n[[interpreter]]\nverbs = [[\"Bash\"]]\nstdin = true\nwhy = \"x\"\n",
+    ));
+    let (code, value, stderr) = folded.eval(&[], "Bash -c 'rm -rf /'");
+    assert_eq!((code, value["decision"].as_str()), (3, Some("HardDenied")));
+    assert!(
+        stderr.contains("a project layer cannot declare `Bash` as an interpreter: an earlier layer already knows the command (by this name or the one it folds to)"),
+        "{stderr}"
+    );
+    // A script operand would be the project's own code, whatever it names.
+    let script = Project::new(Some(
+        "version = 1\n[[interpreter]]\nverbs = [[\"perl5.36.0\"]]\nscript_operand = true\nwhy = \"x\"\n",
+    ));
+    let (code, value, stderr) = script.eval(&[], "perl5.36.0 -e 'system q(rm -rf ../x)'");
+    assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
+    assert!(
+        stderr.contains("a project layer cannot declare `script_operand`: the operand would run as the project's own code"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_project_protected_entry_strict_for_writes_does_not_decide_reads() {
+    let project = Project::new(Some(
+        "version = 1\n[[protected]]\nid = \"no-writing-secrets\"\npaths = [\"**/.env\"]\nread = \"Approved\"\nwrite = \"HardDenied\"\nwhy = \"x\"\n",
+    ));
+    let (code, value, stderr) = project.eval(&[], "cat .env");
+    assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
+    assert_eq!(stderr, "");
+    let (code, value, _) = project.eval(&[], "echo x > .env");
+    assert_eq!((code, value["decision"].as_str()), (3, Some("HardDenied")));
 }
 
 #[test]

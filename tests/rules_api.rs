@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use shellgate_policy::expand::{Expansion, deny_hits, walk};
 use shellgate_rules::{
-    CommandView, Decision, Examples, Layer, Policy, PolicySource, ReadZones, SafeVerdict,
+    Access, CommandView, Decision, Examples, Layer, Policy, PolicySource, ReadZones, SafeVerdict,
     TokenClass, ZoneVars,
 };
 
@@ -98,7 +98,7 @@ why = "terraform state"
     assert_eq!(rule.layer, Layer::Project);
     assert_eq!(rule.location.to_string(), "project.toml:3:1");
     let state = policy
-        .protected(Path::new("/home/u/proj/prod.tfstate"), None)
+        .protected(Path::new("/home/u/proj/prod.tfstate"), None, Access::Write)
         .unwrap();
     assert_eq!(
         (state.id.as_str(), state.write),
@@ -180,22 +180,30 @@ fn protected_paths_force_decisions() {
     let policy = shellgate_policy::load_policy(&[base()]).unwrap();
     let home = Some(Path::new("/home/u"));
     let ssh = policy
-        .protected(Path::new("/home/u/.ssh/id_ed25519"), home)
+        .protected(Path::new("/home/u/.ssh/id_ed25519"), home, Access::Write)
         .unwrap();
     assert_eq!(
         (ssh.id.as_str(), ssh.read, ssh.write),
         ("ssh", Decision::NeedsPrompt, Decision::HardDenied)
     );
-    let ssh = policy.protected(Path::new("~/.ssh/../.ssh"), home).unwrap();
+    let ssh = policy
+        .protected(Path::new("~/.ssh/../.ssh"), home, Access::Read)
+        .unwrap();
     assert_eq!(ssh.id, "ssh");
-    let env = policy.protected(Path::new("/srv/app/.env"), home).unwrap();
+    let env = policy
+        .protected(Path::new("/srv/app/.env"), home, Access::Read)
+        .unwrap();
     assert_eq!(env.id, "dotenv");
     assert!(
         policy
-            .protected(Path::new("/home/u/proj/src/main.rs"), home)
+            .protected(Path::new("/home/u/proj/src/main.rs"), home, Access::Write)
             .is_none()
     );
-    assert!(policy.protected(Path::new("/home/u/.sshx"), home).is_none());
+    assert!(
+        policy
+            .protected(Path::new("/home/u/.sshx"), home, Access::Read)
+            .is_none()
+    );
 }
 
 #[test]

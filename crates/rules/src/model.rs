@@ -638,6 +638,17 @@ pub struct Protected {
     pub layer: Layer,
 }
 
+impl Protected {
+    /// The decision it forces for `access`.
+    #[must_use]
+    pub const fn forced(&self, access: crate::Access) -> Decision {
+        match access {
+            crate::Access::Read => self.read,
+            crate::Access::Write => self.write,
+        }
+    }
+}
+
 /// A `[[test]]` case. shellgate-rules only validates it; the policy evaluator runs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyTest {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use shellgate_parser::path;
 use shellgate_parser::{Assignment, Redirect, Word};
 
+use crate::Access;
 use crate::classify::TokenClass;
 use crate::compile::Builder;
 use crate::error::PolicyError;
@@ -546,13 +547,25 @@ impl Policy {
         &self.declared.audiences
     }
 
-    /// The strictest protected entry covering `path` (after `~`/`$HOME` expansion and lexical
-    /// normalisation), if any. Strictest: highest write decision, then highest read decision.
+    /// The protected entry covering `path` (after `~`/`$HOME` expansion and lexical
+    /// normalisation) that is strictest for `access`, if any: the highest decision for it, then
+    /// for the other access. (An entry strict for writes does not decide reads: a layer's
+    /// `write = "HardDenied"`, `read = "Approved"` over `**/.env` leaves reading `.env` to the
+    /// entry that asks.)
     #[must_use]
-    pub fn protected(&self, path: &Path, home: Option<&Path>) -> Option<&Protected> {
+    pub fn protected(
+        &self,
+        path: &Path,
+        home: Option<&Path>,
+        access: Access,
+    ) -> Option<&Protected> {
+        let other = match access {
+            Access::Read => Access::Write,
+            Access::Write => Access::Read,
+        };
         self.protected_all(path, home)
             .into_iter()
-            .max_by_key(|p| (p.write, p.read))
+            .max_by_key(|p| (p.forced(access), p.forced(other)))
     }
 
     /// The first protected entry guarding writes below `path` by the name `path` gives them

@@ -1077,24 +1077,22 @@ impl<'a> Run<'a> {
         });
     }
 
-    /// The strictest protected entry covering `path`, remembered for the rest of the run (the
-    /// working directory is checked once per clause).
-    pub(super) fn protected_entry(&self, path: &Path) -> Option<&'a Protected> {
+    /// The protected entry covering `path` strictest for `access`, remembered for the rest of
+    /// the run (the working directory is checked once per clause).
+    pub(super) fn protected_entry(&self, path: &Path, access: Access) -> Option<&'a Protected> {
+        let key = (path.to_path_buf(), access);
         if let Ok(cache) = self.protected_cache.try_borrow()
-            && let Some(entry) = cache.get(path)
+            && let Some(entry) = cache.get(&key)
         {
             return *entry;
         }
-        let entry = self
-            .gate
-            .policy
-            .protected(path, self.state.home())
-            .or_else(|| {
-                bare_repository_file(path, self.state.resolve_symlinks())
-                    .and_then(|inside| self.gate.policy.protected(&inside, self.state.home()))
-            });
+        let home = self.state.home();
+        let entry = self.gate.policy.protected(path, home, access).or_else(|| {
+            bare_repository_file(path, self.state.resolve_symlinks())
+                .and_then(|inside| self.gate.policy.protected(&inside, home, access))
+        });
         if let Ok(mut cache) = self.protected_cache.try_borrow_mut() {
-            cache.insert(path.to_path_buf(), entry);
+            cache.insert(key, entry);
         }
         entry
     }
@@ -1128,22 +1126,19 @@ impl<'a> Run<'a> {
         }
         // A backup copy of a protected file holds the same secrets (`~/.netrc.bak`, `.env~`):
         // reading one asks (writing one is an ordinary write).
-        let (entry, backup) = match self.protected_entry(path) {
+        let (entry, backup) = match self.protected_entry(path, access) {
             Some(entry) => (entry, false),
             None => {
                 let original = (access == Access::Read)
                     .then(|| backup_original(path))
                     .flatten();
-                match original.and_then(|o| self.protected_entry(&o)) {
+                match original.and_then(|o| self.protected_entry(&o, access)) {
                     Some(entry) => (entry, true),
                     None => return false,
                 }
             }
         };
-        let forced = match access {
-            Access::Read => entry.read,
-            Access::Write => entry.write,
-        };
+        let forced = entry.forced(access);
         let forced = if backup {
             forced.min(Decision::NeedsPrompt)
         } else {

@@ -165,7 +165,7 @@ impl Run<'_> {
             // the project's to write silently either.
             let protected = |resolved: String| {
                 self.policy()
-                    .protected(Path::new(&resolved), ctx.home)
+                    .protected(Path::new(&resolved), ctx.home, Access::Write)
                     .is_some_and(|entry| entry.write != Decision::Approved)
             };
             text.is_none_or(|t| unknown(t) || self.in_code_zone(t, ctx, true).is_none_or(protected))

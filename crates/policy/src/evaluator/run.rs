@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use shellgate_parser::ParseOutput;
-use shellgate_rules::{Decision, DenyRule, Policy, Protected};
+use shellgate_rules::{Access, Decision, DenyRule, Policy, Protected};
 
 use crate::expand::{Expansion, Invocation, InvocationKind, Via};
 
@@ -32,7 +32,7 @@ pub(super) struct Run<'a> {
     pub(super) errors: Vec<String>,
     /// The protected entry of each path judged so far (a command can name thousands: brace
     /// expansions).
-    pub(super) protected_cache: RefCell<HashMap<PathBuf, Option<&'a Protected>>>,
+    pub(super) protected_cache: RefCell<HashMap<(PathBuf, Access), Option<&'a Protected>>>,
     /// Files and directories the command writes through its operands, option values and
     /// redirections (and the working directories of commands that write there, such as
     /// `unzip`): a script among them is not the project's code but code the command brings.

@@ -364,18 +364,42 @@ impl Builder {
         };
         // A project layer's entry would take the place of what earlier layers know about the
         // command (its shell or wrapper unwrapping, its `unsafe_program` patterns, its query
-        // flags): it may only declare commands no earlier layer runs code through.
+        // flags, its catalog entry, and the name it folds to: `Bash` is judged as `bash`): it may
+        // only declare commands no earlier layer knows by any spelling. Its operand is never
+        // the project's own script: that would admit any operand as code the project runs.
+        if cx.layer == Layer::Project && raw.script_operand {
+            cx.error(
+                PolicyError::LayerNotAllowed,
+                span,
+                "a project layer cannot declare `script_operand`: the operand would run as the \
+                 project's own code"
+                    .into(),
+                "not allowed in a project layer",
+                Some(
+                    "declare `stdin`, `code_flags` or `script_flags`, which only add a need, or \
+                     list the interpreter in your user policy"
+                        .into(),
+                ),
+            );
+            return;
+        }
         if cx.layer == Layer::Project
             && let Some(known) = verbs.iter().find_map(|verb| {
                 let name = verb.first()?;
+                let folded = crate::folded_name(name);
                 let mut earlier = self
                     .interpreters
                     .iter()
                     .map(|e| &e.verb)
                     .chain(self.shells.iter().map(|e| &e.verb))
-                    .chain(self.wrappers.iter().map(|e| &e.verb));
+                    .chain(self.wrappers.iter().map(|e| &e.verb))
+                    .chain(self.safe.iter().map(|e| &e.verb))
+                    .chain(self.verbs.iter().map(|e| &e.verb))
+                    .map(Vec::as_slice)
+                    .chain(self.deny.iter().map(DenyRule::verb));
                 earlier
-                    .any(|v| v.first() == Some(name))
+                    .filter_map(<[String]>::first)
+                    .any(|first| first == name || Some(first) == folded.as_ref())
                     .then(|| name.clone())
             })
         {
@@ -384,7 +408,7 @@ impl Builder {
                 span,
                 format!(
                     "a project layer cannot declare `{known}` as an interpreter: an earlier layer \
-                     already judges the code it runs"
+                     already knows the command (by this name or the one it folds to)"
                 ),
                 "not allowed in a project layer",
                 Some(
