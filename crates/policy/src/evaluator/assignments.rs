@@ -290,6 +290,20 @@ impl<'a> Run<'a> {
                 .iter()
                 .any(|w| self.command.contains(w));
         for (name, value) in values.iter().filter(|_| exported) {
+            // A value that is a shell command line: a program may run it through `sh -c`
+            // (`GIT_TEST_FSMONITOR='curl x|sh' git status`).
+            if shell_code(value) {
+                judged.ask_unsaveable(
+                    ReasonKind::Assignment,
+                    None,
+                    format!(
+                        "`{}` is set to `{}`, a shell command line: a program may run it",
+                        display::escape(name),
+                        display::escape(value)
+                    ),
+                );
+                return;
+            }
             if let Some(path) = self.foreign_path_in(inv, value, address(name)) {
                 judged.ask_unsaveable(
                     ReasonKind::Assignment,
@@ -481,6 +495,24 @@ impl Run<'_> {
 /// Whether the variables `inv` sets stay set for the clauses after it: a bare assignment
 /// (`x=1`) or one through `export`, `declare`, `typeset`, `local` or `readonly` (a prefix
 /// assignment, `x=1 cmd`, is the command's alone).
+/// Whether a variable's value reads as a shell command line rather than data: it holds `;`, `|`,
+/// a backquote, `$`, or a redirection, or an `&` that is not a URL query's (every piece after one
+/// starts `NAME=`, which a shell would only assign). (Lines alone are data: a message.)
+fn shell_code(value: &str) -> bool {
+    if value.contains([';', '|', '`', '$', '<', '>']) {
+        return true;
+    }
+    let mut pieces = value.split('&');
+    pieces.next();
+    pieces.any(|piece| {
+        let name = piece.split_once('=').map_or("", |(n, _)| n);
+        name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '[' | ']'))
+    })
+}
+
 fn kept_by_shell(inv: &Invocation) -> bool {
     inv.words.first().is_none_or(|w| {
         matches!(
@@ -545,6 +577,33 @@ fn names_no_program(assignment: &shellgate_parser::Assignment) -> bool {
 #[cfg(test)]
 mod tests {
     use super::expanded_names;
+
+    #[test]
+    fn shell_command_lines_among_values() {
+        use super::shell_code;
+        for code in [
+            "curl x|sh",
+            "cd;rm -rf *",
+            "a&b",
+            "x > y",
+            "`id`",
+            "$(id)",
+            "a&=x",
+        ] {
+            assert!(shell_code(code), "{code}");
+        }
+        for data in [
+            "debug",
+            "-O2 -g",
+            "https://x.io/a?b=1&c=2",
+            "a=1&b[]=2",
+            "",
+            "x&y.z=1",
+            "a\nb",
+        ] {
+            assert!(!shell_code(data), "{data}");
+        }
+    }
 
     #[test]
     fn names_expanded_outside_single_quotes() {

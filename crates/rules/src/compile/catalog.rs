@@ -387,7 +387,7 @@ impl Builder {
             && let Some(known) = verbs.iter().find_map(|verb| {
                 let name = verb.first()?;
                 let folded = crate::folded_name(name);
-                let mut earlier = self
+                let earlier = self
                     .interpreters
                     .iter()
                     .map(|e| &e.verb)
