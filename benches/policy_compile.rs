@@ -44,7 +44,11 @@ fn compile(c: &mut Criterion) {
             };
             let ex = expand(&policy, &parsed, &opts);
             let home = std::path::Path::new("/home/u");
-            let protected = policy.protected(std::path::Path::new("/tmp/out.txt"), Some(home));
+            let protected = policy.protected(
+                std::path::Path::new("/tmp/out.txt"),
+                Some(home),
+                shellgate_policy::Access::Write,
+            );
             black_box(deny_hits(&policy, command, &ex).len() + usize::from(protected.is_some()))
         });
     });

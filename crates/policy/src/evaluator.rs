@@ -71,6 +71,7 @@ mod recursive_paths;
 mod repository_secrets;
 mod run;
 mod runner;
+mod secrets_inside;
 mod tree_copies;
 mod verdict;
 

@@ -506,6 +506,9 @@ pub struct VerbRoles {
     /// Given no `read` operand, a recursive invocation searches its working directory
     /// (`rg KEY`, `grep -r KEY`; see [`crate::Policy::searches_cwd`]).
     pub searches_cwd: bool,
+    /// It skips hidden files when it reads a directory, unless given one of these flags (`rg
+    /// --hidden`); empty: it reads them (see [`crate::Policy::reads_hidden`]).
+    pub hidden_flags: Arc<[String]>,
     /// Its writes change a file's mode, owner or times, or remove it, never put content in it
     /// (`chmod`, `touch`, `rm`): a script it names stays the project's code (see
     /// [`crate::Policy::keeps_content`]).

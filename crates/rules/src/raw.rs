@@ -297,6 +297,7 @@ table! {
         backup_flags: Vec<Text> = or_default,
         recursive: bool = or_default,
         searches_cwd: bool = or_default,
+        hidden_flags: Vec<Text> = or_default,
         keeps_content: bool = or_default,
         entries: bool = or_default,
         into_directory: bool = or_default,

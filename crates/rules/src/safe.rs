@@ -674,6 +674,26 @@ impl Policy {
                 .any(|role| role.role == Role::ReadPath && role.recursive)
     }
 
+    /// Whether a recursive read by `words` reads hidden files (`grep -r`, `rg --hidden`, `rg -u`)
+    /// or skips them (`rg KEY`): its `[[verb]]` entry lists `hidden_flags` and none is given.
+    /// Unknown entries read them.
+    #[must_use]
+    pub fn reads_hidden(&self, words: &[Word]) -> bool {
+        let Some(entry) = self.lookup(&self.declared.verbs, words, true, &|_| true) else {
+            return true;
+        };
+        entry.hidden_flags.is_empty()
+            || flags::scan(words, entry.verb.len(), &|name| entry.takes_value(name))
+                .flags
+                .iter()
+                .any(|hit| {
+                    entry
+                        .hidden_flags
+                        .iter()
+                        .any(|spelling| flag_is(&hit.name, spelling))
+                })
+    }
+
     /// The roles of the values of `view`'s setting options alone (`git -c KEY=VALUE`), by the
     /// `settings` of its `[[verb]]` entry: a wrapper's own options, whose other words belong
     /// to the command it runs.

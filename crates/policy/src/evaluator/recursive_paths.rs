@@ -12,6 +12,7 @@ use crate::paths;
 
 use super::path_words::{literal_path, searched_root};
 use super::run::Run;
+use super::secrets_inside::Inside;
 use super::verdict::Judged;
 
 impl Run<'_> {
@@ -71,6 +72,10 @@ impl Run<'_> {
             let base = display::escape(&base.to_string_lossy());
             (entry, format!("reaches `{base}`"))
         } else {
+            // (A glob reads what it matches, not its whole directory: `cp -r ./*.md docs/`.)
+            if !word.features.glob {
+                self.judge_protected_inside(&dir, words, judged);
+            }
             return;
         };
         judged.ask_unsaveable(
@@ -83,6 +88,34 @@ impl Run<'_> {
                 entry.why
             ),
         );
+    }
+
+    /// On the file system, a recursive read of a directory that holds a file protected for
+    /// reading (a project's `.env`, a `.git/config` with a token) reaches it: it needs a person
+    /// every time, as naming the file would. A directory too large to walk is not known.
+    fn judge_protected_inside(&self, dir: &Path, words: &[Word], judged: &mut Judged) {
+        if !self.state.resolve_symlinks() || !dir.is_dir() {
+            return;
+        }
+        let shown = display::escape(&dir.to_string_lossy());
+        match self.protected_inside(dir, self.policy().reads_hidden(words)) {
+            Inside::Nothing => {}
+            Inside::Protected { path, id, why } => judged.ask_unsaveable(
+                ReasonKind::Path,
+                Some(id.clone()),
+                format!(
+                    "a recursive read of `{shown}` reaches `{}` ({id}: {why})",
+                    display::escape(&path.to_string_lossy())
+                ),
+            ),
+            Inside::TooLarge => judged.ask_unsaveable(
+                ReasonKind::Path,
+                None,
+                format!(
+                    "a recursive read of `{shown}` reaches more files than the gate walks to look for protected ones (such as a `.env`)"
+                ),
+            ),
+        }
     }
 
     /// A recursive delete runs silently only for a project's disposable outputs: a path at

@@ -458,6 +458,7 @@ impl Builder {
         let recursive_flags = cx.flags(&mut raw.recursive_flags, "recursive_flags");
         let link_flags = cx.flags(&mut raw.link_flags, "link_flags");
         let backup_flags = cx.flags(&mut raw.backup_flags, "backup_flags");
+        let hidden_flags = cx.flags(&mut raw.hidden_flags, "hidden_flags");
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
@@ -550,6 +551,7 @@ impl Builder {
             backup_flags: backup_flags.into(),
             recursive: raw.recursive,
             searches_cwd: raw.searches_cwd,
+            hidden_flags: hidden_flags.into(),
             keeps_content: raw.keeps_content,
             entries: raw.entries,
             into_directory: raw.into_directory,

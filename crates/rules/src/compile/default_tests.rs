@@ -398,7 +398,11 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                     assign,
                     &entry.value_flags[..],
                     &entry.recursive_flags[..],
-                    (&entry.link_flags[..], &entry.backup_flags[..]),
+                    (
+                        &entry.link_flags[..],
+                        &entry.backup_flags[..],
+                        &entry.hidden_flags[..],
+                    ),
                     (
                         entry.recursive,
                         entry.searches_cwd,
@@ -420,6 +424,7 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                     (
                         &strings(raw.get("link_flags"))[..],
                         &strings(raw.get("backup_flags"))[..],
+                        &strings(raw.get("hidden_flags"))[..],
                     ),
                     (
                         flag("recursive"),

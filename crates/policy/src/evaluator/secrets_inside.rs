@@ -1,0 +1,93 @@
+//! Protected files inside a directory a command reads recursively, found on the file system:
+//! `grep -r KEY .` prints a project's `.env` as `cat .env` would.
+
+use std::path::{Path, PathBuf};
+
+use shellgate_rules::{Access, Decision};
+
+use super::repository_secrets::{holds_credentials, is_git_config};
+use super::run::Run;
+
+/// How many directory entries a walk reads before it gives up.
+const WALK_ENTRIES: usize = 20_000;
+
+/// The directories below a `.git` directory that hold no configuration (objects, refs, logs).
+const GIT_DATA: [&str; 7] = [
+    "objects", "refs", "logs", "lfs", "hooks", "info", "rr-cache",
+];
+
+/// What a walk found.
+pub(super) enum Inside {
+    /// Nothing protected for reading.
+    Nothing,
+    /// A file protected for reading (the entry's id and why), or a git configuration holding a
+    /// credential.
+    Protected {
+        path: PathBuf,
+        id: String,
+        why: String,
+    },
+    /// More than [`WALK_ENTRIES`] entries: not known.
+    TooLarge,
+}
+
+impl Run<'_> {
+    /// Walks `dir` (without following links below it) for a file a recursive read reaches that
+    /// is protected for reading, or a git configuration holding a credential (`.git/config`,
+    /// `.git/modules/NAME/config`). Hidden entries are skipped unless `hidden`; the project's
+    /// disposable outputs (`settings.disposable`), virtual environments (a `pyvenv.cfg`) and
+    /// git's object store are not entered.
+    pub(super) fn protected_inside(&self, dir: &Path, hidden: bool) -> Inside {
+        let disposable = &self.policy().settings().disposable;
+        let mut stack: Vec<(PathBuf, bool)> = vec![(dir.to_path_buf(), false)];
+        let mut seen = 0usize;
+        while let Some((current, in_git)) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&current) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                seen += 1;
+                if seen > WALK_ENTRIES {
+                    return Inside::TooLarge;
+                }
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if !hidden && name.starts_with('.') {
+                    continue;
+                }
+                let path = entry.path();
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if kind.is_dir() {
+                    let skip = disposable.iter().any(|d| *d == name)
+                        || (in_git && GIT_DATA.contains(&name.as_ref()))
+                        || path.join("pyvenv.cfg").exists();
+                    if !skip {
+                        stack.push((path, in_git || name == ".git"));
+                    }
+                    continue;
+                }
+                if let Some(entry) = self
+                    .protected_entry(&path, Access::Read)
+                    .filter(|e| e.read != Decision::Approved)
+                {
+                    return Inside::Protected {
+                        path,
+                        id: entry.id.clone(),
+                        why: entry.why.clone(),
+                    };
+                }
+                let git_config = is_git_config(&path) || (in_git && name == "config");
+                if kind.is_file() && git_config && holds_credentials(&path) {
+                    return Inside::Protected {
+                        path,
+                        id: "git-credentials".to_owned(),
+                        why: "a git configuration that holds a credential (a token in a remote's URL, an extra HTTP header)".to_owned(),
+                    };
+                }
+            }
+        }
+        Inside::Nothing
+    }
+}
