@@ -10,7 +10,7 @@
 //!
 //! A case with `dirs`, `files`, `contents` or `symlinks` runs in a fresh temporary directory:
 //! `{root}` in any field stands for it, the listed directories and empty files are created,
-//! each `contents` file (`"path" = "text"`) is written with its text, each symlink
+//! each `contents` file (`"path" = "text"`) is written with its text (`{root}` substituted), each symlink
 //! `"link" = "target"` is made (relative link paths are under the root; targets are used as
 //! written after `{root}` substitution), and symbolic links are resolved.
 //!
@@ -269,7 +269,7 @@ fn run_case(case: &Case) -> Option<String> {
         for (file, text) in &case.contents {
             let path = base.join(sub(file, &root));
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
+            std::fs::write(path, sub(text, &root)).unwrap();
         }
         for (link, target) in &case.symlinks {
             let path = base.join(sub(link, &root));

@@ -111,6 +111,10 @@ pub struct ParseOutput {
     pub complete: bool,
     /// Why the parse is incomplete (empty when complete).
     pub diagnostics: Vec<Diagnostic>,
+    /// True when something runs in the background, at any depth: a list element ended by `&`
+    /// (`{ (sleep 1; cat x) & }`), or a coprocess. Then clauses do not act in text order.
+    /// (True for a parse that did not complete: not known.)
+    pub background: bool,
 }
 
 impl ParseOutput {
@@ -213,6 +217,7 @@ fn parse_with(input: &str, options: &ParseOptions, engine: Engine) -> ParseOutpu
                 graph: ClauseGraph::from_emitted(lowered.clauses, &lowered.edges),
                 complete: diagnostics.is_empty(),
                 diagnostics,
+                background: lowered.background || lowered.truncated,
             }
         }
         Err(error) => {
@@ -296,6 +301,7 @@ fn recover_prefix(
             graph: ClauseGraph::from_emitted(clauses, &lowered.edges),
             complete: false,
             diagnostics: vec![diagnostic],
+            background: true,
         };
     }
     fallback(input, diagnostic)
@@ -308,5 +314,6 @@ fn fallback(input: &str, diagnostic: Diagnostic) -> ParseOutput {
         graph: ClauseGraph::from_emitted(clauses, &[]),
         complete: false,
         diagnostics: vec![diagnostic],
+        background: true,
     }
 }

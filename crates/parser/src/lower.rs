@@ -35,6 +35,8 @@ pub(crate) struct Lowered {
     pub edges: Vec<(usize, usize, EdgeKind)>,
     /// True when the clause limit stopped the lowering.
     pub truncated: bool,
+    /// True when a list element runs in the background (`&`) or a coprocess starts.
+    pub background: bool,
 }
 
 /// Lowers a whole script.
@@ -54,6 +56,7 @@ pub(crate) fn lower(
         edges: Vec::new(),
         max_clauses,
         truncated: false,
+        background: false,
     };
     let mut state = cwd;
     let frame = Frame {
@@ -66,6 +69,7 @@ pub(crate) fn lower(
         clauses: lowerer.clauses,
         edges: lowerer.edges,
         truncated: lowerer.truncated,
+        background: lowerer.background,
     }
 }
 
@@ -99,6 +103,7 @@ struct Lowerer<'a> {
     edges: Vec<(usize, usize, EdgeKind)>,
     max_clauses: usize,
     truncated: bool,
+    background: bool,
 }
 
 impl From<AndOrOp> for Operator {
@@ -182,6 +187,7 @@ impl Lowerer<'_> {
         let count = list.items.len();
         for (n, item) in list.items.into_iter().enumerate() {
             let head = if item.sep == Sep::Background {
+                self.background = true;
                 let mut job_cwd = cwd.clone();
                 self.lower_and_or(
                     item.and_or,
@@ -301,6 +307,7 @@ impl Lowerer<'_> {
                 )
             }
             Command::Coproc(coproc) => {
+                self.background = true;
                 let mut job_cwd = cwd.clone();
                 self.lower_command(
                     *coproc.body,

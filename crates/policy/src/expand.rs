@@ -278,8 +278,9 @@ pub struct Expansion {
     pub sources: Vec<CodeSource>,
     /// Pipelines, including the implied ones of `$(…)` and `<(…)` feeding their command.
     pub pipelines: Vec<Pipeline>,
-    /// Whether a parse (the command's or nested code's) starts a list element in the
-    /// background and goes on with the next one (`(sleep 1; cat x) & git merge y`).
+    /// Whether a parse (the command's or nested code's) runs something in the background
+    /// (`(sleep 1; cat x) & git merge y`, `bash -c '(…) &'`, a coprocess): see
+    /// [`ParseOutput::background`](shellgate_parser::ParseOutput::background).
     pub background: bool,
 }
 
@@ -337,7 +338,7 @@ pub fn expand(policy: &Policy, parsed: &ParseOutput, opts: &ExpandOptions) -> Ex
             notes: Vec::new(),
             sources: Vec::new(),
             pipelines: Vec::new(),
-            background: false,
+            background: parsed.background,
         },
         found_below: None,
         stdin_shells: Vec::new(),
@@ -434,7 +435,6 @@ impl Walker<'_> {
     /// that contains it.
     fn pipelines(&mut self, graph: &ClauseGraph, ranges: &[Range<usize>]) {
         let edges: Vec<(usize, usize, EdgeKind)> = graph.edges().collect();
-        self.ex.background |= edges.iter().any(|(_, _, k)| *k == EdgeKind::Background);
         let members = |from: usize, to: usize| -> Vec<usize> {
             (from..to)
                 .filter_map(|c| ranges.get(c))

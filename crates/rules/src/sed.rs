@@ -1,11 +1,14 @@
 //! A reader for sed programs: the commands a program runs, as the seds in use read it.
 //!
 //! They read some programs differently: GNU sed 4.9 and BSD sed skip bracket expressions before
-//! looking for the delimiter that ends a part (`s/[/]/x/`), older GNU seds do not; GNU sed ends
+//! looking for the delimiter that ends a regex (`s/[/]/x/`), older GNU seds do not; GNU sed ends
 //! a label at a blank, `;` or `}`, BSD sed at the end of the line (`b end;w x`). A program is
-//! read every way and its commands are the union of the readings that succeed (a reading that
-//! fails is a program that sed refuses); a program no reading can follow has none the reader
-//! can name, so the caller treats it as unsafe (fail closed).
+//! read every way. The GNU 4.9 reading must succeed — it accepts everything GNU sed 4.9 does
+//! (blanks before `s` flags and address modifiers, `\` as a delimiter), so its failure is never
+//! a way to let another reading decide — and the commands are the union of it and of the other
+//! readings that succeed (one that fails is a program that sed refuses). A program the GNU
+//! reading cannot follow has no commands the reader can name: the caller treats it as unsafe
+//! (fail closed).
 
 /// The ways a program is read.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -19,8 +22,8 @@ enum Dialect {
 }
 
 /// The command letters of `program` and the flags of its `s` commands (`s/a/b/w FILE` gives
-/// `s` and `w`), in every reading that succeeds; `None` when none does: a command, address or
-/// delimiter the reader does not know, or an unterminated part.
+/// `s` and `w`), in every reading that succeeds; `None` when the GNU 4.9 reading fails: a
+/// command, address or delimiter the reader does not know, or an unterminated part.
 ///
 /// ```
 /// use shellgate_rules::sed::commands;
@@ -34,19 +37,15 @@ enum Dialect {
 /// ```
 #[must_use]
 pub fn commands(program: &str) -> Option<Vec<char>> {
-    let mut all: Option<Vec<char>> = None;
-    for dialect in [Dialect::Gnu, Dialect::Bsd, Dialect::OldGnu] {
-        let Some(found) = read(program, dialect) else {
-            continue;
-        };
-        let all = all.get_or_insert_with(Vec::new);
-        for c in found {
+    let mut all = read(program, Dialect::Gnu)?;
+    for dialect in [Dialect::Bsd, Dialect::OldGnu] {
+        for c in read(program, dialect).unwrap_or_default() {
             if !all.contains(&c) {
                 all.push(c);
             }
         }
     }
-    all
+    Some(all)
 }
 
 /// A program's reader: its characters and the position.
@@ -136,15 +135,18 @@ fn read(program: &str, dialect: Dialect) -> Option<Vec<char>> {
             }
             's' | 'y' => {
                 let delimiter = r.next()?;
-                if delimiter == '\n' || delimiter == '\\' {
+                if delimiter == '\n' {
                     return None;
                 }
-                r.delimited(delimiter, true)?;
+                // (`y` has no regex: its brackets are characters.)
+                r.delimited(delimiter, command == 's')?;
                 r.delimited(delimiter, false)?;
                 if command == 's' {
                     while let Some(flag) = r.peek() {
                         match flag {
-                            'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => r.at += 1,
+                            'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' | ' ' | '\t' => {
+                                r.at += 1;
+                            }
                             'e' => {
                                 r.at += 1;
                                 push('e', &mut found);
@@ -208,7 +210,7 @@ impl Reader {
             Some('/') => {
                 self.at += 1;
                 self.delimited('/', true)?;
-                self.skip(|c| c == 'I' || c == 'M');
+                self.modifiers();
             }
             Some('\\') => {
                 self.at += 1;
@@ -217,22 +219,39 @@ impl Reader {
                     return None;
                 }
                 self.delimited(delimiter, true)?;
-                self.skip(|c| c == 'I' || c == 'M');
+                self.modifiers();
             }
             _ => return Some(false),
         }
         Some(true)
     }
 
-    /// Skips to the delimiter that ends a part and past it; `regex` parts skip BSD's bracket
-    /// expressions. A newline or the end of the program first is a failure.
+    /// Skips an address's `I` and `M` modifiers, and blanks among them (`/a/ I p`).
+    fn modifiers(&mut self) {
+        let start = self.at;
+        self.skip(|c| matches!(c, 'I' | 'M' | ' ' | '\t'));
+        // (Blanks alone are the command's: leave them.)
+        if !self
+            .chars
+            .get(start..self.at)
+            .unwrap_or_default()
+            .iter()
+            .any(|c| matches!(c, 'I' | 'M'))
+        {
+            self.at = start;
+        }
+    }
+
+    /// Skips to the delimiter that ends a part and past it; `regex` parts skip bracket
+    /// expressions (not in older GNU seds). A newline or the end of the program first is a
+    /// failure. A delimiter that is `\` ends the part wherever it appears, as in GNU sed.
     fn delimited(&mut self, delimiter: char, regex: bool) -> Option<()> {
         loop {
             let c = self.next()?;
-            if c == '\\' {
-                self.next()?;
-            } else if c == delimiter {
+            if c == delimiter {
                 return Some(());
+            } else if c == '\\' {
+                self.next()?;
             } else if c == '\n' {
                 return None;
             } else if c == '[' && regex && self.dialect != Dialect::OldGnu {
@@ -349,15 +368,30 @@ mod tests {
         // GNU ends a label at `;`: the `w` is a command there, label text in BSD.
         assert_eq!(cs("b end;w /tmp/x").as_deref(), Some("bw"));
         assert_eq!(cs("b end w /tmp/x").as_deref(), Some("bw"));
-        // Newer seds skip a bracket expression, older GNU seds do not: `s/[/]/e/` replaces
-        // with `e` in one, runs the result in the other (`s` with regex `[`, text `]`, flag `e`
-        // would be an error there; `s/[/]x/e` reads as the flag `e` in the older one).
+        // Newer seds skip a bracket expression, older GNU seds do not: `s/[/]x/e` is an
+        // unterminated `s` in GNU 4.9 (not read: unsafe) and `s` with the flag `e` in older ones.
         assert_eq!(cs("s/[/]/x/").as_deref(), Some("s"));
-        assert_eq!(cs("s/[/]x/e").as_deref(), Some("se"));
+        assert_eq!(cs("s/[/]x/e"), None);
+        assert_eq!(cs("s/[/]/x/;e id").as_deref(), Some("se"));
         assert_eq!(cs("/x[^/]*$/d").as_deref(), Some("d"));
         assert_eq!(cs("s/[/]/x/;w /tmp/x").as_deref(), Some("sw"));
         // A block a BSD label swallows the end of is read the GNU way.
         assert_eq!(cs("/a/ { g; bb }; p").as_deref(), Some("gbp"));
         assert_eq!(cs("s/x/y"), None);
+    }
+
+    #[test]
+    fn reads_what_gnu_sed_accepts_so_no_other_reading_decides() {
+        // Blanks before `s` flags, `\` as the delimiter, a blank before an address modifier.
+        assert_eq!(cs(":a;s/x/y/ e").as_deref(), Some(":se"));
+        assert_eq!(cs("s/[/]/#/ e").as_deref(), Some("se"));
+        assert_eq!(cs(":a;s/x/y/ w /tmp/x").as_deref(), Some(":sw"));
+        assert_eq!(cs(":a;s\\x\\y\\w /tmp/x").as_deref(), Some(":sw"));
+        assert_eq!(cs(":a;/a/ I w /tmp/x").as_deref(), Some(":w"));
+        assert_eq!(cs("/a/ p").as_deref(), Some("p"));
+        // `y` reads brackets as characters.
+        assert_eq!(cs("s/[/]/x/;y/[/]/;e touch x #").as_deref(), Some("sye"));
+        // A program GNU sed 4.9 cannot read is not read at all.
+        assert_eq!(cs(":a;s/x/y/ k"), None);
     }
 }

@@ -1112,7 +1112,7 @@ impl<'a> Run<'a> {
         if access == Access::Read
             && self.state.resolve_symlinks()
             && super::repository_secrets::is_git_config(path)
-            && super::repository_secrets::holds_credentials(path)
+            && super::repository_secrets::holds_credentials(path, self.state.home())
         {
             judged.ask_unsaveable(
                 ReasonKind::Exposure,

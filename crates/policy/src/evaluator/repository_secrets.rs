@@ -50,7 +50,10 @@ pub(super) fn configs_with_credentials(cwd: &Path, home: Option<&Path>) -> Vec<P
         files.push(home.join(".gitconfig"));
         files.push(home.join(".config/git/config"));
     }
-    files.into_iter().filter(|f| holds_credentials(f)).collect()
+    files
+        .into_iter()
+        .filter(|f| holds_credentials(f, home))
+        .collect()
 }
 
 /// Whether `path` is a git configuration file by its name (`.git/config`, `~/.gitconfig`,
@@ -94,8 +97,17 @@ fn repository_config(cwd: &Path) -> Option<PathBuf> {
 
 /// Whether a configuration file holds a URL with a password or token (`https://user:TOKEN@…`,
 /// `https://TOKEN@…` for a known token shape), an extra HTTP header, or a token or password
-/// setting (`hub.oauthtoken`, `github.token`, `sendemail.smtpPass`).
-pub(super) fn holds_credentials(file: &Path) -> bool {
+/// setting (`hub.oauthtoken`, `github.token`, `sendemail.smtpPass`, `imap.pass`) — itself or a
+/// file it includes (`[include]`/`[includeIf …]` `path`, as git follows them: actions/checkout
+/// keeps its token in an included file), up to [`INCLUDE_DEPTH`] files deep.
+pub(super) fn holds_credentials(file: &Path, home: Option<&Path>) -> bool {
+    holds_credentials_within(file, home, 0)
+}
+
+/// How deep includes are followed.
+const INCLUDE_DEPTH: usize = 4;
+
+fn holds_credentials_within(file: &Path, home: Option<&Path>, depth: usize) -> bool {
     let Ok(handle) = std::fs::File::open(file) else {
         return false;
     };
@@ -103,12 +115,32 @@ pub(super) fn holds_credentials(file: &Path) -> bool {
     if handle.take(CONFIG_BYTES).read_to_string(&mut text).is_err() {
         return false;
     }
+    let mut in_include = false;
     text.lines().any(|line| {
         let lower = line.to_ascii_lowercase();
-        let key = lower.split('=').next().unwrap_or_default().trim();
+        let trimmed = lower.trim_start();
+        if trimmed.starts_with('[') {
+            in_include = trimmed.starts_with("[include");
+            return false;
+        }
+        let (key, value) = line.split_once('=').unwrap_or((line, ""));
+        let key = key.trim().to_ascii_lowercase();
+        if in_include && key == "path" && depth < INCLUDE_DEPTH {
+            let value = value.trim().trim_matches('"');
+            let included = match value.strip_prefix("~/") {
+                Some(rest) => home.map(|h| h.join(rest)),
+                None => file.parent().map(|dir| dir.join(value)),
+            };
+            if included.is_some_and(|f| holds_credentials_within(&f, home, depth + 1)) {
+                return true;
+            }
+        }
         lower.contains("extraheader")
-            || (lower.contains('=')
-                && (key.ends_with("token") || key.contains("password") || key.contains("smtppass")))
+            || (line.contains('=')
+                && (key.ends_with("token")
+                    || key.contains("password")
+                    || key.contains("smtppass")
+                    || key == "pass"))
             || url_with_secret(line)
     })
 }
@@ -179,5 +211,28 @@ mod tests {
         )
         .unwrap();
         assert!(configs_with_credentials(&project, None).is_empty());
+        // A file it includes, relative to it, or one `includeIf` names (actions/checkout).
+        std::fs::write(
+            project.join(".git/config"),
+            "[includeIf \"gitdir:/x/.git\"]\n\tpath = creds.config\n",
+        )
+        .unwrap();
+        std::fs::write(
+            project.join(".git/creds.config"),
+            "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic eC1h\n",
+        )
+        .unwrap();
+        assert_eq!(
+            configs_with_credentials(&project, None),
+            vec![project.join(".git/config")]
+        );
+        std::fs::write(
+            project.join(".git/creds.config"),
+            "[imap]\n\tpass = s3cret\n",
+        )
+        .unwrap();
+        assert!(holds_credentials(&project.join(".git/config"), None));
+        std::fs::write(project.join(".git/creds.config"), "[user]\n\tname = me\n").unwrap();
+        assert!(!holds_credentials(&project.join(".git/config"), None));
     }
 }

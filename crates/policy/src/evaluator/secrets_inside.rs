@@ -79,7 +79,7 @@ impl Run<'_> {
                     };
                 }
                 let git_config = is_git_config(&path) || (in_git && name == "config");
-                if kind.is_file() && git_config && holds_credentials(&path) {
+                if kind.is_file() && git_config && holds_credentials(&path, self.state.home()) {
                     return Inside::Protected {
                         path,
                         id: "git-credentials".to_owned(),

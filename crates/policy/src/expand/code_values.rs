@@ -91,6 +91,7 @@ impl Walker<'_> {
                 // running it.
                 continue;
             }
+            self.ex.background |= parsed.background;
             self.ex.sources.push(CodeSource {
                 text: code,
                 invocation: index,

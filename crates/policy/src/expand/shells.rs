@@ -66,6 +66,14 @@ impl Walker<'_> {
             Found::Code(i, _) => i + 1,
             _ => words.len(),
         };
+        // Where the options before the code flag end (the flag's own word, or the word holding
+        // it with the code attached: `-S 'CMD'`, `--split-string=CMD`).
+        let options_end = match &found {
+            Found::Code(i, Some(_)) => *i,
+            Found::Code(i, None) => i.saturating_sub(1),
+            _ => shell.verb.len(),
+        }
+        .max(shell.verb.len());
         // The words bound to the code's `$0 $1 …`, if any.
         let mut positional: Vec<Word> = Vec::new();
         let code = match found {
@@ -155,8 +163,9 @@ impl Walker<'_> {
                 .map(|w| w.span)
                 .unwrap_or_default();
             // The split words are arguments of the same command again (`env -S 'A=1 cmd'` is
-            // `env A=1 cmd`: assignments, options and the command are read as env reads them).
-            let mut inner: Vec<Word> = words.get(..shell.verb.len()).unwrap_or_default().to_vec();
+            // `env A=1 cmd`: assignments, options and the command are read as env reads them),
+            // after the options before the flag (`env -C DIR -S 'CMD'` runs CMD in DIR).
+            let mut inner: Vec<Word> = words.get(..options_end).unwrap_or_default().to_vec();
             inner.extend(split.into_iter().map(|s| synthetic_word(s, span)));
             inner.extend(words.get(after..).unwrap_or_default().iter().cloned());
             self.inner(index, inner, Vec::new(), cwd, Via::Split, false, depth);
@@ -237,6 +246,7 @@ impl Walker<'_> {
             home: home.clone(),
         };
         let parsed = shellgate_parser::parse(&code, &options);
+        self.ex.background |= parsed.background;
         // Words of the code that belong to no clause (`for`/`case` words) are judged here.
         if let Some(why) = shellgate_parser::evaluates::unjudged_evaluation(&code, &parsed.graph) {
             self.dynamic(index, &why);
