@@ -484,6 +484,19 @@ fn a_project_policy_that_is_no_regular_file_or_too_big_is_refused_and_the_defaul
     let (code, value, stderr) = link.eval(&[], "rm -rf ~");
     assert_eq!((code, value["decision"].as_str()), (3, Some("HardDenied")));
     assert!(stderr.contains("not a regular file"), "{stderr}");
+    // A link that leads nowhere is a layer that cannot be read, not an absent one.
+    let dangling = Project::new(None);
+    std::os::unix::fs::symlink(
+        dangling.path("missing.toml"),
+        dangling.path("proj/.shellgate/policy.toml"),
+    )
+    .unwrap();
+    let (code, value, stderr) = dangling.eval(&[], "git status");
+    assert_eq!((code, value["decision"].as_str()), (2, Some("NeedsPrompt")));
+    assert!(
+        stderr.contains("the project policy was refused"),
+        "{stderr}"
+    );
     let big = Project::new(Some(&format!(
         "version = 1\n#{}\n",
         "x".repeat(1024 * 1024)

@@ -162,14 +162,15 @@ pub fn load(files: &[PathBuf]) -> Result<Policy, LoadError> {
 pub const PROJECT_POLICY: &str = ".shellgate/policy.toml";
 
 /// The project layer's files: `explicit` (`--project-policy`) when given, else the project's
-/// `.shellgate/policy.toml` when it exists.
+/// `.shellgate/policy.toml` when it exists — as a link too, even one that leads nowhere (which
+/// is then refused, not taken for no layer).
 pub fn project_files(explicit: &[PathBuf], project: Option<&Path>) -> Vec<PathBuf> {
     if !explicit.is_empty() {
         return explicit.to_vec();
     }
     project
         .map(|dir| dir.join(PROJECT_POLICY))
-        .filter(|file| file.exists())
+        .filter(|file| file.symlink_metadata().is_ok())
         .into_iter()
         .collect()
 }
