@@ -631,6 +631,10 @@ pub struct Protected {
     pub id: String,
     /// Path globs (`~/.ssh/**`, `**/.env`).
     pub paths: Vec<String>,
+    /// Globs of committed templates among them (`**/.env.example`), which hold no secrets: a
+    /// recursive read of the directory holding one does not reach a protected file (named,
+    /// it is read as any of `paths`).
+    pub templates: Vec<String>,
     /// The decision forced for reads (`Approved`: not forced).
     pub read: Decision,
     /// The decision forced for writes.

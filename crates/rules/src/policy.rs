@@ -575,6 +575,13 @@ impl Policy {
         self.declared.protected.guarded_below(path, home)
     }
 
+    /// Whether `path` is a committed template a protected entry lists (`**/.env.example`): a
+    /// recursive read of its directory does not reach a secret through it.
+    #[must_use]
+    pub fn protected_template(&self, path: &Path, home: Option<&Path>) -> bool {
+        self.declared.protected.is_template(path, home)
+    }
+
     /// Every protected entry covering `path`, in declaration order.
     #[must_use]
     pub fn protected_all(&self, path: &Path, home: Option<&Path>) -> Vec<&Protected> {

@@ -21,6 +21,8 @@ pub(crate) struct ProtectedPaths {
     /// `**/.vscode/tasks.json`), in lower case; glob `i` belongs to entry `ancestor_owner[i]`.
     ancestors: LazyGlobSet,
     ancestor_owner: Vec<usize>,
+    /// Every entry's `templates`, in lower case.
+    templates: LazyGlobSet,
 }
 
 /// The directories above `glob` that a link could stand for: each proper prefix whose last
@@ -49,6 +51,11 @@ impl ProtectedPaths {
             kept.push(entry);
         }
         let lower = globs.iter().map(|g| g.to_ascii_lowercase()).collect();
+        let templates = kept
+            .iter()
+            .flat_map(|e: &Protected| &e.templates)
+            .map(|g| g.to_ascii_lowercase())
+            .collect();
         let mut ancestors = Vec::new();
         let mut ancestor_owner = Vec::new();
         for (glob, index) in globs.iter().zip(&owner) {
@@ -69,6 +76,7 @@ impl ProtectedPaths {
             owner,
             ancestors: LazyGlobSet::new(ancestors),
             ancestor_owner,
+            templates: LazyGlobSet::new(templates),
         }
     }
 
@@ -95,6 +103,15 @@ impl ProtectedPaths {
             }
         }
         None
+    }
+
+    /// Whether `path` (in its resolved and `~` forms, in any letter case) is a committed
+    /// template one of the entries lists.
+    pub(crate) fn is_template(&self, path: &Path, home: Option<&Path>) -> bool {
+        let text = path.to_string_lossy();
+        path::forms(&text, None, home)
+            .iter()
+            .any(|form| self.templates.is_match(&form.to_ascii_lowercase()))
     }
 
     /// Every entry covering `path` (in its resolved and `~` forms, in any letter case), in

@@ -326,6 +326,7 @@ table! {
     RawProtected {
         id: Text = required,
         paths: TextList = required,
+        templates: Vec<Text> = or_default,
         read: Text = required,
         write: Text = required,
         why: Text = required,

@@ -284,7 +284,9 @@ impl Policy {
         let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
         let role_takes = |name: &str| roles.is_some_and(|r| r.takes_value(name));
         let mut best: Option<SafeVerdict<'_>> = None;
+        let mut best_len = 0;
         let mut refusal: Option<SafeVerdict<'_>> = None;
+        let mut refusal_len = 0;
         let entries = self.lookup_all(
             &self.declared.safe,
             view.words,
@@ -311,11 +313,13 @@ impl Policy {
                     };
                     if better {
                         best = Some(admitted);
+                        best_len = entry.verb.len();
                     }
                 }
                 other => {
                     if refusal.is_none() {
                         refusal = Some(other);
+                        refusal_len = entry.verb.len();
                     }
                 }
             }
@@ -338,6 +342,12 @@ impl Policy {
                 saveable: true,
                 exact: false,
             };
+        }
+        // A refusal by an entry for a longer verb knows the command better than an admission
+        // by a shorter one: `git stash show -u` prints stashed untracked files, which the
+        // `git stash` entry (for `git stash -u`) admits.
+        if refusal.is_some() && refusal_len > best_len {
+            return refusal.unwrap_or(SafeVerdict::NotCatalogued);
         }
         best.or(refusal).unwrap_or(SafeVerdict::NotCatalogued)
     }

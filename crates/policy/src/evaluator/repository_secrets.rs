@@ -64,8 +64,14 @@ pub(super) fn is_git_config(path: &Path) -> bool {
         .parent()
         .and_then(|p| p.file_name())
         .and_then(|n| n.to_str());
+    // (A bare repository's `config`: `mirror.git/config`, or any directory laid out as one.)
     matches!(name, Some(".gitconfig"))
-        || (name == Some("config") && matches!(parent, Some(".git" | "git")))
+        || (name == Some("config")
+            && (matches!(parent, Some(".git" | "git"))
+                || parent.is_some_and(|p| p.ends_with(".git"))
+                || path
+                    .parent()
+                    .is_some_and(super::foreign_repository::looks_like_git_dir)))
 }
 
 /// The `config` file of the repository git finds from `cwd`.
@@ -117,14 +123,30 @@ fn holds_credentials_within(file: &Path, home: Option<&Path>, depth: usize) -> b
     }
     let mut in_include = false;
     text.lines().any(|line| {
+        // A section header may hold a URL (`[url "https://TOKEN@host/"]`) and be followed by a
+        // setting on the same line (`[include] path = x`).
+        let line = match line.trim_start().strip_prefix('[') {
+            Some(header) => {
+                let (section, rest) = header.split_once(']').unwrap_or((header, ""));
+                if url_with_secret(section) {
+                    return true;
+                }
+                in_include = section
+                    .trim_start()
+                    .to_ascii_lowercase()
+                    .starts_with("include");
+                rest
+            }
+            None => line,
+        };
         let lower = line.to_ascii_lowercase();
-        let trimmed = lower.trim_start();
-        if trimmed.starts_with('[') {
-            in_include = trimmed.starts_with("[include");
-            return false;
-        }
         let (key, value) = line.split_once('=').unwrap_or((line, ""));
         let key = key.trim().to_ascii_lowercase();
+        let value = without_comment(value);
+        // A credential helper that is a shell snippet may print the password itself.
+        if key == "helper" && value.to_ascii_lowercase().contains("password") {
+            return true;
+        }
         if in_include && key == "path" && depth < INCLUDE_DEPTH {
             let value = value.trim().trim_matches('"');
             let included = match value.strip_prefix("~/") {
@@ -143,6 +165,19 @@ fn holds_credentials_within(file: &Path, home: Option<&Path>, depth: usize) -> b
                     || key == "pass"))
             || url_with_secret(line)
     })
+}
+
+/// A configuration value without its trailing `;` or `#` comment (outside double quotes).
+fn without_comment(value: &str) -> &str {
+    let mut quoted = false;
+    for (at, c) in value.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ';' | '#' if !quoted => return value.get(..at).unwrap_or(value),
+            _ => {}
+        }
+    }
+    value
 }
 
 /// Whether `line` holds a URL whose user part carries a password (`user:secret@`) or is itself a
@@ -234,5 +269,37 @@ mod tests {
         assert!(holds_credentials(&project.join(".git/config"), None));
         std::fs::write(project.join(".git/creds.config"), "[user]\n\tname = me\n").unwrap();
         assert!(!holds_credentials(&project.join(".git/config"), None));
+    }
+
+    #[test]
+    fn credentials_in_headers_helpers_inline_includes_and_commented_paths() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("config");
+        let creds = root.path().join("ci.cfg");
+        std::fs::write(
+            &creds,
+            "[http]\n\textraheader = AUTHORIZATION: basic eC1h\n",
+        )
+        .unwrap();
+        for (text, holds) in [
+            (
+                "[url \"https://x-access-token:ghs_abc@github.com/\"]\n\tinsteadOf = https://github.com/\n",
+                true,
+            ),
+            (
+                "[credential]\n\thelper = \"!f() { echo password=ghp_x; }; f\"\n",
+                true,
+            ),
+            ("[include] path = ci.cfg\n", true),
+            ("[include]\n\tpath = ci.cfg ; CI auth\n", true),
+            ("[credential]\n\thelper = osxkeychain\n", false),
+            (
+                "[url \"git@github.com:\"]\n\tinsteadOf = https://github.com/\n",
+                false,
+            ),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            assert_eq!(holds_credentials(&file, None), holds, "{text}");
+        }
     }
 }

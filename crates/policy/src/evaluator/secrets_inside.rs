@@ -32,13 +32,18 @@ pub(super) enum Inside {
 }
 
 impl Run<'_> {
-    /// Walks `dir` (without following links below it) for a file a recursive read reaches that
-    /// is protected for reading, or a git configuration holding a credential (`.git/config`,
-    /// `.git/modules/NAME/config`). Hidden entries are skipped unless `hidden`; the project's
-    /// disposable outputs (`settings.disposable`), virtual environments (a `pyvenv.cfg`) and
-    /// git's object store are not entered.
+    /// Walks `dir` for a file a recursive read reaches that is protected for reading, or a git
+    /// configuration holding a credential (`.git/config`, `.git/modules/NAME/config`, a bare
+    /// repository's `config`). Links are followed, as `grep -R`, `rg -L` and `tar -h` follow
+    /// them (a link's target is judged, a linked directory walked). Hidden entries are skipped
+    /// unless `hidden`; committed templates (`templates` of `[[protected]]`: `.env.example`)
+    /// reach no secret; the project's disposable outputs (`settings.disposable`), virtual
+    /// environments (`pyvenv.cfg` beside `bin/python` or `Scripts/python.exe`) and git's object
+    /// store are not entered.
     pub(super) fn protected_inside(&self, dir: &Path, hidden: bool) -> Inside {
-        let disposable = &self.policy().settings().disposable;
+        let policy = self.policy();
+        let home = self.state.home();
+        let disposable = &policy.settings().disposable;
         let mut stack: Vec<(PathBuf, bool)> = vec![(dir.to_path_buf(), false)];
         let mut seen = 0usize;
         while let Some((current, in_git)) = stack.pop() {
@@ -55,17 +60,31 @@ impl Run<'_> {
                 if !hidden && name.starts_with('.') {
                     continue;
                 }
-                let path = entry.path();
+                let link = entry.path();
                 let Ok(kind) = entry.file_type() else {
                     continue;
+                };
+                // A link stands for its target: judged where it leads, walked when a directory.
+                let (path, kind) = if kind.is_symlink() {
+                    let (Ok(target), Ok(meta)) =
+                        (std::fs::canonicalize(&link), std::fs::metadata(&link))
+                    else {
+                        continue;
+                    };
+                    (target, meta.file_type())
+                } else {
+                    (link, kind)
                 };
                 if kind.is_dir() {
                     let skip = disposable.iter().any(|d| *d == name)
                         || (in_git && GIT_DATA.contains(&name.as_ref()))
-                        || path.join("pyvenv.cfg").exists();
+                        || virtual_environment(&path);
                     if !skip {
                         stack.push((path, in_git || name == ".git"));
                     }
+                    continue;
+                }
+                if policy.protected_template(&path, home) {
                     continue;
                 }
                 if let Some(entry) = self
@@ -79,7 +98,7 @@ impl Run<'_> {
                     };
                 }
                 let git_config = is_git_config(&path) || (in_git && name == "config");
-                if kind.is_file() && git_config && holds_credentials(&path, self.state.home()) {
+                if kind.is_file() && git_config && holds_credentials(&path, home) {
                     return Inside::Protected {
                         path,
                         id: "git-credentials".to_owned(),
@@ -90,4 +109,10 @@ impl Run<'_> {
         }
         Inside::Nothing
     }
+}
+
+/// Whether `dir` is a Python virtual environment: a `pyvenv.cfg` beside its interpreter.
+fn virtual_environment(dir: &Path) -> bool {
+    dir.join("pyvenv.cfg").is_file()
+        && (dir.join("bin/python").exists() || dir.join("Scripts/python.exe").exists())
 }

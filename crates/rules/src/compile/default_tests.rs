@@ -191,6 +191,12 @@ fn the_loaded_policy_holds_every_value_of_the_file() {
         assert_eq!(protected.len(), p.protected_entries().len());
         for (raw, entry) in protected.iter().zip(p.protected_entries()) {
             assert_eq!(strings(raw.get("paths")), entry.paths, "{}", entry.id);
+            assert_eq!(
+                strings(raw.get("templates")),
+                entry.templates,
+                "{}",
+                entry.id
+            );
             assert_eq!(raw["why"].as_str(), Some(entry.why.as_str()));
         }
         catalog_holds_every_value(&p, &file);

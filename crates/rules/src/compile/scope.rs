@@ -104,6 +104,21 @@ impl Builder {
             .iter_mut()
             .map(|p| cx.glob(p, "paths"))
             .collect();
+        // (Templates a recursive read passes over loosen: a user layer's.)
+        let templates: Vec<String> = if raw.templates.is_empty()
+            || cx.refused_in_project(
+                span.clone(),
+                "declare protected `templates`",
+                "a recursive read of a directory holding one no longer asks; list them in your user \
+                 policy",
+            ) {
+            Vec::new()
+        } else {
+            raw.templates
+                .iter_mut()
+                .map(|p| cx.glob(p, "templates"))
+                .collect()
+        };
         let read = cx.decision(&raw.read, "read");
         let write = cx.decision(&raw.write, "write");
         let why = cx.nonempty(&mut raw.why, "why");
@@ -120,6 +135,7 @@ impl Builder {
                 id,
                 // Every path is a checked glob here (any error returned above).
                 paths: globs.clone(),
+                templates,
                 read,
                 write,
                 why,
