@@ -335,11 +335,13 @@ impl Policy {
                 .map(|why| (verb.join(" "), why)),
             SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => None,
         });
+        // (Never saved: a grant cannot pin the input, which changes from one run to the next
+        // (`patch -p1 < fix.diff`, then `< evil.diff`).)
         if let Some((token, why)) = input_names {
             return SafeVerdict::Unsafe {
                 token,
                 why,
-                saveable: true,
+                saveable: false,
                 exact: false,
             };
         }
@@ -599,6 +601,7 @@ impl Policy {
                 entry.takes_value(name)
             });
         }
+        shifted_destination(&mut out, entry, words, &scan.operands, first_applies);
         // A pathspec is a read when it looks like a path, else a value. An object name that
         // names a file in a revision or in the index (`HEAD:.env`, `origin/main:src/x.rs`,
         // `:0:.env`) reads that file's committed content: the path after the revision is the
@@ -796,6 +799,78 @@ impl VerbRoles {
                 .map_or(Role::Value, |(_, r)| *r),
         };
         plain(role, &hit.text)
+    }
+}
+
+/// GNU tools permute their arguments, and an option the entry does not list may take the word
+/// after it as its value (`cp a ~/.bashrc --sparse always`, `zip -t 01012020 ../x.zip a`,
+/// `install a .git/hooks/pre-commit --suf .b`): when the entry's destination is an operand's
+/// position (`first`/`last` = `write`), the operand that holds that position once every
+/// unlisted option takes a value is written too.
+fn shifted_destination(
+    out: &mut Vec<ArgRole>,
+    entry: &VerbRoles,
+    words: &[Word],
+    operands: &[usize],
+    first_applies: bool,
+) {
+    let listed = |name: &str| {
+        entry.takes_value(name)
+            || [
+                &entry.flags,
+                &entry.recursive_flags,
+                &entry.link_flags,
+                &entry.backup_flags,
+                &entry.first_unless,
+                &entry.hidden_flags,
+            ]
+            .iter()
+            .any(|list| list.iter().any(|f| flag_is(name, f)))
+    };
+    // (An abbreviation of a listed option that takes a value takes one too: `--suf .b`.)
+    let abbreviates = |name: &str| {
+        entry
+            .value_flags
+            .iter()
+            .chain(entry.backup_flags.iter())
+            .any(|v| v != name && flag_is(name, v))
+    };
+    let shifted = flags::scan(words, entry.verb.len(), &|name| {
+        entry.takes_value(name) || !listed(name) || abbreviates(name)
+    })
+    .operands;
+    // (The last position needs two operands: `cp SRC DEST`.)
+    let positions = [
+        (
+            entry.first.filter(|_| first_applies),
+            shifted.first(),
+            operands.first(),
+            1,
+        ),
+        (entry.last, shifted.last(), operands.last(), 2),
+    ];
+    for (role, at, was, least) in positions {
+        let (Some(role @ Role::WritePath), Some(&at)) = (role, at) else {
+            continue;
+        };
+        if Some(&at) == was
+            || shifted.len() < least
+            || out
+                .iter()
+                .any(|r| r.index == at && r.role == Role::WritePath)
+        {
+            continue;
+        }
+        if let Some(word) = words.get(at) {
+            out.push(ArgRole {
+                index: at,
+                role,
+                text: word.cooked.clone(),
+                recursive: false,
+                operand: true,
+                inside: false,
+            });
+        }
     }
 }
 

@@ -958,6 +958,13 @@ impl<'a> Run<'a> {
         {
             return Some(());
         }
+        // A name inside a destination directory is its directory's unless a link there leads
+        // elsewhere (`cp x .` through `./x -> ~/work/x`): then the target's zone decides.
+        let certainty = if certainty == Certainty::Inside && resolved != lexical {
+            Certainty::Certain
+        } else {
+            certainty
+        };
         self.judge_zone(
             &resolved,
             &resolved.to_string_lossy(),
