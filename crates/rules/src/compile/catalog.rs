@@ -836,25 +836,50 @@ fn wrapper_mode(
     }
 }
 
+/// Whether a reader table (`[interpreter.inline]`, `[interpreter.program]`) may stand: not in a
+/// project layer, and in the one language the gate reads for it.
+fn reader_allowed(
+    cx: &mut FileCx<'_>,
+    span: std::ops::Range<usize>,
+    reads: &str,
+    kind: &str,
+    language: &Text,
+    known: &str,
+) -> bool {
+    if cx.refused_in_project(
+        span,
+        &format!("let the gate read {reads}"),
+        ONLY_RESTRICTIONS,
+    ) {
+        return false;
+    }
+    if language.get_ref() == known {
+        return true;
+    }
+    cx.error(
+        PolicyError::UnknownValue,
+        language.span(),
+        format!("unknown {kind} language `{}`", language.get_ref()),
+        "unknown language",
+        Some(format!(
+            "the only {kind} language the gate reads is `{known}`"
+        )),
+    );
+    false
+}
+
 /// `[interpreter.program]`: sed only, and never in a project layer (like `[interpreter.inline]`,
 /// it lets programs the reader reads run).
 fn program_reader(cx: &mut FileCx<'_>, program: &Spanned<RawProgram>) -> Option<ProgramReader> {
-    if cx.refused_in_project(
-        program.span(),
-        "let the gate read programs",
-        ONLY_RESTRICTIONS,
-    ) {
-        return None;
-    }
     let raw = program.get_ref();
-    if raw.language.get_ref() != "sed" {
-        cx.error(
-            PolicyError::UnknownValue,
-            raw.language.span(),
-            format!("unknown program language `{}`", raw.language.get_ref()),
-            "unknown language",
-            Some("the only program language the gate reads is `sed`".into()),
-        );
+    if !reader_allowed(
+        cx,
+        program.span(),
+        "programs",
+        "program",
+        &raw.language,
+        "sed",
+    ) {
         return None;
     }
     let mut unsafe_commands = Vec::new();
@@ -890,22 +915,15 @@ fn program_reader(cx: &mut FileCx<'_>, program: &Spanned<RawProgram>) -> Option<
 /// `[interpreter.inline]`: Python only, and never in a project layer (the calls it lists are
 /// code the gate lets run).
 fn inline_reader(cx: &mut FileCx<'_>, inline: &Spanned<RawInline>) -> Option<InlineReader> {
-    if cx.refused_in_project(
-        inline.span(),
-        "let the gate read inline code",
-        ONLY_RESTRICTIONS,
-    ) {
-        return None;
-    }
     let raw = inline.get_ref();
-    if raw.language.get_ref() != "python" {
-        cx.error(
-            PolicyError::UnknownValue,
-            raw.language.span(),
-            format!("unknown inline language `{}`", raw.language.get_ref()),
-            "unknown language",
-            Some("the only inline language the gate reads is `python`".into()),
-        );
+    if !reader_allowed(
+        cx,
+        inline.span(),
+        "inline code",
+        "inline",
+        &raw.language,
+        "python",
+    ) {
         return None;
     }
     let list = |texts: &[Text]| texts.iter().map(|t| t.get_ref().clone()).collect();
