@@ -521,6 +521,7 @@ impl Builder {
                 &raw.toolchain_code,
                 &mut settings.toolchain_code,
             ),
+            ("hook_files", &raw.hook_files, &mut settings.hook_files),
             (
                 "repository_programs",
                 &raw.repository_programs,

@@ -714,6 +714,12 @@ pub struct Settings {
     /// toolchain's working directory makes that toolchain run code the command brings. Every
     /// layer may add globs.
     pub toolchain_code: Vec<String>,
+    /// Globs over the file names git's hooks are (`pre-commit`, `reference-transaction`,
+    /// `post-index-change`) and the files hook managers run (`husky.sh`, `lefthook.yml`): one the
+    /// same command writes below the directory a toolchain or a repository program (`git`)
+    /// works in, wherever it is (a `core.hooksPath` of any name), is code it brings — git runs
+    /// hooks on `status`, `add`, `tag` and `fetch` too. Every layer may add globs.
+    pub hook_files: Vec<String>,
     /// Globs over command names of programs that run code, or send credentials, as the
     /// configuration of the directory they work in says (git: `core.fsmonitor`,
     /// `core.sshCommand`; npm: the registry and its token): one that works in a directory the
@@ -798,6 +804,7 @@ impl Default for Settings {
             release_names: Vec::new(),
             console_names: Vec::new(),
             toolchain_code: Vec::new(),
+            hook_files: Vec::new(),
             repository_programs: Vec::new(),
             repository_config: Vec::new(),
             environment_programs: Vec::new(),

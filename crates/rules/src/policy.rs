@@ -102,6 +102,8 @@ pub struct Policy {
     pub(crate) toolchain_code_set: LazyGlobSet,
     /// `settings.repository_programs` as one set.
     pub(crate) repository_program_set: LazyGlobSet,
+    /// `settings.hook_files` in lower case, as one set.
+    pub(crate) hook_file_set: LazyGlobSet,
     /// `settings.repository_config` as one set.
     pub(crate) repository_config_set: LazyGlobSet,
     /// `settings.environment_programs` as one set.
@@ -238,6 +240,13 @@ impl Policy {
                 .map(|g| g.to_ascii_lowercase())
                 .collect(),
         );
+        let hook_file_set = LazyGlobSet::new(
+            settings
+                .hook_files
+                .iter()
+                .map(|g| g.to_ascii_lowercase())
+                .collect(),
+        );
         let repository_program_set = LazyGlobSet::new(settings.repository_programs.clone());
         let repository_config_set = LazyGlobSet::new(settings.repository_config.clone());
         let environment_program_set = LazyGlobSet::new(settings.environment_programs.clone());
@@ -255,6 +264,7 @@ impl Policy {
             release_set,
             console_set,
             toolchain_code_set,
+            hook_file_set,
             repository_program_set,
             repository_config_set,
             environment_program_set,
@@ -428,6 +438,13 @@ impl Policy {
     pub fn is_toolchain_code(&self, file_name: &str) -> bool {
         self.toolchain_code_set
             .is_match(&file_name.to_ascii_lowercase())
+    }
+
+    /// Whether a file name is one of git's hooks or a hook manager's files
+    /// (`settings.hook_files`), in any letter case.
+    #[must_use]
+    pub fn is_hook_file(&self, file_name: &str) -> bool {
+        self.hook_file_set.is_match(&file_name.to_ascii_lowercase())
     }
 
     /// Whether `words` run a program that runs code, or sends credentials, as the

@@ -53,6 +53,7 @@ table! {
         release_names: Option<TextList> = get,
         console_names: Option<TextList> = get,
         toolchain_code: Option<TextList> = get,
+        hook_files: Option<TextList> = get,
         repository_programs: Option<TextList> = get,
         repository_config: Option<TextList> = get,
         environment_programs: Option<TextList> = get,

@@ -39,7 +39,9 @@ pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Poli
         known.iter().find(|w| {
             paths::is_within(dir, w)
                 || ((paths::is_within(w, dir) || applies_in(w, dir))
-                    && named(w, &|n| policy.is_toolchain_code(n)))
+                    && named(w, &|n| {
+                        policy.is_toolchain_code(n) || policy.is_hook_file(n)
+                    }))
         })
     }) {
         why.push(format!(
@@ -53,6 +55,9 @@ pub(super) fn brought_by_files(judged: &Judged, known: &[PathBuf], policy: &Poli
         known.iter().find(|w| {
             paths::is_within(dir, w)
                 || (applies_in(w, dir) && named(w, &|n| policy.is_repository_config(n)))
+                // (A hook anywhere below: `core.hooksPath` may name any directory.)
+                || ((paths::is_within(w, dir) || applies_in(w, dir))
+                    && named(w, &|n| policy.is_hook_file(n)))
         })
     }) {
         why.push(format!(

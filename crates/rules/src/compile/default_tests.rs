@@ -469,6 +469,8 @@ fn settings_and_audiences_hold_every_value(p: &Policy, file: &toml::Table) {
     assert_eq!(p.declared.settings.console_names, list("console_names"));
     assert_eq!(p.console_set.patterns(), list("console_names"));
     assert_eq!(p.declared.settings.toolchain_code, list("toolchain_code"));
+    assert_eq!(p.declared.settings.hook_files, list("hook_files"));
+    assert_eq!(p.hook_file_set.patterns(), list("hook_files"));
     assert_eq!(
         p.toolchain_code_set.patterns(),
         list("toolchain_code")
