@@ -12,7 +12,22 @@ const CONFIG_BYTES: u64 = 256 * 1024;
 /// configuration or its remotes' URLs.
 pub(super) fn prints_configuration(words: &[shellgate_parser::Word]) -> bool {
     let cooked: Vec<&str> = words.iter().map(|w| w.cooked.as_str()).collect();
-    let has = |flags: &[&str]| cooked.iter().skip(2).any(|w| flags.contains(w));
+    // (A long option by any unique abbreviation git accepts — `--li`, `--get-u` — and a short
+    // one inside a cluster: `-lz`.)
+    let has = |flags: &[&str]| {
+        cooked.iter().skip(2).any(|w| {
+            let name = w.split_once('=').map_or(*w, |(n, _)| n);
+            flags.iter().any(|f| {
+                *f == name
+                    || (f.starts_with("--") && name.len() > 3 && f.starts_with(name))
+                    || (f.len() == 2
+                        && !f.starts_with("--")
+                        && name.starts_with('-')
+                        && !name.starts_with("--")
+                        && name.contains(f.get(1..).unwrap_or_default()))
+            })
+        })
+    };
     match cooked.get(1).copied() {
         // A listing, or a key that names a URL, a header or a credential (`git config user.name`
         // prints only the name).
@@ -24,6 +39,8 @@ pub(super) fn prints_configuration(words: &[shellgate_parser::Word]) -> bool {
                 "--get-regexp",
                 "get-regexp",
                 "--get-urlmatch",
+                "--regexp",
+                "--all",
             ]) || cooked.iter().skip(2).any(|w| {
                 let key = w.to_ascii_lowercase();
                 !key.starts_with('-')
@@ -117,10 +134,20 @@ fn holds_credentials_within(file: &Path, home: Option<&Path>, depth: usize) -> b
     let Ok(handle) = std::fs::File::open(file) else {
         return false;
     };
-    let mut text = String::new();
-    if handle.take(CONFIG_BYTES).read_to_string(&mut text).is_err() {
-        return false;
+    // (Bytes, not text: one byte that is not UTF-8 must not hide the rest. A configuration
+    // larger than what is read is not known: it counts as holding one.)
+    let mut bytes = Vec::new();
+    if handle
+        .take(CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .is_err()
+    {
+        return true;
     }
+    if bytes.len() as u64 > CONFIG_BYTES {
+        return true;
+    }
+    let text = String::from_utf8_lossy(&bytes);
     let mut in_include = false;
     text.lines().any(|line| {
         // A section header may hold a URL (`[url "https://TOKEN@host/"]`) and be followed by a
@@ -301,5 +328,13 @@ mod tests {
             std::fs::write(&file, text).unwrap();
             assert_eq!(holds_credentials(&file, None), holds, "{text}");
         }
+        // A byte that is not UTF-8 hides nothing; a file larger than what is read counts.
+        let mut bytes = b"[user]\n\tname = Jos\xe9\n".to_vec();
+        bytes.extend_from_slice(b"[remote \"o\"]\n\turl = https://x:ghs_abc@github.com/o/r\n");
+        std::fs::write(&file, &bytes).unwrap();
+        assert!(holds_credentials(&file, None));
+        let padded = format!("[user]\n\tname = me\n#{}\n", "x".repeat(300 * 1024));
+        std::fs::write(&file, padded).unwrap();
+        assert!(holds_credentials(&file, None));
     }
 }

@@ -64,8 +64,10 @@ impl Run<'_> {
                 let Ok(kind) = entry.file_type() else {
                     continue;
                 };
-                // A link stands for its target: judged where it leads, walked when a directory.
-                let (path, kind) = if kind.is_symlink() {
+                // A link stands for its target: judged where it leads, walked when a directory
+                // (whatever its name: `node_modules -> ../.ssh` is not the project's output).
+                let link_entry = kind.is_symlink();
+                let (path, kind) = if link_entry {
                     let (Ok(target), Ok(meta)) =
                         (std::fs::canonicalize(&link), std::fs::metadata(&link))
                     else {
@@ -76,9 +78,10 @@ impl Run<'_> {
                     (link, kind)
                 };
                 if kind.is_dir() {
-                    let skip = disposable.iter().any(|d| *d == name)
-                        || (in_git && GIT_DATA.contains(&name.as_ref()))
-                        || virtual_environment(&path);
+                    let skip = !link_entry
+                        && (disposable.iter().any(|d| *d == name)
+                            || (in_git && GIT_DATA.contains(&name.as_ref()))
+                            || virtual_environment(&path));
                     if !skip {
                         stack.push((path, in_git || name == ".git"));
                     }
