@@ -38,28 +38,36 @@ impl Run<'_> {
             return;
         };
         let rule = self.gate.grant_rule();
+        // (A filter that leaves names out selects nothing: `--exclude=.env`, `--ignore .env`,
+        // `rg -g '!.env'`.)
+        let excludes = |flag: &str| flag.contains("exclude") || flag.contains("ignore");
         let option_values = words.windows(2).filter_map(|pair| match pair {
-            [flag, value] if flag.cooked.starts_with('-') => Some(value.cooked.as_str()),
+            [flag, value] if flag.cooked.starts_with('-') && !excludes(&flag.cooked) => {
+                Some(value.cooked.as_str())
+            }
             _ => None,
         });
         let joined_values = words.iter().filter_map(|w| {
             w.cooked
                 .split_once('=')
-                .filter(|(flag, _)| flag.starts_with('-'))
+                .filter(|(flag, _)| flag.starts_with('-') && !excludes(flag))
                 .map(|(_, value)| value)
         });
-        let filtered = option_values.chain(joined_values).find_map(|filter| {
-            if let Ok(cache) = self.filter_cache.try_borrow()
-                && let Some(found) = cache.get(filter)
-            {
-                return *found;
-            }
-            let found = rule.protected_filter(filter);
-            if let Ok(mut cache) = self.filter_cache.try_borrow_mut() {
-                cache.insert(filter.to_owned(), found);
-            }
-            found
-        });
+        let filtered = option_values
+            .chain(joined_values)
+            .filter(|v| !v.starts_with('!'))
+            .find_map(|filter| {
+                if let Ok(cache) = self.filter_cache.try_borrow()
+                    && let Some(found) = cache.get(filter)
+                {
+                    return *found;
+                }
+                let found = rule.protected_filter(filter);
+                if let Ok(mut cache) = self.filter_cache.try_borrow_mut() {
+                    cache.insert(filter.to_owned(), found);
+                }
+                found
+            });
         let (entry, what) = if let Some((entry, name)) = filtered {
             let name = display::escape(name);
             (

@@ -147,7 +147,8 @@ fn holds_credentials_within(file: &Path, home: Option<&Path>, depth: usize) -> b
     if bytes.len() as u64 > CONFIG_BYTES {
         return true;
     }
-    let text = String::from_utf8_lossy(&bytes);
+    // (A value continued on the next line with `\` is one value: a URL split across lines.)
+    let text = String::from_utf8_lossy(&bytes).replace("\\\n", "");
     let mut in_include = false;
     text.lines().any(|line| {
         // A section header may hold a URL (`[url "https://TOKEN@host/"]`) and be followed by a
@@ -320,6 +321,10 @@ mod tests {
             ("[include] path = ci.cfg\n", true),
             ("[include]\n\tpath = ci.cfg ; CI auth\n", true),
             ("[credential]\n\thelper = osxkeychain\n", false),
+            (
+                "[remote \"o\"]\n\turl = https://x-access-token:\\\nghs_abc@github.com/o/r\n",
+                true,
+            ),
             (
                 "[url \"git@github.com:\"]\n\tinsteadOf = https://github.com/\n",
                 false,
