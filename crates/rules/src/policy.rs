@@ -233,20 +233,12 @@ impl Policy {
             .collect();
         let release_set = LazyGlobSet::new(settings.release_names.clone());
         let console_set = LazyGlobSet::new(settings.console_names.clone());
-        let toolchain_code_set = LazyGlobSet::new(
-            settings
-                .toolchain_code
-                .iter()
-                .map(|g| g.to_ascii_lowercase())
-                .collect(),
-        );
-        let hook_file_set = LazyGlobSet::new(
-            settings
-                .hook_files
-                .iter()
-                .map(|g| g.to_ascii_lowercase())
-                .collect(),
-        );
+        // (File names matched in any letter case.)
+        let lower_set = |globs: &[String]| {
+            LazyGlobSet::new(globs.iter().map(|g| g.to_ascii_lowercase()).collect())
+        };
+        let toolchain_code_set = lower_set(&settings.toolchain_code);
+        let hook_file_set = lower_set(&settings.hook_files);
         let repository_program_set = LazyGlobSet::new(settings.repository_programs.clone());
         let repository_config_set = LazyGlobSet::new(settings.repository_config.clone());
         let environment_program_set = LazyGlobSet::new(settings.environment_programs.clone());
