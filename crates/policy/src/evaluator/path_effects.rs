@@ -189,9 +189,12 @@ impl<'a> Run<'a> {
                             .command_name(w)
                             .is_some_and(|(name, _)| name == "git")
                     })
-                    && super::repository_secrets::prints_configuration(&inv.words)
-                    && let Some(file) =
-                        super::repository_secrets::configs_with_credentials(cwd, ctx.home).first()
+                    && let Some(file) = super::repository_secrets::configs_with_credentials(
+                        cwd,
+                        ctx.home,
+                        super::repository_secrets::prints_configuration(&inv.words),
+                    )
+                    .first()
                 {
                     judged.ask_unsaveable(
                         ReasonKind::Exposure,

@@ -8,9 +8,28 @@ use std::path::{Path, PathBuf};
 /// The most of a configuration file that is read.
 const CONFIG_BYTES: u64 = 256 * 1024;
 
-/// Whether `words` (`git SUBCOMMAND …`, global options already removed) print the repository's
-/// configuration or its remotes' URLs.
-pub(super) fn prints_configuration(words: &[shellgate_parser::Word]) -> bool {
+/// What a git command prints of the configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Prints {
+    /// Nothing of it.
+    Nothing,
+    /// Its remotes' URLs (`git remote -v`): only a token in a URL is printed.
+    Urls,
+    /// Settings (`git config -l`): any credential is printed.
+    Settings,
+}
+
+/// What `words` (`git SUBCOMMAND …`, global options already removed) print of the repository's
+/// configuration: settings, or its remotes' URLs.
+pub(super) fn prints_configuration(words: &[shellgate_parser::Word]) -> Prints {
+    let settings = |yes: bool| {
+        if yes {
+            Prints::Settings
+        } else {
+            Prints::Nothing
+        }
+    };
+    let urls = |yes: bool| if yes { Prints::Urls } else { Prints::Nothing };
     let cooked: Vec<&str> = words.iter().map(|w| w.cooked.as_str()).collect();
     // (A long option by any unique abbreviation git accepts — `--li`, `--get-u` — and a short
     // one inside a cluster: `-lz`.)
@@ -31,7 +50,7 @@ pub(super) fn prints_configuration(words: &[shellgate_parser::Word]) -> bool {
     match cooked.get(1).copied() {
         // A listing, or a key that names a URL, a header or a credential (`git config user.name`
         // prints only the name).
-        Some("config") => {
+        Some("config") => settings(
             has(&[
                 "-l",
                 "--list",
@@ -47,21 +66,30 @@ pub(super) fn prints_configuration(words: &[shellgate_parser::Word]) -> bool {
                     && ["url", "extraheader", "credential", "insteadof", "proxy"]
                         .iter()
                         .any(|k| key.contains(k))
-            })
-        }
-        Some("var") => has(&["-l"]),
-        Some("remote") => {
+            }),
+        ),
+        Some("var") => settings(has(&["-l"])),
+        Some("remote") => urls(
             has(&["-v", "--verbose", "get-url", "show"])
-                || cooked.iter().skip(2).any(|w| w.starts_with("-v"))
-        }
-        Some("ls-remote") => has(&["--get-url"]),
-        _ => false,
+                || cooked.iter().skip(2).any(|w| w.starts_with("-v")),
+        ),
+        Some("ls-remote") => urls(has(&["--get-url"])),
+        _ => Prints::Nothing,
     }
 }
 
-/// The configuration files git reads in `cwd` that hold a credential: the repository's own
-/// (found upward from `cwd` as git finds it) and the user's `~/.gitconfig`. Reads the disk.
-pub(super) fn configs_with_credentials(cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+/// The configuration files git reads in `cwd` that hold a credential `printed` prints (any, or
+/// only a token in a URL): the repository's own (found upward from `cwd` as git finds it) and
+/// the user's `~/.gitconfig`. Reads the disk.
+pub(super) fn configs_with_credentials(
+    cwd: &Path,
+    home: Option<&Path>,
+    printed: Prints,
+) -> Vec<PathBuf> {
+    if printed == Prints::Nothing {
+        return Vec::new();
+    }
+    let urls_only = printed == Prints::Urls;
     let mut files: Vec<PathBuf> = repository_config(cwd).into_iter().collect();
     if let Some(home) = home {
         files.push(home.join(".gitconfig"));
@@ -69,7 +97,7 @@ pub(super) fn configs_with_credentials(cwd: &Path, home: Option<&Path>) -> Vec<P
     }
     files
         .into_iter()
-        .filter(|f| holds_credentials(f, home))
+        .filter(|f| holds_credentials_within(f, home, 0, urls_only))
         .collect()
 }
 
@@ -124,13 +152,19 @@ fn repository_config(cwd: &Path) -> Option<PathBuf> {
 /// file it includes (`[include]`/`[includeIf …]` `path`, as git follows them: actions/checkout
 /// keeps its token in an included file), up to [`INCLUDE_DEPTH`] files deep.
 pub(super) fn holds_credentials(file: &Path, home: Option<&Path>) -> bool {
-    holds_credentials_within(file, home, 0)
+    holds_credentials_within(file, home, 0, false)
 }
 
 /// How deep includes are followed.
 const INCLUDE_DEPTH: usize = 4;
 
-fn holds_credentials_within(file: &Path, home: Option<&Path>, depth: usize) -> bool {
+/// (`urls_only`: only a token in a URL counts, what `git remote -v` prints.)
+fn holds_credentials_within(
+    file: &Path,
+    home: Option<&Path>,
+    depth: usize,
+    urls_only: bool,
+) -> bool {
     let Ok(handle) = std::fs::File::open(file) else {
         return false;
     };
@@ -172,7 +206,7 @@ fn holds_credentials_within(file: &Path, home: Option<&Path>, depth: usize) -> b
         let key = key.trim().to_ascii_lowercase();
         let value = without_comment(value);
         // A credential helper that is a shell snippet may print the password itself.
-        if key == "helper" && value.to_ascii_lowercase().contains("password") {
+        if !urls_only && key == "helper" && value.to_ascii_lowercase().contains("password") {
             return true;
         }
         if in_include && key == "path" && depth < INCLUDE_DEPTH {
@@ -181,17 +215,17 @@ fn holds_credentials_within(file: &Path, home: Option<&Path>, depth: usize) -> b
                 Some(rest) => home.map(|h| h.join(rest)),
                 None => file.parent().map(|dir| dir.join(value)),
             };
-            if included.is_some_and(|f| holds_credentials_within(&f, home, depth + 1)) {
+            if included.is_some_and(|f| holds_credentials_within(&f, home, depth + 1, urls_only)) {
                 return true;
             }
         }
-        lower.contains("extraheader")
+        let setting = lower.contains("extraheader")
             || (line.contains('=')
                 && (key.ends_with("token")
                     || key.contains("password")
                     || key.contains("smtppass")
-                    || key == "pass"))
-            || url_with_secret(line)
+                    || key == "pass"));
+        (setting && !urls_only) || url_with_secret(line)
     })
 }
 
@@ -265,7 +299,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            configs_with_credentials(&project.join("src"), None),
+            configs_with_credentials(&project.join("src"), None, Prints::Settings),
             vec![project.join(".git/config")]
         );
         std::fs::write(
@@ -273,7 +307,7 @@ mod tests {
             "[remote \"origin\"]\n\turl = https://example.com/r.git\n",
         )
         .unwrap();
-        assert!(configs_with_credentials(&project, None).is_empty());
+        assert!(configs_with_credentials(&project, None, Prints::Settings).is_empty());
         // A file it includes, relative to it, or one `includeIf` names (actions/checkout).
         std::fs::write(
             project.join(".git/config"),
@@ -286,9 +320,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            configs_with_credentials(&project, None),
+            configs_with_credentials(&project, None, Prints::Settings),
             vec![project.join(".git/config")]
         );
+        // `git remote -v` prints URLs: an extra header is not among them.
+        assert!(configs_with_credentials(&project, None, Prints::Urls).is_empty());
         std::fs::write(
             project.join(".git/creds.config"),
             "[imap]\n\tpass = s3cret\n",
