@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 /// The most of a configuration file that is read.
 const CONFIG_BYTES: u64 = 256 * 1024;
 
+/// Options of `git config` that are prefixes of listing options but print one key's value.
+const OWN_OPTIONS: [&str; 2] = ["--get", "--get-all"];
+
 /// What a git command prints of the configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Prints {
@@ -38,7 +41,11 @@ pub(super) fn prints_configuration(words: &[shellgate_parser::Word]) -> Prints {
             let name = w.split_once('=').map_or(*w, |(n, _)| n);
             flags.iter().any(|f| {
                 *f == name
-                    || (f.starts_with("--") && name.len() > 3 && f.starts_with(name))
+                    || (f.starts_with("--")
+                        && name.len() > 3
+                        && f.starts_with(name)
+                        // (An option git has by that name is no abbreviation: `--get KEY`.)
+                        && !OWN_OPTIONS.contains(&name))
                     || (f.len() == 2
                         && !f.starts_with("--")
                         && name.starts_with('-')
@@ -273,6 +280,22 @@ fn url_with_secret(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn listings_by_abbreviation_and_cluster_but_not_one_key() {
+        let print = |text: &str| {
+            let parsed = shellgate_parser::parse(text, &shellgate_parser::ParseOptions::default());
+            let words = parsed.graph.clauses().next().unwrap().argv.clone();
+            prints_configuration(&words)
+        };
+        assert_eq!(print("git config --li"), Prints::Settings);
+        assert_eq!(print("git config -lz"), Prints::Settings);
+        assert_eq!(print("git config --get-regex remote"), Prints::Settings);
+        assert_eq!(print("git config --get user.name"), Prints::Nothing);
+        assert_eq!(print("git remote -v"), Prints::Urls);
+        assert_eq!(print("git ls-remote --get-u"), Prints::Urls);
+        assert_eq!(print("git status"), Prints::Nothing);
+    }
 
     #[test]
     fn urls_with_passwords_or_tokens_hold_secrets() {
