@@ -21,6 +21,9 @@ pub(crate) struct WordAcc {
     saw_brace: bool,
     /// Inside double quotes (`"…"`, `$"…"`): expansions are not split.
     in_double: bool,
+    /// An unquoted `[` not yet closed: a `]` in a later part, quoted or not, may close a
+    /// bracket expression the shell matches (`.gi[t""]` globs to `.git`).
+    bracket_open: bool,
 }
 
 impl WordAcc {
@@ -31,6 +34,14 @@ impl WordAcc {
             cooked: String::with_capacity(capacity),
             track_shape,
             ..Self::default()
+        }
+    }
+
+    /// A part that is not unquoted text (`'…'`, `"…"`, an escape, an expansion): a `]` in it
+    /// after an unquoted `[` makes the word a glob (conservatively, even a quoted one).
+    fn quoted_part(&mut self, text: &str) {
+        if self.bracket_open && text.contains(']') {
+            self.features.glob = true;
         }
     }
 
@@ -49,24 +60,34 @@ impl WordAcc {
             if first && text.starts_with('~') {
                 self.features.tilde = true;
             }
+            if self.bracket_open && text.contains(']') {
+                self.features.glob = true;
+            }
             if has_glob(text) {
                 self.features.glob = true;
+            }
+            if let Some(open) = text.rfind('[') {
+                self.bracket_open |= !text.get(open..).is_some_and(|rest| rest.contains(']'));
             }
             if self.track_shape {
                 self.saw_brace |= text.contains('{');
                 self.shape.push_str(text);
             }
+        } else {
+            self.quoted_part(text);
         }
     }
 
     /// An unquoted `\c` (`raw` includes the backslash).
     pub fn unquoted_escape(&mut self, raw: &str) {
+        self.quoted_part(raw);
         push_unquoted_escape(raw, &mut self.cooked);
         self.placeholder();
     }
 
     /// A `\c` inside double quotes.
     pub fn dq_escape(&mut self, raw: &str) {
+        self.quoted_part(raw);
         push_dq_escape(raw, &mut self.cooked);
     }
 
@@ -77,12 +98,14 @@ impl WordAcc {
 
     /// `'…'`, given the text between the quotes.
     pub fn single_quoted(&mut self, inner: &str) {
+        self.quoted_part(inner);
         self.cooked.push_str(inner);
         self.placeholder();
     }
 
     /// `$'…'`, given the text between `$'` and `'`.
     pub fn ansi_c(&mut self, inner: &str) {
+        self.quoted_part(inner);
         push_ansi_c(inner, &mut self.cooked);
         self.placeholder();
     }
@@ -97,6 +120,7 @@ impl WordAcc {
     /// `splits`: its result is split into words when it is not inside double quotes (false
     /// for a process substitution and an extended glob).
     pub fn expansion(&mut self, raw: &str, splits: bool) {
+        self.quoted_part(raw);
         self.cooked.push_str(raw);
         self.placeholder();
         if splits && !self.in_double {
@@ -446,6 +470,40 @@ mod tests {
                 assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text}");
             }
         }
+    }
+
+    #[test]
+    fn a_bracket_split_by_a_quoted_part_is_still_a_glob() {
+        let glob = |parts: &[(&str, u8)]| {
+            let mut acc = WordAcc::new(false, 0);
+            for (i, (text, kind)) in parts.iter().enumerate() {
+                match kind {
+                    0 => acc.text(text, true, i == 0),
+                    1 => acc.text(text, false, false),
+                    2 => acc.single_quoted(text),
+                    3 => acc.unquoted_escape(text),
+                    4 => acc.ansi_c(text),
+                    _ => acc.expansion(text, true),
+                }
+            }
+            acc.features.glob
+        };
+        // `.gi[t""]`, `.gi["t"]`, `.gi['t']`, `.gi[\t]`, `.gi[$'t']`, `.gi[$x]`: bash globs
+        // each (the quoted character is a member of the bracket).
+        assert!(glob(&[(".gi[t", 0), ("", 1), ("]/hooks", 0)]));
+        assert!(glob(&[(".gi[", 0), ("t", 1), ("]", 0)]));
+        assert!(glob(&[(".gi[", 0), ("t", 2), ("]", 0)]));
+        assert!(glob(&[(".gi[", 0), ("\\t", 3), ("]", 0)]));
+        assert!(glob(&[(".gi[", 0), ("t", 4), ("]", 0)]));
+        assert!(glob(&[(".gi[", 0), ("$x", 5), ("]", 0)]));
+        // A quoted `]` after an unquoted `[` counts too (conservatively).
+        assert!(glob(&[("a[", 0), ("]", 1)]));
+        // A quoted `[` opens nothing; a bracket closed in its own part is a glob already.
+        assert!(!glob(&[("[", 1), ("x]", 0)]));
+        assert!(!glob(&[("a[b", 1), ("]", 0)]));
+        assert!(glob(&[("a[b]", 0), ("c", 1)]));
+        assert!(!glob(&[("a", 0), ("[b]", 2)]));
+        assert!(!glob(&[("a]", 0), ("[", 1), ("b", 0)]));
     }
 
     #[test]
