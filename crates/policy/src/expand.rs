@@ -58,7 +58,7 @@ use shellgate_parser::{
 use shellgate_rules::{CommandView, Policy, folded_name};
 
 pub use deny::{RuleHit, deny_hits};
-use interpreters::interpreter_opaque;
+use interpreters::{interpreter_opaque, program_code};
 use shells::{Found, find_code};
 use words::{brace_expanded, clause_text};
 
@@ -614,8 +614,13 @@ impl Walker<'_> {
             && wrapper.is_none_or(|w| w.verb.len() <= interpreter.verb.len())
         {
             let opaque = interpreter_opaque(interpreter, words, &inv.redirects);
+            // What a sed program writes, reads and runs is judged as clauses of its own.
+            let program_code = program_code(interpreter, words);
             if let Some(opaque) = opaque {
                 self.set_opaque(index, opaque);
+            }
+            if !program_code.is_empty() {
+                self.judge_code(index, depth, program_code);
             }
             // An interpreter entry only adds a need: a command that is also a shell or a
             // wrapper (a layer's entry for `find` or `bash`) is still unwrapped, so the deny

@@ -683,15 +683,22 @@ declared_entries! {
 impl Interpreter {
     /// Whether `program` (an awk or sed program) matches one of the entry's `unsafe_program`
     /// regexes (true when they cannot be compiled: fail closed), or its program reader cannot
-    /// read it or finds one of its `unsafe_commands`.
+    /// read it, finds one of its `unsafe_commands` or finds it runs text it computes (`s///e`).
+    /// (The files a read program writes and reads and the commands it runs are judged as
+    /// clauses of their own.)
     #[must_use]
     pub fn unsafe_program(&self, program: &str) -> bool {
         self.unsafe_set
             .as_ref()
             .is_some_and(|set| set.is_match(program))
             || self.program.as_ref().is_some_and(|reader| {
-                crate::sed::commands(program)
-                    .is_none_or(|found| found.iter().any(|c| reader.unsafe_commands.contains(c)))
+                crate::sed::effects(program).is_none_or(|found| {
+                    found.runs_input
+                        || found
+                            .commands
+                            .iter()
+                            .any(|c| reader.unsafe_commands.contains(c))
+                })
             })
     }
 }

@@ -21,9 +21,76 @@ enum Dialect {
     OldGnu,
 }
 
+/// What a program does besides editing its input, in every reading that succeeds: the files
+/// it writes and reads and the command lines it runs, each as sed names them (no tilde or
+/// variable expansion: sed opens the name as it is written, relative to its working directory).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effects {
+    /// The command letters, and the flags of its `s` commands (`s/a/b/w FILE` gives `s` and
+    /// `w`).
+    pub commands: Vec<char>,
+    /// The files `w`, `W` and `s///w` write (sed creates or empties each when it starts).
+    pub writes: Vec<String>,
+    /// The files `r` and `R` read into the output.
+    pub reads: Vec<String>,
+    /// The command lines `e COMMAND` runs with `/bin/sh -c`.
+    pub runs: Vec<String>,
+    /// Whether it runs text it computes as a command (`e` alone runs the pattern space,
+    /// `s///e` the result of the substitution): code the gate cannot know.
+    pub runs_input: bool,
+}
+
+impl Effects {
+    fn add(&mut self, other: Self) {
+        for c in other.commands {
+            if !self.commands.contains(&c) {
+                self.commands.push(c);
+            }
+        }
+        for (mine, theirs) in [
+            (&mut self.writes, other.writes),
+            (&mut self.reads, other.reads),
+            (&mut self.runs, other.runs),
+        ] {
+            for item in theirs {
+                if !mine.contains(&item) {
+                    mine.push(item);
+                }
+            }
+        }
+        self.runs_input |= other.runs_input;
+    }
+}
+
+/// What `program` does (see [`Effects`]), in every reading that succeeds; `None` when the GNU
+/// 4.9 reading fails: a command, address or delimiter the reader does not know, an
+/// unterminated part, or a missing file name.
+///
+/// ```
+/// use shellgate_rules::sed::effects;
+///
+/// let e = effects("s/x/y/w out.txt\n$r /etc/hosts\n1e date").unwrap();
+/// assert_eq!(e.writes, ["out.txt"]);
+/// assert_eq!(e.reads, ["/etc/hosts"]);
+/// assert_eq!(e.runs, ["date"]);
+/// assert!(!e.runs_input);
+/// assert!(effects("s/x/y/e").unwrap().runs_input);
+/// assert_eq!(effects("w"), None);
+/// ```
+#[must_use]
+pub fn effects(program: &str) -> Option<Effects> {
+    let mut all = read(program, Dialect::Gnu)?;
+    for dialect in [Dialect::Bsd, Dialect::OldGnu] {
+        if let Some(more) = read(program, dialect) {
+            all.add(more);
+        }
+    }
+    Some(all)
+}
+
 /// The command letters of `program` and the flags of its `s` commands (`s/a/b/w FILE` gives
-/// `s` and `w`), in every reading that succeeds; `None` when the GNU 4.9 reading fails: a
-/// command, address or delimiter the reader does not know, or an unterminated part.
+/// `s` and `w`), in every reading that succeeds; `None` when the GNU 4.9 reading fails (see
+/// [`effects`]).
 ///
 /// ```
 /// use shellgate_rules::sed::commands;
@@ -37,15 +104,7 @@ enum Dialect {
 /// ```
 #[must_use]
 pub fn commands(program: &str) -> Option<Vec<char>> {
-    let mut all = read(program, Dialect::Gnu)?;
-    for dialect in [Dialect::Bsd, Dialect::OldGnu] {
-        for c in read(program, dialect).unwrap_or_default() {
-            if !all.contains(&c) {
-                all.push(c);
-            }
-        }
-    }
-    Some(all)
+    effects(program).map(|e| e.commands)
 }
 
 /// A program's reader: its characters and the position.
@@ -55,17 +114,17 @@ struct Reader {
     dialect: Dialect,
 }
 
-/// The commands of `program` in one dialect.
-fn read(program: &str, dialect: Dialect) -> Option<Vec<char>> {
+/// What `program` does in one dialect.
+fn read(program: &str, dialect: Dialect) -> Option<Effects> {
     let mut r = Reader {
         chars: program.chars().collect(),
         at: 0,
         dialect,
     };
-    let mut found: Vec<char> = Vec::new();
-    let push = |c: char, found: &mut Vec<char>| {
-        if !found.contains(&c) {
-            found.push(c);
+    let mut effects = Effects::default();
+    let push = |c: char, effects: &mut Effects| {
+        if !effects.commands.contains(&c) {
+            effects.commands.push(c);
         }
     };
     let mut depth = 0usize;
@@ -104,7 +163,7 @@ fn read(program: &str, dialect: Dialect) -> Option<Vec<char>> {
         }
         let command = r.next()?;
         if command != '{' {
-            push(command, &mut found);
+            push(command, &mut effects);
         }
         match command {
             '{' => {
@@ -129,8 +188,23 @@ fn read(program: &str, dialect: Dialect) -> Option<Vec<char>> {
                 r.text();
                 continue;
             }
-            'r' | 'R' | 'w' | 'W' | 'e' => {
-                r.skip(|c| c != '\n');
+            'r' | 'R' | 'w' | 'W' => {
+                let name = r.file_name()?;
+                if matches!(command, 'r' | 'R') {
+                    effects.reads.push(name);
+                } else {
+                    effects.writes.push(name);
+                }
+                continue;
+            }
+            'e' => {
+                r.skip_blanks();
+                let line = r.rest_of_line();
+                if line.is_empty() {
+                    effects.runs_input = true;
+                } else {
+                    effects.runs.push(line);
+                }
                 continue;
             }
             's' | 'y' => {
@@ -142,6 +216,9 @@ fn read(program: &str, dialect: Dialect) -> Option<Vec<char>> {
                 r.delimited(delimiter, command == 's')?;
                 r.delimited(delimiter, false)?;
                 if command == 's' {
+                    // (A `w` flag's file name runs to the end of the line, which ends the
+                    // command.)
+                    let mut ended = false;
                     while let Some(flag) = r.peek() {
                         match flag {
                             'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' | ' ' | '\t' => {
@@ -149,14 +226,21 @@ fn read(program: &str, dialect: Dialect) -> Option<Vec<char>> {
                             }
                             'e' => {
                                 r.at += 1;
-                                push('e', &mut found);
+                                push('e', &mut effects);
+                                effects.runs_input = true;
                             }
                             'w' => {
-                                r.skip(|c| c != '\n');
-                                push('w', &mut found);
+                                r.at += 1;
+                                effects.writes.push(r.file_name()?);
+                                push('w', &mut effects);
+                                ended = true;
+                                break;
                             }
                             _ => break,
                         }
+                    }
+                    if ended {
+                        continue;
                     }
                 }
             }
@@ -164,7 +248,7 @@ fn read(program: &str, dialect: Dialect) -> Option<Vec<char>> {
         }
         r.end_of_command()?;
     }
-    (depth == 0).then_some(found)
+    (depth == 0).then_some(effects)
 }
 
 impl Reader {
@@ -186,6 +270,27 @@ impl Reader {
 
     fn skip_blanks(&mut self) {
         self.skip(|c| c == ' ' || c == '\t');
+    }
+
+    /// The rest of the line, past the newline that ends it.
+    fn rest_of_line(&mut self) -> String {
+        let start = self.at;
+        self.skip(|c| c != '\n');
+        let line = self
+            .chars
+            .get(start..self.at)
+            .unwrap_or_default()
+            .iter()
+            .collect();
+        self.at += 1;
+        line
+    }
+
+    /// The file name of `r`, `R`, `w`, `W` or `s///w`: after blanks, the rest of the line,
+    /// trailing blanks included; none is a program sed refuses.
+    fn file_name(&mut self) -> Option<String> {
+        self.skip_blanks();
+        Some(self.rest_of_line()).filter(|name| !name.is_empty())
     }
 
     /// One or more digits.
@@ -318,7 +423,7 @@ impl Reader {
 
 #[cfg(test)]
 mod tests {
-    use super::commands;
+    use super::{commands, effects};
 
     fn cs(program: &str) -> Option<String> {
         commands(program).map(|c| c.into_iter().collect())
@@ -393,5 +498,30 @@ mod tests {
         assert_eq!(cs("s/[/]/x/;y/[/]/;e touch x #").as_deref(), Some("sye"));
         // A program GNU sed 4.9 cannot read is not read at all.
         assert_eq!(cs(":a;s/x/y/ k"), None);
+    }
+
+    #[test]
+    fn names_the_files_written_and_read_and_the_commands_run() {
+        let e =
+            effects("s/a/b/gw  out file \np\n/x/ r /etc/hosts\n$W ../log\n2e  touch /tmp/x; id")
+                .unwrap();
+        assert_eq!(e.commands, ['s', 'w', 'p', 'r', 'W', 'e']);
+        assert_eq!(e.writes, ["out file ", "../log"]);
+        assert_eq!(e.reads, ["/etc/hosts"]);
+        assert_eq!(e.runs, ["touch /tmp/x; id"]);
+        assert!(!e.runs_input);
+        // `;` does not end a file name or a command line; `}` does not either.
+        let e = effects("1{w a; p}\n}").unwrap();
+        assert_eq!(e.writes, ["a; p}"]);
+        // A label BSD sed reads to the end of the line hides nothing GNU sed writes.
+        assert_eq!(effects("b end;w /tmp/x").unwrap().writes, ["/tmp/x"]);
+        // `e` alone and `s///e` run text the program computes.
+        assert!(effects("$e").unwrap().runs_input);
+        assert!(effects("s/x/y/ew out").unwrap().runs_input);
+        assert_eq!(effects("s/x/y/ew out").unwrap().writes, ["out"]);
+        // sed refuses a missing file name.
+        assert_eq!(effects("r"), None);
+        assert_eq!(effects("s/a/b/w "), None);
+        assert_eq!(effects("w\np"), None);
     }
 }

@@ -67,9 +67,15 @@ impl Walker<'_> {
                 .map(|r| r.text)
                 .filter(|text| !text.trim().is_empty()),
         );
-        if codes.is_empty() {
+        self.judge_code(index, depth, codes);
+    }
+
+    /// Parses each of `codes`, command lines invocation `index` runs, as shell code and
+    /// judges its clauses as run by it.
+    pub(super) fn judge_code(&mut self, index: usize, depth: usize, codes: Vec<String>) {
+        let Some(inv) = self.ex.invocations.get(index) else {
             return;
-        }
+        };
         let (cwd, home, clause_index) = (inv.cwd.clone(), inv.home.clone(), inv.clause_index);
         for code in codes {
             if depth + 1 > self.max_depth {

@@ -34,26 +34,18 @@ fn bundled(name: &str, word: Option<&Word>) -> bool {
         && word.is_some_and(|w| w.cooked.split('=').next() == Some(name))
 }
 
-/// Whether an interpreter call runs code shellgate cannot read (or code it read: see
-/// [`inline_read`]).
-pub(super) fn interpreter_opaque(
-    interpreter: &Interpreter,
-    words: &[Word],
-    redirects: &[Redirect],
-) -> Option<Opaque> {
-    let start = interpreter.verb.len();
-    let opaque = || Opaque::Interpreter {
-        why: interpreter.why.clone(),
-        script: None,
-        flag: None,
-        inline_read: false,
-    };
-    let takes = |name: &str| {
-        code_like(name, &interpreter.code_flags, interpreter)
-            || code_like(name, &interpreter.script_flags, interpreter)
-            || exactly(name, &interpreter.value_flags)
-    };
-    let mut scan = shellgate_rules::flags::scan(words, start, &takes);
+/// Whether option `name` of an interpreter call takes a value: a code, script or value flag.
+fn takes_value(interpreter: &Interpreter, name: &str) -> bool {
+    code_like(name, &interpreter.code_flags, interpreter)
+        || code_like(name, &interpreter.script_flags, interpreter)
+        || exactly(name, &interpreter.value_flags)
+}
+
+/// The options, values and operands of an interpreter call.
+fn scanned(interpreter: &Interpreter, words: &[Word]) -> Scan {
+    let mut scan = shellgate_rules::flags::scan(words, interpreter.verb.len(), &|name| {
+        takes_value(interpreter, name)
+    });
     // With every option that takes a value known, the options end at the script or at the
     // value of the first code flag (`python3 train.py -c config.yaml` runs train.py).
     if interpreter.closed_options {
@@ -74,6 +66,103 @@ pub(super) fn interpreter_opaque(
             scan.values.retain(|v| v.index < end);
         }
     }
+    scan
+}
+
+/// The programs of an awk or sed call (`program_operand`), each with whether it is literal:
+/// the values of its code flags, or else its first operand; `None` when it has neither (the
+/// program comes from a script file or standard input).
+fn programs<'w>(
+    interpreter: &Interpreter,
+    words: &'w [Word],
+    scan: &'w Scan,
+) -> Option<Vec<(&'w str, bool)>> {
+    let code_given = scan
+        .flags
+        .iter()
+        .any(|f| code_like(&f.name, &interpreter.code_flags, interpreter));
+    let mut programs: Vec<(&str, bool)> = scan
+        .values
+        .iter()
+        .filter(|v| exactly(&v.flag, &interpreter.code_flags))
+        .map(|v| {
+            (
+                v.text.as_str(),
+                words.get(v.index).is_some_and(|w| w.literal),
+            )
+        })
+        .collect();
+    if programs.is_empty() && !code_given {
+        let word = scan.operands.first().and_then(|i| words.get(*i))?;
+        programs.push((word.cooked.as_str(), word.literal));
+    }
+    Some(programs)
+}
+
+/// The shell code that stands for what the literal programs of a call to an interpreter with
+/// a program reader (sed) do besides editing: `tee -- FILE` for each file it writes, `cat --
+/// FILE` for each it reads and each command line `e` runs (see [`shellgate_rules::sed`]). Every
+/// program is read alone and, when there are several (`-e P1 -e P2`), joined as sed joins
+/// them.
+pub(super) fn program_code(interpreter: &Interpreter, words: &[Word]) -> Vec<String> {
+    if interpreter.program.is_none() {
+        return Vec::new();
+    }
+    let scan = scanned(interpreter, words);
+    let Some(programs) = programs(interpreter, words, &scan) else {
+        return Vec::new();
+    };
+    let literal: Vec<&str> = programs
+        .iter()
+        .filter(|(_, literal)| *literal)
+        .map(|(text, _)| *text)
+        .collect();
+    let joined = (literal.len() > 1).then(|| literal.join("\n"));
+    let mut code: Vec<String> = Vec::new();
+    for program in literal.iter().copied().chain(joined.as_deref()) {
+        let Some(effects) = shellgate_rules::sed::effects(program) else {
+            continue;
+        };
+        let lines = effects
+            .writes
+            .iter()
+            .map(|f| format!("tee -- {}", single_quoted(f)))
+            .chain(
+                effects
+                    .reads
+                    .iter()
+                    .map(|f| format!("cat -- {}", single_quoted(f))),
+            )
+            .chain(effects.runs.iter().cloned());
+        for line in lines {
+            if !code.contains(&line) {
+                code.push(line);
+            }
+        }
+    }
+    code
+}
+
+/// `text` as one single-quoted shell word.
+fn single_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// Whether an interpreter call runs code shellgate cannot read (or code it read: see
+/// [`inline_read`]).
+pub(super) fn interpreter_opaque(
+    interpreter: &Interpreter,
+    words: &[Word],
+    redirects: &[Redirect],
+) -> Option<Opaque> {
+    let opaque = || Opaque::Interpreter {
+        why: interpreter.why.clone(),
+        script: None,
+        flag: None,
+        inline_read: false,
+    };
+    let takes = |name: &str| takes_value(interpreter, name);
+    let scan = scanned(interpreter, words);
     // An option in none of its lists before the script — a long one (`ruby --disable x.rb
     // evil.rb`, `bun --cwd=DIR x.ts`), or any one when the table is complete (a V8 flag such as
     // `node --logfile FILE`) — may take the next word, change what runs, write a file or load
@@ -140,7 +229,6 @@ pub(super) fn interpreter_opaque(
         .iter()
         .find(|f| code_like(&f.name, &interpreter.code_flags, interpreter))
         .map(|f| f.name.clone());
-    let code_given = code_flag.is_some();
     if !interpreter.program_operand {
         let inline_read = inline_read(interpreter, words, redirects, &scan);
         if let Some(flag) = code_flag {
@@ -179,23 +267,9 @@ pub(super) fn interpreter_opaque(
         });
     }
     // awk / sed: programs are checked against `unsafe_program`.
-    let mut programs: Vec<(&str, bool)> = scan
-        .values
-        .iter()
-        .filter(|v| exactly(&v.flag, &interpreter.code_flags))
-        .map(|v| {
-            (
-                v.text.as_str(),
-                words.get(v.index).is_some_and(|w| w.literal),
-            )
-        })
-        .collect();
-    if programs.is_empty() && !code_given {
-        match scan.operands.first().and_then(|i| words.get(*i)) {
-            Some(word) => programs.push((word.cooked.as_str(), word.literal)),
-            None => return interpreter.stdin.then(opaque),
-        }
-    }
+    let Some(programs) = programs(interpreter, words, &scan) else {
+        return interpreter.stdin.then(opaque);
+    };
     let unsafe_program = programs
         .iter()
         .any(|(text, literal)| !literal || interpreter.unsafe_program(text));

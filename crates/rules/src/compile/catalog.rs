@@ -899,16 +899,6 @@ fn program_reader(cx: &mut FileCx<'_>, program: &Spanned<RawProgram>) -> Option<
             }
         }
     }
-    if unsafe_commands.is_empty() {
-        cx.error(
-            PolicyError::Inconsistent,
-            program.span(),
-            "`[interpreter.program]` lists no `unsafe_commands`".into(),
-            "no unsafe commands",
-            Some("list the commands that run, write or read files, such as `unsafe_commands = [\"e\", \"w\", \"r\"]`".into()),
-        );
-        return None;
-    }
     Some(ProgramReader { unsafe_commands })
 }
 

@@ -258,11 +258,13 @@ pub struct Interpreter {
 }
 
 /// How the gate reads an interpreter's programs (`[interpreter.program]`, sed only): a
-/// program is unsafe when [`crate::sed::commands`] cannot read it or finds one of
-/// `unsafe_commands` (a command letter, or a flag of `s`).
+/// program is unsafe when [`crate::sed::effects`] cannot read it, finds one of
+/// `unsafe_commands` (a command letter, or a flag of `s`) or finds it runs text it computes;
+/// the files it writes and reads and the commands it runs are judged as clauses of their own.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProgramReader {
-    /// The commands that run, write or read other files (`e`, `w`, `r`).
+    /// Commands that make a program need a person whatever they name (none by default; a
+    /// stricter layer may list `e`, `w`, `r`…).
     pub unsafe_commands: Vec<char>,
 }
 
