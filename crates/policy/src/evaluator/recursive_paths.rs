@@ -138,7 +138,18 @@ impl Run<'_> {
         judged: &mut Judged,
     ) {
         let resolved = literal_path(word, text, ctx);
+        // A directory that holds the project or the working directory is no project's output,
+        // whatever its name (a project at `/tmp/x/build/app`: `rm -rf ../../build`).
+        let holds_work = |path: &Path| {
+            [self.state.project(), Some(self.state.cwd()), ctx.cwd]
+                .into_iter()
+                .flatten()
+                .any(|work| work.starts_with(path))
+        };
         let disposable_at = |path: &Path| {
+            if holds_work(path) {
+                return None;
+            }
             let zone = self.state.zone_for(path, Access::Write)?;
             let below = path.strip_prefix(zone.resolved()).ok()?;
             below.components().find_map(|c| {
