@@ -1058,7 +1058,13 @@ impl<'a> Run<'a> {
         if judged.own_writes.last().is_none_or(|w| w != path) {
             judged.own_writes.push(path.to_path_buf());
         }
-        if !self.recording.get() || self.record_build_output(path) {
+        if !self.recording.get() {
+            if let Ok(mut touched) = self.touched_set.try_borrow_mut() {
+                touched.insert(path.to_path_buf());
+            }
+            return;
+        }
+        if self.record_build_output(path) {
             return;
         }
         if let (Ok(mut written), Ok(mut seen)) = (

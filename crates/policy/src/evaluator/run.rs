@@ -39,6 +39,10 @@ pub(super) struct Run<'a> {
     pub(super) written: RefCell<Vec<PathBuf>>,
     /// The paths in `written`, to keep it free of repeats.
     pub(super) written_set: RefCell<HashSet<PathBuf>>,
+    /// Paths the command changes without bringing content, not in `written` (`rm -rf build`,
+    /// `chmod +x run.sh`): a later clause may find them gone or changed (`rm -rf build && mv
+    /// sub build` renames `sub`, it does not move it into `build`).
+    pub(super) touched_set: RefCell<HashSet<PathBuf>>,
     /// How many more entries of copied trees the command may read (see
     /// [`super::tree_copies`]): beyond it, what a copy writes is not known.
     pub(super) tree_budget: Cell<usize>,
@@ -94,6 +98,7 @@ impl<'a> Run<'a> {
             protected_cache: RefCell::new(HashMap::new()),
             written: RefCell::new(Vec::new()),
             written_set: RefCell::new(HashSet::new()),
+            touched_set: RefCell::new(HashSet::new()),
             tree_budget: Cell::new(super::tree_copies::MAX_COMMAND_ENTRIES),
             filter_cache: RefCell::new(HashMap::new()),
             recording: Cell::new(true),

@@ -10,6 +10,8 @@
 //! makes the whole destination such a place. Without file-system access (symbolic links not
 //! resolved) one name below the destination stands for its contents (`DEST/…`).
 
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use shellgate_parser::Word;
@@ -61,12 +63,15 @@ impl Run<'_> {
             self.judge_path(&probe, &text, Access::Write, certainty, ctx, judged);
         };
         // (One an earlier clause wrote, moved or removed may not be there any more:
-        // `mv ~/.config x && cp -r payload ~/.config`.)
-        // (Looked up by the destination's ancestors in the set of written paths: a copy of a
-        // large tree to many destinations writes thousands.)
-        let rewritten = self.written_set.try_borrow().map_or(true, |set| {
-            Path::new(destination).ancestors().any(|p| set.contains(p))
-        });
+        // `mv ~/.config x && cp -r payload ~/.config`, `rm -rf build && mv sub build`.)
+        // (Looked up by the destination's ancestors in the sets of written and touched paths:
+        // a copy of a large tree to many destinations writes thousands.)
+        let in_set = |set: &RefCell<HashSet<PathBuf>>| {
+            set.try_borrow().map_or(true, |set| {
+                Path::new(destination).ancestors().any(|p| set.contains(p))
+            })
+        };
+        let rewritten = in_set(&self.written_set) || in_set(&self.touched_set);
         for source in sources {
             let recursive = source.role != Role::DeletePath;
             let Some(source_word) = words.get(source.index) else {
