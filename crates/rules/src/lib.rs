@@ -96,5 +96,5 @@ pub use pattern::{
     Access, ArgGlob, HostGrant, PUBLIC_SECOND_LEVEL, PatternError, VerbPattern, ZonePath,
 };
 pub use policy::{CommandView, DEFAULT_POLICY, DEFAULT_POLICY_NAME, Examples, NamedTask, Policy};
-pub use safe::{SafeVerdict, TaskFile};
+pub use safe::{IncludeFilter, SafeVerdict, TaskFile};
 pub use shellgate_parser::path::resolve as resolve_path;

@@ -509,6 +509,14 @@ pub struct VerbRoles {
     /// It skips hidden files when it reads a directory, unless given one of these flags (`rg
     /// --hidden`); empty: it reads them (see [`crate::Policy::reads_hidden`]).
     pub hidden_flags: Arc<[String]>,
+    /// With one of these flags it prints the names of the files below a directory, never their
+    /// content (`rg --files`): its recursive reads reach no protected file's content (see
+    /// [`crate::Policy::lists_names`]).
+    pub names_flags: Arc<[String]>,
+    /// Options whose values are globs of the file names its recursive reads read, and no
+    /// others (`rg -g '*.ts'`, `grep --include='*.py'`; a value starting with `!` excludes;
+    /// see [`crate::Policy::include_filter`]).
+    pub include_flags: Arc<[String]>,
     /// Its writes change a file's mode, owner or times, or remove it, never put content in it
     /// (`chmod`, `touch`, `rm`): a script it names stays the project's code (see
     /// [`crate::Policy::keeps_content`]).

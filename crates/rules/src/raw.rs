@@ -299,6 +299,8 @@ table! {
         recursive: bool = or_default,
         searches_cwd: bool = or_default,
         hidden_flags: Vec<Text> = or_default,
+        names_flags: Vec<Text> = or_default,
+        include_flags: Vec<Text> = or_default,
         keeps_content: bool = or_default,
         entries: bool = or_default,
         into_directory: bool = or_default,

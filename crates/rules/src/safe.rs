@@ -19,6 +19,18 @@ pub struct TaskFile<'w> {
     pub text: &'w str,
 }
 
+/// The file names a recursive read is limited to (see [`Policy::include_filter`]).
+#[derive(Clone, Debug)]
+pub struct IncludeFilter(globset::GlobSet);
+
+impl IncludeFilter {
+    /// Whether a file of this name is read (matched in any letter case).
+    #[must_use]
+    pub fn admits(&self, name: &str) -> bool {
+        self.0.is_match(name)
+    }
+}
+
 /// What the command catalog says about one command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SafeVerdict<'p> {
@@ -707,6 +719,63 @@ impl Policy {
                 })
     }
 
+    /// Whether `words` print the names of the files below the directories they read, never
+    /// their content: its `[[verb]]` entry lists `names_flags` and one is given (`rg --files`).
+    #[must_use]
+    pub fn lists_names(&self, words: &[Word]) -> bool {
+        let Some(entry) = self.lookup(&self.declared.verbs, words, true, &|_| true) else {
+            return false;
+        };
+        !entry.names_flags.is_empty()
+            && flags::scan(words, entry.verb.len(), &|name| entry.takes_value(name))
+                .flags
+                .iter()
+                .any(|hit| {
+                    entry
+                        .names_flags
+                        .iter()
+                        .any(|spelling| flag_is(&hit.name, spelling))
+                })
+    }
+
+    /// The file names the recursive reads of `words` are limited to: the globs its `[[verb]]`
+    /// entry's `include_flags` are given (`rg -g '*.ts' -g '*.tsx'` reads only files whose
+    /// name matches one; `!` globs exclude and limit nothing). `None` when there is no such
+    /// glob, or one the filter cannot follow — not literal, or naming a directory (`src/*.ts`):
+    /// then every file may be read.
+    #[must_use]
+    pub fn include_filter(&self, words: &[Word]) -> Option<IncludeFilter> {
+        let entry = self.lookup(&self.declared.verbs, words, true, &|_| true)?;
+        if entry.include_flags.is_empty() {
+            return None;
+        }
+        let scan = flags::scan(words, entry.verb.len(), &|name| entry.takes_value(name));
+        let mut set = globset::GlobSetBuilder::new();
+        let mut any = false;
+        for value in scan.values.iter().filter(|v| {
+            entry
+                .include_flags
+                .iter()
+                .any(|spelling| flag_is(&v.flag, spelling))
+        }) {
+            if value.text.starts_with('!') {
+                continue;
+            }
+            let literal = words.get(value.index).is_some_and(|w| w.literal);
+            if !literal || value.text.contains('/') || value.text.is_empty() {
+                return None;
+            }
+            let glob = globset::GlobBuilder::new(&value.text)
+                .case_insensitive(true)
+                .build()
+                .ok()?;
+            set.add(glob);
+            any = true;
+        }
+        let set = set.build().ok()?;
+        any.then_some(IncludeFilter(set))
+    }
+
     /// The roles of the values of `view`'s setting options alone (`git -c KEY=VALUE`), by the
     /// `settings` of its `[[verb]]` entry: a wrapper's own options, whose other words belong
     /// to the command it runs.
@@ -823,6 +892,7 @@ fn shifted_destination(
                 &entry.backup_flags,
                 &entry.first_unless,
                 &entry.hidden_flags,
+                &entry.names_flags,
             ]
             .iter()
             .any(|list| list.iter().any(|f| flag_is(name, f)))

@@ -80,8 +80,9 @@ impl Run<'_> {
             let base = display::escape(&base.to_string_lossy());
             (entry, format!("reaches `{base}`"))
         } else {
-            // (A glob reads what it matches, not its whole directory: `cp -r ./*.md docs/`.)
-            if !word.features.glob {
+            // (A glob reads what it matches, not its whole directory: `cp -r ./*.md docs/`; a
+            // listing of names reads no file's content: `rg --files`.)
+            if !word.features.glob && !self.policy().lists_names(words) {
                 self.judge_protected_inside(&dir, words, judged);
             }
             return;
@@ -106,7 +107,8 @@ impl Run<'_> {
             return;
         }
         let shown = display::escape(&dir.to_string_lossy());
-        match self.protected_inside(dir, self.policy().reads_hidden(words)) {
+        let only = self.policy().include_filter(words);
+        match self.protected_inside(dir, self.policy().reads_hidden(words), only.as_ref()) {
             Inside::Nothing => {}
             Inside::Protected { path, id, why } => judged.ask_unsaveable(
                 ReasonKind::Path,

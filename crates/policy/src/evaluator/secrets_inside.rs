@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use shellgate_rules::{Access, Decision};
+use shellgate_rules::{Access, Decision, IncludeFilter};
 
 use super::repository_secrets::{holds_credentials, is_git_config};
 use super::run::Run;
@@ -40,13 +40,22 @@ impl Run<'_> {
     /// reach no secret; the project's disposable outputs (`settings.disposable`), virtual
     /// environments (`pyvenv.cfg` beside `bin/python` or `Scripts/python.exe`) and git's object
     /// store are not entered.
-    pub(super) fn protected_inside(&self, dir: &Path, hidden: bool) -> Inside {
+    ///
+    /// With `only`, files whose names it does not admit are not read (`rg -g '*.ts'`), unless
+    /// a directory above them, below `dir`, has a name it admits (`rg -g web`: conservatively,
+    /// as if a directory's match let in all of it).
+    pub(super) fn protected_inside(
+        &self,
+        dir: &Path,
+        hidden: bool,
+        only: Option<&IncludeFilter>,
+    ) -> Inside {
         let policy = self.policy();
         let home = self.state.home();
         let disposable = &policy.settings().disposable;
-        let mut stack: Vec<(PathBuf, bool)> = vec![(dir.to_path_buf(), false)];
+        let mut stack: Vec<(PathBuf, bool, bool)> = vec![(dir.to_path_buf(), false, false)];
         let mut seen = 0usize;
-        while let Some((current, in_git)) = stack.pop() {
+        while let Some((current, in_git, admitted)) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&current) else {
                 continue;
             };
@@ -83,11 +92,14 @@ impl Run<'_> {
                             || (in_git && GIT_DATA.contains(&name.as_ref()))
                             || virtual_environment(&path));
                     if !skip {
-                        stack.push((path, in_git || name == ".git"));
+                        let admitted = admitted || only.is_some_and(|filter| filter.admits(&name));
+                        stack.push((path, in_git || name == ".git", admitted));
                     }
                     continue;
                 }
-                if policy.protected_template(&path, home) {
+                if policy.protected_template(&path, home)
+                    || only.is_some_and(|filter| !admitted && !filter.admits(&name))
+                {
                     continue;
                 }
                 if let Some(entry) = self

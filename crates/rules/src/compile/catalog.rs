@@ -459,6 +459,8 @@ impl Builder {
         let link_flags = cx.flags(&mut raw.link_flags, "link_flags");
         let backup_flags = cx.flags(&mut raw.backup_flags, "backup_flags");
         let hidden_flags = cx.flags(&mut raw.hidden_flags, "hidden_flags");
+        let names_flags = cx.flags(&mut raw.names_flags, "names_flags");
+        let include_flags = cx.flags(&mut raw.include_flags, "include_flags");
         let last = raw.last.as_ref().and_then(|r| cx.role(r, "last"));
         let mut options = Vec::new();
         for (flag, role) in &raw.options {
@@ -552,6 +554,8 @@ impl Builder {
             recursive: raw.recursive,
             searches_cwd: raw.searches_cwd,
             hidden_flags: hidden_flags.into(),
+            names_flags: names_flags.into(),
+            include_flags: include_flags.into(),
             keeps_content: raw.keeps_content,
             entries: raw.entries,
             into_directory: raw.into_directory,

@@ -408,6 +408,8 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                         &entry.link_flags[..],
                         &entry.backup_flags[..],
                         &entry.hidden_flags[..],
+                        &entry.names_flags[..],
+                        &entry.include_flags[..],
                     ),
                     (
                         entry.recursive,
@@ -431,6 +433,8 @@ fn verbs_hold_every_value(p: &Policy, file: &toml::Table) {
                         &strings(raw.get("link_flags"))[..],
                         &strings(raw.get("backup_flags"))[..],
                         &strings(raw.get("hidden_flags"))[..],
+                        &strings(raw.get("names_flags"))[..],
+                        &strings(raw.get("include_flags"))[..],
                     ),
                     (
                         flag("recursive"),
