@@ -215,21 +215,32 @@ impl PathForms {
     }
 }
 
-/// Whether `text` is an absolute path of another system's shape: a Windows drive path
-/// (`C:/Users`, `d:\x`, `C:`) or a UNC path (`\\server\share`; `//server/share` is a POSIX
-/// path). Agents on Windows run Git Bash or MSYS, where `C:/Users/me/.bashrc` is the home
-/// directory's start-up file; read here it would be a relative path below the working
-/// directory. Such a path is never known statically: whoever judges it treats it as unknown.
-/// (On Windows, where they are native paths, this is always false.)
+/// Whether `text` is a path of another system's shape, which names another file there than
+/// here: a Windows drive path (`C:/Users`, `d:\x`, `C:`, the drive-relative `C:x`), a UNC path
+/// (`\\server\share`; `//server/share` is a POSIX path), a path with a backslash (a directory
+/// separator to Windows: `..\x`, `.git\hooks\pre-commit`), or a name Windows reads as another
+/// (`GIT~1`, an 8.3 short name; a trailing dot or blank, which it drops: `.git.`; an NTFS
+/// stream, `.git::$INDEX_ALLOCATION`). Agents on Windows run Git Bash or MSYS, where
+/// `C:/Users/me/.bashrc` is the home directory's start-up file; read here it would be a
+/// relative path below the working directory. Such a path is never known statically: whoever
+/// judges it treats it as unknown. (On Windows, where drive paths are native, this is always
+/// false.)
 ///
 /// ```
 /// use shellgate_parser::path::is_foreign_absolute;
 ///
 /// # if cfg!(windows) { return; }
-/// for text in ["C:/Users/me/.bashrc", "d:\\x", "C:", "z:", "\\\\host\\share"] {
+/// for text in [
+///     "C:/Users/me/.bashrc", "d:\\x", "C:", "z:", "\\\\host\\share", "C:.git/hooks/x",
+///     "..\\x", ".git\\hooks\\pre-commit", "GIT~1/hooks/x", ".git./hooks/x", ".git /hooks",
+///     ".git::$INDEX_ALLOCATION/hooks", "ENV~1", "ENV~1.LOC",
+/// ] {
 ///     assert!(is_foreign_absolute(text), "{text}");
 /// }
-/// for text in ["src/main.rs", "/etc/hosts", "a:b", "ab:/x", "./C:/x", "http://x"] {
+/// for text in [
+///     "src/main.rs", "/etc/hosts", "ab:/x", "./C:/x", "http://x", "../x", "a.b/c", "~/x", "v1.2/x~",
+///     "./...", "HEAD~3", "main~2", "origin/main~1", "#(touch /x)",
+/// ] {
 ///     assert!(!is_foreign_absolute(text), "{text}");
 /// }
 /// ```
@@ -240,13 +251,43 @@ pub fn is_foreign_absolute(text: &str) -> bool {
         return false;
     }
     let bytes = text.as_bytes();
-    match bytes {
-        [drive, b':', rest @ ..] if drive.is_ascii_alphabetic() => {
-            matches!(rest.first(), None | Some(b'/' | b'\\'))
-        }
-        [b'\\', b'\\', ..] => true,
-        _ => false,
+    if let [drive, b':', ..] = bytes
+        && drive.is_ascii_alphabetic()
+    {
+        return true;
     }
+    if text.contains('\\') {
+        return true;
+    }
+    // A name Windows reads as another: an 8.3 short name (`GIT~1`), a trailing dot or blank,
+    // an NTFS stream (`name:stream`, `name::$DATA`).
+    let segments: Vec<&str> = text.split('/').collect();
+    let last = segments.len().saturating_sub(1);
+    segments.iter().enumerate().any(|(i, segment)| {
+        // (`GIT~1/…`, `ENV~1.LOC`, `ENV~1`: digits after the `~`, then perhaps an extension;
+        // a last segment without one only in capitals, and not a git revision: `HEAD~3`,
+        // `main~2`.)
+        let short_name = segment.split_once('~').is_some_and(|(base, n)| {
+            let (digits, extension) = n.split_once('.').unwrap_or((n, ""));
+            let named = !base.is_empty()
+                && !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit());
+            let capitals = base
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                && !base.ends_with("HEAD");
+            named && (i < last || !extension.is_empty() || capitals)
+        });
+        // (`.git.`, `.git `: a plain name with dots or blanks after it; not `...`.)
+        let stem = segment.trim_end_matches(['.', ' ']);
+        let trailing = stem.len() < segment.len()
+            && !stem.is_empty()
+            && stem
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        let stream = segment.contains("::$") || segment.contains(":$");
+        short_name || trailing || stream
+    })
 }
 
 /// Resolves `text` lexically into both match forms: a home prefix ([`home_prefix`]) is
@@ -320,7 +361,13 @@ fn tilde_form(path: &str, home: &str) -> Option<String> {
     if home == "/" {
         return None;
     }
-    let rest = path.strip_prefix(home)?;
+    // (In any letter case: on a case-insensitive file system — macOS, Windows — `/users/me` is
+    // `/Users/me`.)
+    let rest = path.strip_prefix(home).or_else(|| {
+        path.get(..home.len())
+            .filter(|head| head.eq_ignore_ascii_case(home))
+            .and_then(|_| path.get(home.len()..))
+    })?;
     if rest.is_empty() {
         Some("~".to_owned())
     } else if rest.starts_with('/') {
