@@ -200,7 +200,9 @@ fn read(program: &str, dialect: Dialect) -> Option<Effects> {
             'e' => {
                 r.skip_blanks();
                 let line = r.rest_of_line();
-                if line.is_empty() {
+                // (GNU sed turns `\x3b`, `\o073`, `\d059`, `\n` into other characters before the
+                // shell sees the line: with a backslash in it, the command is not known.)
+                if line.is_empty() || line.contains('\\') {
                     effects.runs_input = true;
                 } else {
                     effects.runs.push(line);
@@ -287,10 +289,11 @@ impl Reader {
     }
 
     /// The file name of `r`, `R`, `w`, `W` or `s///w`: after blanks, the rest of the line,
-    /// trailing blanks included; none is a program sed refuses.
+    /// trailing blanks included; none is a program sed refuses, and one with a backslash
+    /// (which GNU sed may decode into another name: `\x2f`) is not read.
     fn file_name(&mut self) -> Option<String> {
         self.skip_blanks();
-        Some(self.rest_of_line()).filter(|name| !name.is_empty())
+        Some(self.rest_of_line()).filter(|name| !name.is_empty() && !name.contains('\\'))
     }
 
     /// One or more digits.
@@ -519,6 +522,9 @@ mod tests {
         assert!(effects("$e").unwrap().runs_input);
         assert!(effects("s/x/y/ew out").unwrap().runs_input);
         assert_eq!(effects("s/x/y/ew out").unwrap().writes, ["out"]);
+        // Escapes GNU sed decodes: the command or the name is not known.
+        assert!(effects("1e echo hi\\x3brm -rf ~").unwrap().runs_input);
+        assert_eq!(effects("w \\x2fetc\\x2fx"), None);
         // sed refuses a missing file name.
         assert_eq!(effects("r"), None);
         assert_eq!(effects("s/a/b/w "), None);
