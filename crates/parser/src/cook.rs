@@ -60,6 +60,9 @@ impl WordAcc {
             if first && text.starts_with('~') {
                 self.features.tilde = true;
             }
+            if first && zsh_equals(text) {
+                self.features.parameter = true;
+            }
             if self.bracket_open && text.contains(']') {
                 self.features.glob = true;
             }
@@ -157,6 +160,7 @@ impl WordAcc {
 /// without the accumulator.
 pub(crate) fn plain_word(raw: &str, text: &str, span: Span) -> AWord {
     let features = WordFeatures {
+        parameter: zsh_equals(text),
         tilde: text.starts_with('~'),
         glob: has_glob(text),
         brace: text.contains('{') && has_brace_expansion(text),
@@ -380,6 +384,15 @@ fn take_hex(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, max: usize) ->
         }
     }
     value
+}
+
+/// True when a word's unquoted first part starts `=NAME`: zsh (the login shell on macOS)
+/// expands it to the path of the command NAME (`cp x =git` overwrites the `git` on `PATH`), so
+/// the word is not known (counted as an expansion). `=`, `==` and `=>` are left alone.
+pub(crate) fn zsh_equals(text: &str) -> bool {
+    text.strip_prefix('=')
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// True when unquoted text contains a glob character (`*`, `?`, or a `[` closed later).

@@ -538,11 +538,12 @@ impl Lowerer<'_> {
             subs.extend(assignment.subs);
             assignments.push(assignment.assignment);
         }
-        let redirects: Vec<Redirect> = simple
+        let mut redirects: Vec<Redirect> = simple
             .redirects
             .into_iter()
             .map(|r| self.convert_redirect(r, &mut subs))
             .collect();
+        zsh_clobber_targets(&mut redirects, &argv);
         let literal_verb = argv.first().is_none_or(|w| w.literal);
         let verb = verb_hint(&argv);
         let index = self.push_clause(Clause {
@@ -668,6 +669,45 @@ impl Lowerer<'_> {
             span: redirect.span,
         }
     }
+}
+
+/// zsh reads `>!` and `>>!` as `>|` and `>>|` (`echo x >! ~/.zshrc` writes `~/.zshrc`), where
+/// bash reads a redirection to a file named `!` and an argument after it. Both readings are
+/// kept: to each write whose target is written `!`, a write of the word after it is added; to
+/// one whose target is written `!NAME` (`>!~/.zshrc`), a write of `NAME` (one that is not plain
+/// text is not known).
+fn zsh_clobber_targets(redirects: &mut Vec<Redirect>, argv: &[Word]) {
+    let mut added = Vec::new();
+    for redirect in redirects.iter() {
+        let Some(target) = redirect.write_target() else {
+            continue;
+        };
+        let Some(rest) = target.raw.strip_prefix('!') else {
+            continue;
+        };
+        let word = if rest.is_empty() {
+            argv.iter()
+                .filter(|w| w.span.start >= redirect.span.end)
+                .min_by_key(|w| w.span.start)
+                .cloned()
+        } else {
+            let span = Span::new(target.span.start + 1, target.span.end);
+            let mut word = crate::cook::plain_word(rest, rest, span).word;
+            if rest.contains(['\'', '"', '$', '\\', '`']) {
+                word.literal = false;
+            }
+            Some(word)
+        };
+        if let Some(word) = word {
+            added.push(Redirect {
+                op: redirect.op,
+                fd: redirect.fd.clone(),
+                target: RedirectTarget::Word(word),
+                span: redirect.span,
+            });
+        }
+    }
+    redirects.extend(added);
 }
 
 const fn sub_context(kind: SubKind) -> Context {
