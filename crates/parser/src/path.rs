@@ -217,8 +217,7 @@ impl PathForms {
 
 /// Whether `text` is a path of another system's shape, which names another file there than
 /// here: a Windows drive path (`C:/Users`, `d:\x`, `C:`, the drive-relative `C:x`), a UNC path
-/// (`\\server\share`; `//server/share` is a POSIX path), a path with a backslash (a directory
-/// separator to Windows: `..\x`, `.git\hooks\pre-commit`), or a name Windows reads as another
+/// (`\\server\share`; `//server/share` is a POSIX path), or a name Windows reads as another
 /// (`GIT~1`, an 8.3 short name; a trailing dot or blank, which it drops: `.git.`; an NTFS
 /// stream, `.git::$INDEX_ALLOCATION`). Agents on Windows run Git Bash or MSYS, where
 /// `C:/Users/me/.bashrc` is the home directory's start-up file; read here it would be a
@@ -232,7 +231,7 @@ impl PathForms {
 /// # if cfg!(windows) { return; }
 /// for text in [
 ///     "C:/Users/me/.bashrc", "d:\\x", "C:", "z:", "\\\\host\\share", "C:.git/hooks/x",
-///     "..\\x", ".git\\hooks\\pre-commit", "GIT~1/hooks/x", ".git./hooks/x", ".git /hooks",
+///     "GIT~1/hooks/x", ".git./hooks/x", ".git /hooks",
 ///     ".git::$INDEX_ALLOCATION/hooks", "ENV~1", "ENV~1.LOC",
 /// ] {
 ///     assert!(is_foreign_absolute(text), "{text}");
@@ -256,7 +255,7 @@ pub fn is_foreign_absolute(text: &str) -> bool {
     {
         return true;
     }
-    if text.contains('\\') {
+    if text.starts_with("\\\\") {
         return true;
     }
     // A name Windows reads as another: an 8.3 short name (`GIT~1`), a trailing dot or blank,
@@ -281,7 +280,7 @@ pub fn is_foreign_absolute(text: &str) -> bool {
         // (`.git.`, `.git `: a plain name with dots or blanks after it; not `...`.)
         let stem = segment.trim_end_matches(['.', ' ']);
         let trailing = stem.len() < segment.len()
-            && !stem.is_empty()
+            && stem.bytes().any(|b| b.is_ascii_alphanumeric())
             && stem
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
@@ -290,12 +289,31 @@ pub fn is_foreign_absolute(text: &str) -> bool {
     })
 }
 
+/// `text` with Windows' directory separator read as `/` (`..\x` is `../x` to Git Bash and
+/// MSYS, `.git\hooks\pre-commit` a hook), when it has one: what a path with a backslash names
+/// on Windows. Here it names one entry of its directory, which can only be less than that.
+///
+/// ```
+/// use shellgate_parser::path::windows_separators;
+///
+/// assert_eq!(windows_separators("..\\.aws\\credentials").as_deref(), Some("../.aws/credentials"));
+/// assert_eq!(windows_separators("src/main.rs"), None);
+/// assert_eq!(windows_separators("\\\\host\\share"), None);
+/// ```
+#[must_use]
+pub fn windows_separators(text: &str) -> Option<String> {
+    // (A UNC path, `\\host\share`, stays another machine's: see [`is_foreign_absolute`].)
+    (text.contains('\\') && !text.starts_with("\\\\")).then(|| text.replace('\\', "/"))
+}
+
 /// Resolves `text` lexically into both match forms: a home prefix ([`home_prefix`]) is
 /// expanded from `home`, a relative path is joined to `cwd` (when it is absolute), and the
 /// result is normalised. `~user/…` is kept as written. Quoting is not considered: a policy
 /// glob meets a path however it was spelled.
 #[must_use]
 pub fn forms(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> PathForms {
+    let windows = windows_separators(text);
+    let text = windows.as_deref().unwrap_or(text);
     let home_text = home.and_then(Path::to_str).map(|h| normalize(h, true));
     if let Some((_, rest)) = home_prefix(text) {
         return match &home_text {

@@ -153,6 +153,9 @@ pub fn finish(path: &Path, symlinks: bool) -> Option<PathBuf> {
 /// ```
 #[must_use]
 pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    // (A backslash is a directory separator to Git Bash: `..\x` is `../x`.)
+    let windows = shellgate_parser::path::windows_separators(text);
+    let text = windows.as_deref().unwrap_or(text);
     if let Some(prefix) = lexical::tilde(text).filter(|_| tilde) {
         let (base, rest) = match prefix {
             Tilde::Home(rest) => (home?, rest),
