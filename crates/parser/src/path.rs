@@ -255,7 +255,8 @@ pub fn is_foreign_absolute(text: &str) -> bool {
     {
         return true;
     }
-    if text.starts_with("\\\\") {
+    // (`\\host\share`, and `\Users\me`, a path from the root of the current drive.)
+    if text.starts_with('\\') {
         return true;
     }
     // A name Windows reads as another: an 8.3 short name (`GIT~1`), a trailing dot or blank,
@@ -299,11 +300,13 @@ pub fn is_foreign_absolute(text: &str) -> bool {
 /// assert_eq!(windows_separators("..\\.aws\\credentials").as_deref(), Some("../.aws/credentials"));
 /// assert_eq!(windows_separators("src/main.rs"), None);
 /// assert_eq!(windows_separators("\\\\host\\share"), None);
+/// assert_eq!(windows_separators("\\"), None);
 /// ```
 #[must_use]
 pub fn windows_separators(text: &str) -> Option<String> {
-    // (A UNC path, `\\host\share`, stays another machine's: see [`is_foreign_absolute`].)
-    (text.contains('\\') && !text.starts_with("\\\\")).then(|| text.replace('\\', "/"))
+    // (A UNC path, `\\host\share`, and a path from a drive's root, `\Users`, are not known
+    // here: see [`is_foreign_absolute`].)
+    (text.contains('\\') && !text.starts_with('\\')).then(|| text.replace('\\', "/"))
 }
 
 /// Resolves `text` lexically into both match forms: a home prefix ([`home_prefix`]) is
