@@ -160,9 +160,10 @@ pub(crate) fn apply(
         // `cd C:/Users/me` under Git Bash: not a directory below this one.
         return Some(None);
     }
-    // (`cd ..\` under Git Bash is `cd ../`.)
-    let windows = path::windows_separators(text);
-    let text = windows.as_deref().unwrap_or(text);
+    // (`cd ..\` is `cd ../` under Git Bash, and a directory named `..\` here: not known.)
+    if text.contains('\\') {
+        return Some(None);
+    }
     let path = Path::new(text);
     if path.is_absolute() {
         return Some(Some(normalize(path)));

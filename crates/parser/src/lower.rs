@@ -483,10 +483,12 @@ impl Lowerer<'_> {
         head: Option<usize>,
     ) -> Option<usize> {
         let mut subs = Vec::new();
-        let converted: Vec<Redirect> = redirects
+        let mut converted: Vec<Redirect> = redirects
             .into_iter()
             .map(|r| self.convert_redirect(r, &mut subs))
             .collect();
+        // (`{ …; } >!~/.zshrc`: a compound command's redirections have no words after them.)
+        zsh_clobber_targets(&mut converted, &[]);
         let head = match head {
             Some(head) => {
                 let end = self.clauses.len();

@@ -750,6 +750,22 @@ impl Policy {
             return None;
         }
         let scan = flags::scan(words, entry.verb.len(), &|name| entry.takes_value(name));
+        // GNU grep reads a file no `--include` or `--exclude` matches unless the first of them
+        // is an `--include`: an exclusion first limits nothing.
+        let first_include = scan.values.iter().find(|v| {
+            entry
+                .include_flags
+                .iter()
+                .any(|spelling| flag_is(&v.flag, spelling))
+        })?;
+        let excludes_first = scan.flags.iter().any(|f| {
+            f.index < first_include.index
+                && f.name.contains("exclude")
+                && !f.name.contains("exclude-dir")
+        });
+        if excludes_first {
+            return None;
+        }
         let mut set = globset::GlobSetBuilder::new();
         let mut any = false;
         for value in scan.values.iter().filter(|v| {

@@ -131,11 +131,27 @@ impl Run<'_> {
             n.to_str()
                 .is_some_and(|n| !n.contains(['*', '?', '[', '$', '`']))
         });
-        let place = match (into, known) {
-            (true, Some(name)) => path.join(name),
-            _ => path,
+        // A directory an earlier clause removed, moved or wrote may not be there any more
+        // (`rmdir .vscode && ln -s cfg .vscode`): the path itself is judged too.
+        let changed = |set: &std::cell::RefCell<std::collections::HashSet<std::path::PathBuf>>| {
+            set.try_borrow()
+                .map_or(true, |set| path.ancestors().any(|p| set.contains(p)))
         };
-        let Some(entry) = self.policy().protected_below_name(&place, ctx.home) else {
+        let changed_before = changed(&self.written_set) || changed(&self.touched_set);
+        let mut places = Vec::new();
+        match (into, known) {
+            (true, Some(name)) => {
+                places.push(path.join(name));
+                if changed_before {
+                    places.push(path.clone());
+                }
+            }
+            _ => places.push(path),
+        }
+        let Some((place, entry)) = places.into_iter().find_map(|place| {
+            let entry = self.policy().protected_below_name(&place, ctx.home)?;
+            Some((place, entry))
+        }) else {
             return false;
         };
         judged.ask_unsaveable(
