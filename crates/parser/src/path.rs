@@ -292,7 +292,8 @@ pub fn is_foreign_absolute(text: &str) -> bool {
 
 /// `text` with Windows' directory separator read as `/` (`..\x` is `../x` to Git Bash and
 /// MSYS, `.git\hooks\pre-commit` a hook), when it has one: what a path with a backslash names
-/// on Windows. Here it names one entry of its directory, which can only be less than that.
+/// on Windows, matched by path globs as well as the text as written. (Here it names one entry
+/// of its directory: whoever resolves such a path treats it as not known.)
 ///
 /// ```
 /// use shellgate_parser::path::windows_separators;
@@ -315,6 +316,7 @@ pub fn windows_separators(text: &str) -> Option<String> {
 /// glob meets a path however it was spelled.
 #[must_use]
 pub fn forms(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> PathForms {
+    // (Matched both as written and with Git Bash's separators: `.git\hooks\x` is a hook there.)
     let windows = windows_separators(text);
     let text = windows.as_deref().unwrap_or(text);
     let home_text = home.and_then(Path::to_str).map(|h| normalize(h, true));

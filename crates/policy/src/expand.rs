@@ -636,8 +636,13 @@ impl Walker<'_> {
         if let Some(shell) = shell {
             let found = find_code(shell, words);
             if wrapper.is_none() || matches!(found, Found::Code(..) | Found::Joined(_)) {
+                // A runner that is both (`bundle exec`, `yarn exec`: one string is shell code,
+                // several words a command and its arguments) is judged both ways.
+                let both = shell.join_args && wrapper.is_some();
                 self.shell(index, shell, found, trusted, depth);
-                return;
+                if !both {
+                    return;
+                }
             }
         }
         if let Some(wrapper) = wrapper {

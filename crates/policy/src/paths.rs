@@ -153,9 +153,6 @@ pub fn finish(path: &Path, symlinks: bool) -> Option<PathBuf> {
 /// ```
 #[must_use]
 pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
-    // (A backslash is a directory separator to Git Bash: `..\x` is `../x`.)
-    let windows = shellgate_parser::path::windows_separators(text);
-    let text = windows.as_deref().unwrap_or(text);
     if let Some(prefix) = lexical::tilde(text).filter(|_| tilde) {
         let (base, rest) = match prefix {
             Tilde::Home(rest) => (home?, rest),
@@ -172,8 +169,14 @@ pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) 
             base.join(rest)
         });
     }
-    // A Windows drive or UNC path (Git Bash): never a path below the working directory.
-    if text.is_empty() || shellgate_parser::path::is_foreign_absolute(text) || up_after_name(text) {
+    // A Windows drive or UNC path (Git Bash): never a path below the working directory. One
+    // with a backslash names one entry of its directory here and a path of several under Git
+    // Bash (`up\x/.bashrc`, `..\x`): not known either.
+    if text.is_empty()
+        || shellgate_parser::path::is_foreign_absolute(text)
+        || text.contains('\\')
+        || up_after_name(text)
+    {
         return None;
     }
     let path = Path::new(text);

@@ -778,7 +778,9 @@ impl Policy {
                 continue;
             }
             let literal = words.get(value.index).is_some_and(|w| w.literal);
-            if !literal || value.text.contains('/') || value.text.is_empty() {
+            // (Bracket expressions and escapes read differently by grep's fnmatch and this
+            // matcher — `[[:punct:]]env` — limit nothing.)
+            if !literal || value.text.contains(['/', '[', '\\']) || value.text.is_empty() {
                 return None;
             }
             let glob = globset::GlobBuilder::new(&value.text)
