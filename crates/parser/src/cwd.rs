@@ -160,10 +160,11 @@ pub(crate) fn apply(
         // `cd C:/Users/me` under Git Bash: not a directory below this one.
         return Some(None);
     }
-    // (`cd ..\` is `cd ../` under Git Bash, and a directory named `..\` here: not known.)
-    if text.contains('\\') {
-        return Some(None);
-    }
+    // (`cd ..\` is `cd ../` where Git Bash runs, Windows; here `..\` is one name.)
+    let windows = cfg!(windows)
+        .then(|| path::windows_separators(text))
+        .flatten();
+    let text = windows.as_deref().unwrap_or(text);
     let path = Path::new(text);
     if path.is_absolute() {
         return Some(Some(normalize(path)));

@@ -206,12 +206,22 @@ pub struct PathForms {
     /// The same path relative to home as `~` or `~/…`, when it is inside home (or the home
     /// directory is unknown and the operand was written with a home prefix).
     pub tilde: Option<String>,
+    /// For a path with a backslash, both forms of the path Git Bash reads (`\` a separator:
+    /// [`windows_separators`]), matched too: `.git\hooks\x` is a hook there.
+    pub windows: Option<(String, Option<String>)>,
 }
 
 impl PathForms {
-    /// Both forms, for matching.
+    /// Every form, for matching.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
-        std::iter::once(self.resolved.as_str()).chain(self.tilde.as_deref())
+        let (windows, windows_tilde) = match &self.windows {
+            Some((resolved, tilde)) => (Some(resolved.as_str()), tilde.as_deref()),
+            None => (None, None),
+        };
+        std::iter::once(self.resolved.as_str())
+            .chain(self.tilde.as_deref())
+            .chain(windows)
+            .chain(windows_tilde)
     }
 }
 
@@ -292,8 +302,8 @@ pub fn is_foreign_absolute(text: &str) -> bool {
 
 /// `text` with Windows' directory separator read as `/` (`..\x` is `../x` to Git Bash and
 /// MSYS, `.git\hooks\pre-commit` a hook), when it has one: what a path with a backslash names
-/// on Windows, matched by path globs as well as the text as written. (Here it names one entry
-/// of its directory: whoever resolves such a path treats it as not known.)
+/// on Windows, where paths are resolved so; path globs (deny rules, protected paths) match it
+/// on every system, whatever a backslash is there.
 ///
 /// ```
 /// use shellgate_parser::path::windows_separators;
@@ -316,16 +326,27 @@ pub fn windows_separators(text: &str) -> Option<String> {
 /// glob meets a path however it was spelled.
 #[must_use]
 pub fn forms(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> PathForms {
-    // (Matched both as written and with Git Bash's separators: `.git\hooks\x` is a hook there.)
-    let windows = windows_separators(text);
-    let text = windows.as_deref().unwrap_or(text);
+    let mut forms = literal_forms(text, cwd, home);
+    forms.windows = windows_separators(text).map(|windows| {
+        let other = literal_forms(&windows, cwd, home);
+        (other.resolved, other.tilde)
+    });
+    forms
+}
+
+/// [`forms`] of `text` as written.
+fn literal_forms(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> PathForms {
     let home_text = home.and_then(Path::to_str).map(|h| normalize(h, true));
     if let Some((_, rest)) = home_prefix(text) {
         return match &home_text {
             Some(h) => {
                 let resolved = normalize(&format!("{h}/{rest}"), true);
                 let tilde = tilde_form(&resolved, h);
-                PathForms { resolved, tilde }
+                PathForms {
+                    resolved,
+                    tilde,
+                    windows: None,
+                }
             }
             None => {
                 let tail = normalize(rest, true);
@@ -337,6 +358,7 @@ pub fn forms(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> PathForms {
                 PathForms {
                     resolved: tilde.clone(),
                     tilde: Some(tilde),
+                    windows: None,
                 }
             }
         };
@@ -376,7 +398,11 @@ pub fn forms(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> PathForms {
         }
     };
     let tilde = home_text.as_deref().and_then(|h| tilde_form(&resolved, h));
-    PathForms { resolved, tilde }
+    PathForms {
+        resolved,
+        tilde,
+        windows: None,
+    }
 }
 
 /// `~` or `~/rest` when `path` is `home` or inside it.

@@ -169,14 +169,14 @@ pub fn expand(text: &str, tilde: bool, cwd: Option<&Path>, home: Option<&Path>) 
             base.join(rest)
         });
     }
-    // A Windows drive or UNC path (Git Bash): never a path below the working directory. One
-    // with a backslash names one entry of its directory here and a path of several under Git
-    // Bash (`up\x/.bashrc`, `..\x`): not known either.
-    if text.is_empty()
-        || shellgate_parser::path::is_foreign_absolute(text)
-        || text.contains('\\')
-        || up_after_name(text)
-    {
+    // A Windows drive or UNC path (Git Bash): never a path below the working directory. A
+    // backslash is a directory separator where Git Bash runs (Windows: `..\x` is `../x`), a
+    // character of one name here (`up\x/.bashrc` goes through a directory named `up\x`).
+    let windows = cfg!(windows)
+        .then(|| shellgate_parser::path::windows_separators(text))
+        .flatten();
+    let text = windows.as_deref().unwrap_or(text);
+    if text.is_empty() || shellgate_parser::path::is_foreign_absolute(text) || up_after_name(text) {
         return None;
     }
     let path = Path::new(text);

@@ -778,9 +778,13 @@ impl Policy {
                 continue;
             }
             let literal = words.get(value.index).is_some_and(|w| w.literal);
-            // (Bracket expressions and escapes read differently by grep's fnmatch and this
-            // matcher — `[[:punct:]]env` — limit nothing.)
-            if !literal || value.text.contains(['/', '[', '\\']) || value.text.is_empty() {
+            // (Only `*` and plain characters: bracket expressions, `?`, braces and escapes are
+            // read differently by grep's fnmatch and this matcher — `[[:punct:]]env`, `?` one
+            // character or one byte, `{k,z}` literal or alternatives — and limit nothing.)
+            if !literal
+                || value.text.contains(['/', '[', ']', '\\', '?', '{', '}'])
+                || value.text.is_empty()
+            {
                 return None;
             }
             let glob = globset::GlobBuilder::new(&value.text)
