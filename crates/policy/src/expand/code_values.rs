@@ -93,8 +93,12 @@ impl Walker<'_> {
                 },
             );
             if !parsed.complete {
-                // Not shell code the gate can read; the command already needs a person for
-                // running it.
+                // Not shell code the gate can read: the command that runs it is not known
+                // (most already need a person for running code; a sed `e` line would not).
+                self.dynamic(
+                    index,
+                    "runs a command line that is not shell code the gate can read",
+                );
                 continue;
             }
             self.ex.background |= parsed.background;
