@@ -629,3 +629,33 @@ fn a_copy_to_many_destinations_asks_about_earlier_writes_once_per_destination() 
     let command = "cp -r ~ /\"rm\"\u{14}hto\u{6}ssssssssssssssssssssime dgawkay -t %3ssssssshopt -s extglsssssssssss{\u{fffd}1..9}straphs -r s~ zGIC{2..9}=T\u{fffd}_SSH_C{1..9}=rm -rf ~ nd\u{fffd}or.tgz\u{fffd}\u{fffd}/\"rm\"\u{14}hto\u{6}ssssssssssss\u{fffd}\u{fffd}\u{fffd}\u{fffd}sssswime displapython3.9sssss\u{c}hopt -s\u{fffd}extglssssssss{0..9}sss{1..9}s=nv n=/env n= n=\u{fffd}\u{fffd}chm*/mo@ /;//////{0..9}/////////dd if=/////{0..9}////get -c\u{7cc}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}/ \u{fffd}n.=nv inshnu\u{fffd}= -r";
     assert_eq!(timed_decision(command), Decision::NeedsPrompt);
 }
+
+// Crash input (evaluate target, E40b): b" ~+/a.;". A name with a trailing dot was taken for a
+// path of Windows' shape (which drops the dot) and so not known, while the prompt still proposed
+// the program by its path: the Session answer left it asking. A trailing dot is now a character
+// of the name here (Windows' reading is matched by path globs only), so the project's program
+// runs silently in the project, as it did before.
+#[test]
+fn a_program_whose_name_ends_in_a_dot_is_the_project_s() {
+    let gate = GateEvaluator::new(Policy::embedded_default().unwrap());
+    let state = shellgate_policy::examples::example_state(&gate, "personal").unwrap();
+    for command in [" ~+/a.;", "./a. --x", "./b ."] {
+        let evaluation = gate.evaluate(command, &state);
+        if let Some(prompt) = evaluation.prompt.as_ref().filter(|p| p.persistable) {
+            let effects = gate
+                .respond(&evaluation, shellgate_policy::Choice::Session, &state)
+                .unwrap();
+            let mut after = state.clone();
+            after.apply_effects(&effects);
+            assert_eq!(
+                gate.evaluate(command, &after).decision,
+                Decision::Approved,
+                "{command}: {prompt:?}"
+            );
+        }
+    }
+    assert_eq!(
+        gate.evaluate(" ~+/a.;", &state).decision,
+        Decision::Approved
+    );
+}
