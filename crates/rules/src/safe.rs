@@ -704,38 +704,33 @@ impl Policy {
     /// Unknown entries read them.
     #[must_use]
     pub fn reads_hidden(&self, words: &[Word]) -> bool {
-        let Some(entry) = self.lookup(&self.declared.verbs, words, true, &|_| true) else {
-            return true;
-        };
-        entry.hidden_flags.is_empty()
-            || flags::scan(words, entry.verb.len(), &|name| entry.takes_value(name))
+        self.entry_flag_given(words, |entry| &entry.hidden_flags)
+            .is_none_or(|(listed, given)| !listed || given)
+    }
+
+    /// For `words`' `[[verb]]` entry, if any: whether the list `pick` takes from it is not
+    /// empty, and whether one of its flags is given.
+    fn entry_flag_given(
+        &self,
+        words: &[Word],
+        pick: impl Fn(&VerbRoles) -> &[String],
+    ) -> Option<(bool, bool)> {
+        let entry = self.lookup(&self.declared.verbs, words, true, &|_| true)?;
+        let list = pick(entry);
+        let given = !list.is_empty()
+            && flags::scan(words, entry.verb.len(), &|name| entry.takes_value(name))
                 .flags
                 .iter()
-                .any(|hit| {
-                    entry
-                        .hidden_flags
-                        .iter()
-                        .any(|spelling| flag_is(&hit.name, spelling))
-                })
+                .any(|hit| list.iter().any(|spelling| flag_is(&hit.name, spelling)));
+        Some((!list.is_empty(), given))
     }
 
     /// Whether `words` print the names of the files below the directories they read, never
     /// their content: its `[[verb]]` entry lists `names_flags` and one is given (`rg --files`).
     #[must_use]
     pub fn lists_names(&self, words: &[Word]) -> bool {
-        let Some(entry) = self.lookup(&self.declared.verbs, words, true, &|_| true) else {
-            return false;
-        };
-        !entry.names_flags.is_empty()
-            && flags::scan(words, entry.verb.len(), &|name| entry.takes_value(name))
-                .flags
-                .iter()
-                .any(|hit| {
-                    entry
-                        .names_flags
-                        .iter()
-                        .any(|spelling| flag_is(&hit.name, spelling))
-                })
+        self.entry_flag_given(words, |entry| &entry.names_flags)
+            .is_some_and(|(_, given)| given)
     }
 
     /// The file names the recursive reads of `words` are limited to: the globs its `[[verb]]`

@@ -23,6 +23,16 @@ impl Run<'_> {
             .is_ok_and(|set| path.ancestors().any(|p| set.contains(p)))
     }
 
+    /// Whether an earlier clause of the command writes, moves or removes `path` or a directory
+    /// above it (`written_set` and `touched_set`): it may not be what is on disk now. (Not
+    /// known, when a set cannot be read: yes.)
+    pub(super) fn changed_before(&self, path: &std::path::Path) -> bool {
+        [&self.written_set, &self.touched_set].iter().any(|set| {
+            set.try_borrow()
+                .map_or(true, |set| path.ancestors().any(|p| set.contains(p)))
+        })
+    }
+
     /// `safe`, or the refusal of its entry when arguments appended at run time meet its
     /// `max_operands`, or when an `absent_operands` operand names an existing file or directory
     /// below the working directory, or one the gate cannot look up: an expansion, a glob or a

@@ -134,12 +134,7 @@ impl Run<'_> {
         // A directory an earlier clause removed, moved or wrote may not be there any more
         // (`rmdir .vscode && ln -s cfg .vscode`), and neither may one after any earlier clause
         // (`git rm -r .vscode && …` removes it too): the path itself is judged as well.
-        let changed = |set: &std::cell::RefCell<std::collections::HashSet<std::path::PathBuf>>| {
-            set.try_borrow()
-                .map_or(true, |set| path.ancestors().any(|p| set.contains(p)))
-        };
-        let changed_before =
-            !self.judged.is_empty() || changed(&self.written_set) || changed(&self.touched_set);
+        let changed_before = !self.judged.is_empty() || self.changed_before(&path);
         let mut places = Vec::new();
         match (into, known) {
             (true, Some(name)) => {

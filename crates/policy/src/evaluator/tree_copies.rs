@@ -10,8 +10,6 @@
 //! makes the whole destination such a place. Without file-system access (symbolic links not
 //! resolved) one name below the destination stands for its contents (`DEST/…`).
 
-use std::cell::RefCell;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use shellgate_parser::Word;
@@ -66,12 +64,7 @@ impl Run<'_> {
         // `mv ~/.config x && cp -r payload ~/.config`, `rm -rf build && mv sub build`.)
         // (Looked up by the destination's ancestors in the sets of written and touched paths:
         // a copy of a large tree to many destinations writes thousands.)
-        let in_set = |set: &RefCell<HashSet<PathBuf>>| {
-            set.try_borrow().map_or(true, |set| {
-                Path::new(destination).ancestors().any(|p| set.contains(p))
-            })
-        };
-        let rewritten = in_set(&self.written_set) || in_set(&self.touched_set);
+        let rewritten = self.changed_before(Path::new(destination));
         for source in sources {
             let recursive = source.role != Role::DeletePath;
             let Some(source_word) = words.get(source.index) else {
