@@ -15,6 +15,8 @@ use super::run::Run;
 /// One toolchain clause's inputs and outputs.
 #[derive(Debug, Default)]
 pub(super) struct Build {
+    /// The index of the invocation that builds.
+    owner: usize,
     /// Its working directory: what the command writes below it may be a source.
     dir: Option<PathBuf>,
     /// The paths it reads.
@@ -30,6 +32,7 @@ impl Run<'_> {
     pub(super) fn start_build(&self, cwd: Option<&Path>) {
         let dir = cwd.map(Path::to_path_buf);
         let build = Build {
+            owner: self.judged.len(),
             outputs: dir.iter().cloned().collect(),
             dir,
             inputs: Vec::new(),
@@ -73,9 +76,11 @@ impl Run<'_> {
     }
 
     /// Adds to `written` the outputs of every build whose inputs are not all the project's
-    /// own, until no more are added (one build's output may be another's source).
-    pub(super) fn add_brought_builds(&self, written: &mut Vec<PathBuf>) {
+    /// own, until no more are added (one build's output may be another's source); returns
+    /// them with the index of the invocation that builds them.
+    pub(super) fn add_brought_builds(&self, written: &mut Vec<PathBuf>) -> Vec<(usize, PathBuf)> {
         let mut builds = self.builds.take();
+        let mut outputs = Vec::new();
         loop {
             let touched = |path: &PathBuf| {
                 written
@@ -92,9 +97,12 @@ impl Run<'_> {
                         .any(|input| self.state.run_zone_for(input).is_none() || touched(input))
             });
             if brought.is_empty() {
-                return;
+                return outputs;
             }
-            written.extend(brought.into_iter().flat_map(|b| b.outputs));
+            for build in brought {
+                written.extend(build.outputs.iter().cloned());
+                outputs.extend(build.outputs.into_iter().map(|p| (build.owner, p)));
+            }
             builds = kept;
         }
     }

@@ -181,15 +181,27 @@ impl<'a> Run<'a> {
                 .map(|file| (PathBuf::from(file), first.cooked.clone())),
             Executable::Name(_) | Executable::Unknown => None,
         };
+        // The catalog entry of the project's interpreter's name (`.venv/bin/python -m pytest`).
+        let anywhere = match project_interpreter {
+            Some(_) if class.is_none() => self.policy().safe_anywhere(&inv.view()),
+            _ => SafeVerdict::NotCatalogued,
+        };
+        let anywhere_verb = match &anywhere {
+            SafeVerdict::Admitted { verb, .. } => *verb,
+            SafeVerdict::Unsafe { .. } | SafeVerdict::NotCatalogued => &[][..],
+        };
         let interpreter_call = match &inv.opaque {
             None => false,
             // The catalog entry names the code flag or the "script" word (`python3 -m pytest`,
             // `bun run build`): it knows what runs.
             Some(Opaque::Interpreter { flag, script, .. })
-                if flag
-                    .iter()
-                    .chain(script)
-                    .any(|w| entry_verb.iter().skip(1).any(|v| v == w)) =>
+                if flag.iter().chain(script).any(|w| {
+                    entry_verb
+                        .iter()
+                        .skip(1)
+                        .chain(anywhere_verb.iter().skip(1))
+                        .any(|v| v == w)
+                }) =>
             {
                 false
             }

@@ -358,7 +358,8 @@ impl Run<'_> {
                 .filter(|j| j.project_code.is_empty())
                 .filter_map(|j| j.writes_below.clone()),
         );
-        self.add_brought_builds(&mut written);
+        let stated = written.len();
+        let outputs = self.add_brought_builds(&mut written);
         if written.is_empty() {
             return;
         }
@@ -399,7 +400,21 @@ impl Run<'_> {
                 }
             }
         }
+        let invocations = &self.expansion.invocations;
         for (index, judged) in self.judged.iter_mut().enumerate() {
+            // What a build makes cannot have brought the program that runs it (`echo x >
+            // t.js; npx jest`: the build's outputs, everything below its directory, hold
+            // `node_modules/.bin/jest`).
+            let written: Vec<&PathBuf> = written
+                .iter()
+                .take(stated)
+                .chain(
+                    outputs
+                        .iter()
+                        .filter(|(owner, _)| !runs_inside(invocations, *owner, index))
+                        .map(|(_, p)| p),
+                )
+                .collect();
             for why in brought_by_files(judged, &known, policy) {
                 judged.ask_unsaveable(ReasonKind::Code, None, why);
             }
@@ -441,7 +456,7 @@ impl Run<'_> {
                 .filter(|(file, _)| {
                     written
                         .iter()
-                        .any(|w| file.starts_with(w) || (w.starts_with(file) && w != file))
+                        .any(|w| file.starts_with(w) || (w.starts_with(file) && *w != file))
                 })
                 .map(|(_, shown)| shown.clone())
                 .collect();
@@ -457,4 +472,17 @@ impl Run<'_> {
             }
         }
     }
+}
+
+/// Whether invocation `inner` is `outer` or runs inside it (a command a wrapper or runner runs).
+fn runs_inside(invocations: &[crate::expand::Invocation], inner: usize, outer: usize) -> bool {
+    let mut at = Some(inner);
+    for _ in 0..=invocations.len() {
+        match at {
+            Some(i) if i == outer => return true,
+            Some(i) => at = invocations.get(i).and_then(|inv| inv.parent),
+            None => return false,
+        }
+    }
+    false
 }
