@@ -295,6 +295,33 @@ impl<'a> Run<'a> {
             SafeVerdict::Unsafe { token, exact, .. } => (Some(token.clone()), *exact),
             _ => (None, false),
         };
+        // What its input names (`uudecode a.uu`, `git apply fix.diff`) changes between runs:
+        // no pattern stands for it.
+        let input_named = matches!(
+            &safe,
+            SafeVerdict::Unsafe {
+                saveable: false,
+                exact: false,
+                ..
+            }
+        );
+        // An entry that refuses any grant (`python3 -m tarfile -e`: its input names what it
+        // writes) does so for the interpreter's exact command too.
+        if opaque_code
+            && let SafeVerdict::Unsafe {
+                token,
+                why,
+                saveable: false,
+                ..
+            } = &safe
+        {
+            judged.saveable = false;
+            judged.reason(
+                ReasonKind::Unsafe,
+                None,
+                format!("`{}`: {why}", display::escape(token)),
+            );
+        }
         if !opaque_code {
             match safe {
                 SafeVerdict::Admitted {
@@ -387,7 +414,12 @@ impl<'a> Run<'a> {
         // Code read from standard input is in no word: no pattern stands for it (`psql -h db *`
         // saved for `psql -h db < q.sql` must not approve `psql -h db <<< '\! CMD'`).
         let code_unseen = interpreter_call && !self.code_visible(inv);
-        for approved in self.state.patterns().iter().filter(|_| !code_unseen) {
+        for approved in self
+            .state
+            .patterns()
+            .iter()
+            .filter(|_| !code_unseen && !input_named)
+        {
             if matching::matches(&approved.pattern, &tokens, exact, &ctx) {
                 judged.reason(
                     ReasonKind::Pattern,
