@@ -110,6 +110,11 @@ impl WordAcc {
     pub fn ansi_c(&mut self, inner: &str) {
         self.quoted_part(inner);
         push_ansi_c(inner, &mut self.cooked);
+        // Escapes whose decoding depends on the shell's version (bash 5.2 reads `\x{HH…}`;
+        // `\c\\` is one control character): the word the program gets is not known.
+        if ansi_c_unsure(inner) {
+            self.features.parameter = true;
+        }
         self.placeholder();
     }
 
@@ -283,6 +288,23 @@ pub(crate) fn push_heredoc_escape(raw: &str, out: &mut String) {
 /// Supports `\a \b \e \E \f \n \r \t \v \\ \' \" \?`, octal `\nnn`, `\xHH`, `\uHHHH`,
 /// `\UHHHHHHHH` and `\cX`. Like bash, a decoded NUL ends the string. Unknown escapes keep their
 /// backslash. Bytes that are not valid UTF-8 become U+FFFD.
+/// Whether `$'…'` text holds an escape that shells decode differently (`\x{…}`, `\c` before
+/// a backslash or at the end).
+fn ansi_c_unsure(inner: &str) -> bool {
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            continue;
+        }
+        match chars.next() {
+            Some('x') if chars.clone().next() == Some('{') => return true,
+            Some('c') if matches!(chars.clone().next(), Some('\\') | None) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 pub(crate) fn push_ansi_c(inner: &str, out: &mut String) {
     let mut bytes: Vec<u8> = Vec::with_capacity(inner.len());
     let mut chars = inner.chars().peekable();
@@ -467,6 +489,15 @@ mod tests {
         assert!(has_brace_expansion("x{1..3}"));
         assert!(!has_brace_expansion("{}"));
         assert!(!has_brace_expansion("{abc}"));
+    }
+
+    #[test]
+    fn ansi_c_escapes_shells_read_differently_are_unsure() {
+        assert!(ansi_c_unsure(r"\x{27}"));
+        assert!(ansi_c_unsure(r"a\c\\b"));
+        assert!(ansi_c_unsure(r"\c"));
+        assert!(!ansi_c_unsure(r"\x27\cA\n"));
+        assert!(!ansi_c_unsure(r"\\x{27}"));
     }
 
     #[test]

@@ -119,7 +119,9 @@ fn check(tokens: &[Token], reader: &InlineReader) -> Result<(), String> {
         let prev = i.checked_sub(1).and_then(|p| tokens.get(p));
         let before_prev = i.checked_sub(2).and_then(|p| tokens.get(p));
         let next = tokens.get(i + 1);
-        if depth == 0 && matches!(token, Token::Op(op) if op == "." || op == "[") {
+        // (At any depth: `(sys.stdout,) = (os,)` and `(d[1]) = 2` assign to an attribute and
+        // an item too; a `.` or `[` before the last `=` of a statement may be in a target.)
+        if matches!(token, Token::Op(op) if op == "." || op == "[") {
             statement_has_target = true;
         }
         match token {
@@ -338,12 +340,25 @@ fn string_at(chars: &[char], i: usize, reader: &InlineReader) -> Result<Option<u
     let prefix = prefix.to_ascii_lowercase();
     if !matches!(
         prefix.as_str(),
-        "" | "r" | "b" | "u" | "f" | "rb" | "br" | "fr" | "rf"
+        "" | "r" | "b" | "u" | "f" | "rb" | "br" | "fr" | "rf" | "t" | "tr" | "rt"
     ) {
+        // A prefix Python may know and the reader does not (a new kind of string whose fields
+        // run, as `t'…'` does from 3.14).
+        if chars
+            .get(i..j)
+            .is_some_and(|p| p.iter().all(char::is_ascii_alphabetic))
+            && !i
+                .checked_sub(1)
+                .and_then(|p| chars.get(p))
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+        {
+            return Err(format!("a string with the prefix `{prefix}` is not read"));
+        }
         return Ok(None);
     }
-    // A backslash keeps the next character inside the string, raw or not.
-    let formatted = prefix.contains('f');
+    // A backslash keeps the next character inside the string, raw or not. (A template string,
+    // `t'…'` from Python 3.14, evaluates its fields as an f-string does.)
+    let formatted = prefix.contains('f') || prefix.contains('t');
     let triple = chars.get(j + 1) == Some(&quote) && chars.get(j + 2) == Some(&quote);
     let open = if triple { 3 } else { 1 };
     let mut k = j + open;
@@ -396,6 +411,12 @@ fn fields(body: &[char]) -> Result<Vec<String>, String> {
                         Some('}') => depth -= 1,
                         Some('\'' | '"') => {
                             return Err("an f-string field holds a string".to_owned());
+                        }
+                        // A format spec's `#` is text, a field's is a comment (from Python
+                        // 3.12, one that hides the field's real end): either way, the reader
+                        // would not see what runs.
+                        Some('#') => {
+                            return Err("an f-string field holds a `#`".to_owned());
                         }
                         Some(_) => {}
                     }
@@ -539,6 +560,34 @@ mod tests {
             ("'abc'()", "calls the result of an expression"),
             ("!rm -rf ~", "a `!` that is not `!=`"),
             ("print(1)\n!ls", "a `!` that is not `!=`"),
+            // Red-team 41d: targets inside brackets, a `#` in a field, a template string.
+            (
+                "(os.write,) = (os.system,)",
+                "assigns to an attribute or an item",
+            ),
+            ("(d[1]) = 2", "assigns to an attribute or an item"),
+            (
+                "x = (sys.stdout) = os",
+                "assigns to an attribute or an item",
+            ),
+            (
+                "(sys.stdout): int = os",
+                "assigns to an attribute or an item",
+            ),
+            (
+                "print(f'{1:#{os.system(c)}}')",
+                "an f-string field holds a `#`",
+            ),
+            (
+                "print(f\"\"\"{1 # }\n+ os.system(c)}\"\"\")",
+                "an f-string field holds a `#`",
+            ),
+            ("t'{__import__(x)}'", "the name `__import__` is not read"),
+            (
+                "print(t'{os.system(c)}')",
+                "calls `system`, which is not read",
+            ),
+            ("print(ab'x')", "a string with the prefix `ab` is not read"),
         ] {
             assert_eq!(read(code), Err(why.to_owned()), "{code}");
         }
