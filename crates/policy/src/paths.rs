@@ -263,7 +263,9 @@ pub fn working_directory(
     cwd: Option<&Path>,
     home: Option<&Path>,
 ) -> Option<PathBuf> {
-    if !value.literal || up_after_name(&value.cooked) {
+    // (`{}` is a finder's placeholder: `find ~/src -exec git -C {} status \;` runs in each
+    // directory found.)
+    if !value.literal || up_after_name(&value.cooked) || value.cooked.contains("{}") {
         return None;
     }
     let resolved = shellgate_parser::path::forms(&value.cooked, cwd, home).resolved;

@@ -696,6 +696,31 @@ impl<'a> Run<'a> {
                     Certainty::Certain,
                     judged,
                 );
+                // A repository command writes the work tree git finds, which may begin above
+                // the working directory (a monorepo, a dotfiles repository in the home
+                // directory): its pathspecs (`..`, `:/`) and checkouts reach all of it.
+                if ctx.symlinks
+                    && matches!(
+                        safe,
+                        SafeVerdict::Admitted {
+                            class: EffectClass::Repository,
+                            ..
+                        }
+                    )
+                    && let Some(top) = resolved
+                        .ancestors()
+                        .skip(1)
+                        .find(|dir| dir.join(".git").exists())
+                    && !resolved.join(".git").exists()
+                {
+                    self.judge_resolved(
+                        top,
+                        &top.to_string_lossy(),
+                        Access::Write,
+                        Certainty::Certain,
+                        judged,
+                    );
+                }
             }
             None if access == Access::Read && self.state.read_all().is_some() => {}
             None => self.dynamic_path("(the working directory)", access, judged),
