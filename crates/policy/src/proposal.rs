@@ -177,6 +177,19 @@ pub fn narrowness(input: &ProposalInput<'_>) -> Narrowness {
     narrowness
 }
 
+/// Words that ask a tool about itself.
+const QUERY_WORDS: &[&str] = &[
+    "--version",
+    "-V",
+    "-v",
+    "-version",
+    "--help",
+    "-h",
+    "-help",
+    "version",
+    "help",
+];
+
 /// Proposes a narrow pattern for a command (see the module docs), or `None` when no pattern
 /// can be proposed.
 #[must_use]
@@ -212,6 +225,13 @@ pub fn propose(input: &ProposalInput<'_>) -> Option<VerbPattern> {
             }
         }
         Narrowness::Name => {}
+    }
+    // A question about the tool (`bw --version`, `gopass --help`) is no sample of its work:
+    // the grant is the question, not every command of the tool's name (`bw *` would approve
+    // `bw export --raw`).
+    let rest = words.get(end..).unwrap_or_default();
+    if !rest.is_empty() && rest.iter().all(|w| QUERY_WORDS.contains(&w.text)) {
+        end = words.len();
     }
     // Every word in the prefix must be spellable (a transparent flag value may not be).
     let spellable = words
