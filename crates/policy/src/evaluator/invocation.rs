@@ -295,16 +295,7 @@ impl<'a> Run<'a> {
             SafeVerdict::Unsafe { token, exact, .. } => (Some(token.clone()), *exact),
             _ => (None, false),
         };
-        // What its input names (`uudecode a.uu`, `git apply fix.diff`) changes between runs:
-        // no pattern stands for it.
-        let input_named = matches!(
-            &safe,
-            SafeVerdict::Unsafe {
-                saveable: false,
-                exact: false,
-                ..
-            }
-        );
+
         // An entry that refuses any grant (`python3 -m tarfile -e`: its input names what it
         // writes) does so for the interpreter's exact command too.
         if opaque_code
@@ -414,12 +405,7 @@ impl<'a> Run<'a> {
         // Code read from standard input is in no word: no pattern stands for it (`psql -h db *`
         // saved for `psql -h db < q.sql` must not approve `psql -h db <<< '\! CMD'`).
         let code_unseen = interpreter_call && !self.code_visible(inv);
-        for approved in self
-            .state
-            .patterns()
-            .iter()
-            .filter(|_| !code_unseen && !input_named)
-        {
+        for approved in self.state.patterns().iter().filter(|_| !code_unseen) {
             if matching::matches(&approved.pattern, &tokens, exact, &ctx) {
                 judged.reason(
                     ReasonKind::Pattern,

@@ -352,13 +352,14 @@ impl Run<'_> {
     pub(super) fn judge_written_code(&mut self) {
         let known = self.written.take();
         let mut written = known.clone();
-        written.extend(
-            self.judged
-                .iter()
-                .filter(|j| j.project_code.is_empty())
-                .filter_map(|j| j.writes_below.clone()),
-        );
-        let stated = written.len();
+        let below: Vec<(usize, PathBuf)> = self
+            .judged
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.project_code.is_empty())
+            .filter_map(|(i, j)| j.writes_below.clone().map(|w| (i, w)))
+            .collect();
+        written.extend(below.iter().map(|(_, w)| w.clone()));
         let outputs = self.add_brought_builds(&mut written);
         if written.is_empty() {
             return;
@@ -402,16 +403,27 @@ impl Run<'_> {
         }
         let invocations = &self.expansion.invocations;
         for (index, judged) in self.judged.iter_mut().enumerate() {
-            // What a build makes cannot have brought the program that runs it (`echo x >
-            // t.js; npx jest`: the build's outputs, everything below its directory, hold
+            // What a build makes cannot have brought the program that runs it either (`echo x
+            // > t.js; npx jest`: the build's outputs, everything below its directory, hold
             // `node_modules/.bin/jest`).
-            let written: Vec<&PathBuf> = written
+            // What a later clause may write cannot have brought the code an earlier one ran
+            // (`./gradlew jar && java -jar app.jar`), unless clauses run alongside one another or
+            // again (a loop).
+            let before = |writer: usize| concurrent || writer < index;
+            let written: Vec<&PathBuf> = known
                 .iter()
-                .take(stated)
+                .chain(
+                    below
+                        .iter()
+                        .filter(|(writer, _)| before(*writer))
+                        .map(|(_, p)| p),
+                )
                 .chain(
                     outputs
                         .iter()
-                        .filter(|(owner, _)| !runs_inside(invocations, *owner, index))
+                        .filter(|(owner, _)| {
+                            before(*owner) && !runs_inside(invocations, *owner, index)
+                        })
                         .map(|(_, p)| p),
                 )
                 .collect();
