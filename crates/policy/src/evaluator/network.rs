@@ -144,6 +144,10 @@ impl Run<'_> {
 /// The host of a URL or host argument: `https://user@example.com:8443/x` → `example.com`,
 /// `localhost:8000/health` → `localhost`, `[::1]:80` → `::1`. `None` when there is none.
 pub(super) fn host_of(url: &str) -> Option<String> {
+    // `--url @FILE` (curl 8.13 and later) reads URLs from FILE: no host is known here.
+    if url.starts_with('@') {
+        return None;
+    }
     let rest = match url.split_once("://") {
         Some((scheme, rest))
             if !scheme.is_empty()
