@@ -69,10 +69,22 @@ pub(super) fn prints_configuration(words: &[shellgate_parser::Word]) -> Prints {
                 "--all",
             ]) || cooked.iter().skip(2).any(|w| {
                 let key = w.to_ascii_lowercase();
+                // (`hub.oauthtoken`, `sendemail.smtppass`, `transcrypt.password`: red-team 41c.)
                 !key.starts_with('-')
-                    && ["url", "extraheader", "credential", "insteadof", "proxy"]
-                        .iter()
-                        .any(|k| key.contains(k))
+                    && [
+                        "url",
+                        "extraheader",
+                        "credential",
+                        "insteadof",
+                        "proxy",
+                        "token",
+                        "pass",
+                        "secret",
+                        "auth",
+                        "cookie",
+                    ]
+                    .iter()
+                    .any(|k| key.contains(k))
             }),
         ),
         Some("var") => settings(has(&["-l"])),
@@ -98,6 +110,13 @@ pub(super) fn configs_with_credentials(
     }
     let urls_only = printed == Prints::Urls;
     let mut files: Vec<PathBuf> = repository_config(cwd).into_iter().collect();
+    // (A worktree's own settings, and the system's: red-team 41c.)
+    let worktree: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|config| config.parent().map(|dir| dir.join("config.worktree")))
+        .collect();
+    files.extend(worktree);
+    files.push(PathBuf::from("/etc/gitconfig"));
     if let Some(home) = home {
         files.push(home.join(".gitconfig"));
         files.push(home.join(".config/git/config"));
@@ -109,7 +128,7 @@ pub(super) fn configs_with_credentials(
 }
 
 /// Whether `path` is a git configuration file by its name (`.git/config`, `~/.gitconfig`,
-/// `~/.config/git/config`, a bare repository's `config`).
+/// `~/.config/git/config`, `/etc/gitconfig`, `config.worktree`, a bare repository's `config`).
 pub(super) fn is_git_config(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str());
     let parent = path
@@ -117,7 +136,7 @@ pub(super) fn is_git_config(path: &Path) -> bool {
         .and_then(|p| p.file_name())
         .and_then(|n| n.to_str());
     // (A bare repository's `config`: `mirror.git/config`, or any directory laid out as one.)
-    matches!(name, Some(".gitconfig"))
+    matches!(name, Some(".gitconfig" | "gitconfig" | "config.worktree"))
         || (name == Some("config")
             && (matches!(parent, Some(".git" | "git"))
                 || parent.is_some_and(|p| p.ends_with(".git"))
