@@ -299,6 +299,11 @@ pub struct SafeEntry {
     /// discarding its uncommitted changes, when NAME is a path). The evaluator consults the
     /// file system (see [`crate::Policy::absent_operands`]).
     pub absent_operands: Option<String>,
+    /// Why a first operand that names an existing file or directory below the working
+    /// directory keeps the command out of its class (`git pull NAME` fetches from the
+    /// repository at NAME, through a link too, when no remote has that name). Unlike
+    /// [`SafeEntry::absent_operands`], a working directory that does not exist holds nothing.
+    pub absent_repository: Option<String>,
     /// Why it is safe.
     pub why: String,
     /// Operating systems it applies to (empty: all). Names as in `std::env::consts::OS`, with

@@ -136,6 +136,7 @@ table! {
         unless_bare: Option<Text> = get,
         input_names: Option<Text> = get,
         absent_operands: Option<Text> = get,
+        absent_repository: Option<Text> = get,
         value_flags: Vec<Text> = or_default,
         known_flags: Vec<Text> = or_default,
         unless_flags: Vec<Spanned<RawUnlessFlag>> = or_default,

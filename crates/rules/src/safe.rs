@@ -243,14 +243,20 @@ impl Policy {
     /// why, when the entry that admitted `view` declares `absent_operands` (`git checkout
     /// NAME`). The evaluator looks each up below the working directory: one that exists, or
     /// one it cannot look up, makes the command unsafe with that reason.
+    /// With `absent_repository` instead, only the first operand, and `lenient` is true: a
+    /// working directory that does not exist holds nothing.
     #[must_use]
     pub fn absent_operands<'w>(
         &self,
         view: &CommandView<'w>,
         verdict: &SafeVerdict<'_>,
-    ) -> Option<(Vec<&'w Word>, &str)> {
+    ) -> Option<(Vec<&'w Word>, &str, bool)> {
         let entry = self.admitting_entry(view, verdict)?;
-        let why = entry.absent_operands.as_deref()?;
+        let (why, lenient) = match (&entry.absent_operands, &entry.absent_repository) {
+            (Some(why), _) => (why.as_str(), false),
+            (None, Some(why)) => (why.as_str(), true),
+            (None, None) => return None,
+        };
         let roles = self.lookup(&self.declared.verbs, view.words, true, &|_| true);
         let takes = |name: &str| {
             entry.value_flags.iter().any(|v| v == name)
@@ -258,7 +264,12 @@ impl Policy {
         };
         let scan = flags::scan(view.words, entry.verb.len(), &takes);
         let operands = scan.operands.iter().filter_map(|&i| view.words.get(i));
-        Some((operands.collect(), why))
+        let operands = if lenient {
+            operands.take(1).collect()
+        } else {
+            operands.collect()
+        };
+        Some((operands, why, lenient))
     }
 
     /// The most operands the entry that admitted `view` takes, and why more make it unsafe
@@ -1212,7 +1223,8 @@ fn entry_verdict<'p>(
         || entry.tasks
         || entry.max_operands.is_some()
         || entry.min_operands.is_some()
-        || entry.absent_operands.is_some();
+        || entry.absent_operands.is_some()
+        || entry.absent_repository.is_some();
     let can_be_option = |index: &&usize| {
         let Some(word) = view.words.get(**index) else {
             return true;

@@ -55,14 +55,20 @@ impl Run<'_> {
                 exact: true,
             };
         }
-        let Some((operands, why)) = self.policy().absent_operands(&inv.view(), &safe) else {
+        let Some((operands, why, lenient)) = self.policy().absent_operands(&inv.view(), &safe)
+        else {
             return safe;
         };
         // Names are looked up below a working directory that exists: in one that does not (a
-        // replayed log, a made-up project), nothing can be told apart.
-        let cwd = ctx
+        // replayed log, a made-up project), nothing can be told apart — unless the entry says
+        // such a directory holds nothing (`absent_repository`: `git pull origin`).
+        let known_dir = ctx
             .cwd
-            .filter(|cwd| ctx.symlinks && std::fs::metadata(cwd).is_ok_and(|m| m.is_dir()));
+            .filter(|cwd| std::fs::metadata(cwd).is_ok_and(|m| m.is_dir()));
+        if lenient && (known_dir.is_none() || !ctx.symlinks) {
+            return safe;
+        }
+        let cwd = known_dir.filter(|_| ctx.symlinks);
         let present = operands.into_iter().find(|word| {
             // (`\` quotes the next character of a pathspec: `a\.c` names `a.c`.)
             let unreadable = !word.literal
@@ -172,6 +178,49 @@ mod tests {
         assert_eq!(
             decide(&root.join("gone"), true, "git checkout -- ."),
             (Decision::NeedsPrompt, vec![format!("`.`: {restores}")])
+        );
+    }
+
+    #[test]
+    fn a_fetch_from_a_name_that_is_a_directory_is_another_repository() {
+        let (_dir, base) = crate::testing::temp_tree(&["proj/vendored", "other"]);
+        let root = base.join("proj");
+        std::os::unix::fs::symlink(base.join("other"), root.join("lnk")).unwrap();
+        let another = "names an existing file or directory, which git takes for another \
+                       repository when no remote has that name: its commits, and the hooks they \
+                       bring, run here";
+        for command in [
+            "git pull origin main",
+            "git fetch upstream",
+            "git pull",
+            "git fetch",
+        ] {
+            assert_eq!(
+                decide(&root, true, command),
+                (Decision::Approved, vec![]),
+                "{command}"
+            );
+        }
+        for (command, word) in [
+            ("git pull lnk master", "lnk"),
+            ("git fetch vendored", "vendored"),
+            ("git ls-remote lnk", "lnk"),
+        ] {
+            assert_eq!(
+                decide(&root, true, command),
+                (Decision::NeedsPrompt, vec![format!("`{word}`: {another}")]),
+                "{command}"
+            );
+        }
+        // A working directory that does not exist, or a file system not consulted, holds no
+        // repository: a replayed `git pull origin` stays approved.
+        assert_eq!(
+            decide(&root.join("gone"), true, "git pull origin main"),
+            (Decision::Approved, vec![])
+        );
+        assert_eq!(
+            decide(&root, false, "git pull lnk"),
+            (Decision::Approved, vec![])
         );
     }
 }

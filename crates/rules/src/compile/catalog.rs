@@ -161,6 +161,7 @@ impl Builder {
             unless_bare: raw.unless_bare.as_ref().map(|w| w.get_ref().clone()),
             input_names: raw.input_names.as_ref().map(|w| w.get_ref().clone()),
             absent_operands: raw.absent_operands.as_ref().map(|w| w.get_ref().clone()),
+            absent_repository: raw.absent_repository.as_ref().map(|w| w.get_ref().clone()),
             why,
             os: os.into(),
             pure: raw.pure,

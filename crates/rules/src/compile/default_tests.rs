@@ -265,12 +265,14 @@ fn catalog_holds_every_value(p: &Policy, file: &toml::Table) {
                 assert_eq!(
                     (
                         &entry.absent_operands,
+                        &entry.absent_repository,
                         &entry.known_flags[..],
                         entry.updates_tree,
                         entry.fetches
                     ),
                     (
                         &text(&raw, "absent_operands"),
+                        &text(&raw, "absent_repository"),
                         &strings(raw.get("known_flags"))[..],
                         boolean(&raw, "updates_tree"),
                         boolean(&raw, "fetches")
