@@ -289,16 +289,23 @@ pub(crate) fn push_heredoc_escape(raw: &str, out: &mut String) {
 /// `\UHHHHHHHH` and `\cX`. Like bash, a decoded NUL ends the string. Unknown escapes keep their
 /// backslash. Bytes that are not valid UTF-8 become U+FFFD.
 /// Whether `$'…'` text holds an escape that shells decode differently (`\x{…}`, `\c` before
-/// a backslash or at the end).
+/// a backslash or at the end, a `\u`/`\U` value that is no character: bash drops it).
 fn ansi_c_unsure(inner: &str) -> bool {
-    let mut chars = inner.chars();
+    let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '\\' {
             continue;
         }
         match chars.next() {
-            Some('x') if chars.clone().next() == Some('{') => return true,
-            Some('c') if matches!(chars.clone().next(), Some('\\') | None) => return true,
+            Some('x') if chars.peek() == Some(&'{') => return true,
+            Some('c') if matches!(chars.peek(), Some('\\') | None) => return true,
+            Some(e @ ('u' | 'U')) => {
+                let max = if e == 'u' { 4 } else { 8 };
+                if take_hex(&mut chars, max).is_some_and(|v| char::from_u32(v).is_none() || v == 0)
+                {
+                    return true;
+                }
+            }
             _ => {}
         }
     }
@@ -498,6 +505,9 @@ mod tests {
         assert!(ansi_c_unsure(r"\c"));
         assert!(!ansi_c_unsure(r"\x27\cA\n"));
         assert!(!ansi_c_unsure(r"\\x{27}"));
+        assert!(ansi_c_unsure(r".\UFFFFFFFF."));
+        assert!(ansi_c_unsure(r"\uD800"));
+        assert!(!ansi_c_unsure(r"\u00e9\U0001F600"));
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub fn bind(code: &str, args: &[Word]) -> Option<String> {
 /// known, so nothing is bound.
 #[must_use]
 pub fn bind_given(code: &str, args: &[Word], more: bool) -> Option<String> {
-    if !code.contains('$') || rebinds(code) {
+    if !code.contains('$') || rebinds(code) || unread_quoting(code) {
         return None;
     }
     let values = args.iter().map(Value::of).collect::<Option<Vec<_>>>()?;
@@ -70,6 +70,13 @@ pub fn bind_given(code: &str, args: &[Word], more: bool) -> Option<String> {
         }
     }
     bound.then_some(out)
+}
+
+/// Whether `code` holds text whose quoting the binder's quote tracking does not follow: a
+/// comment (`# don't`), `$'…'` (`\'` inside), a heredoc body, a backquote (red-team 41j: an
+/// apostrophe in a comment made a single-quoted `$1` look unquoted, and bound).
+fn unread_quoting(code: &str) -> bool {
+    code.contains(['#', '`']) || code.contains("$'") || code.contains("<<")
 }
 
 /// The value of a positional parameter, as the calling shell passes it.

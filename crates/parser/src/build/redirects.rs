@@ -79,6 +79,17 @@ impl Builder<'_, '_, '_> {
                 return Err(self.unexpected(&d, "heredoc"));
             }
             slot.delimiter_raw = self.raw(&d);
+            // bash removes a line continuation before it reads the delimiter (`<<E\⏎OF` is
+            // `EOF`); the grammar reads the delimiter as written, so its body would end
+            // elsewhere than bash's.
+            if slot.delimiter_raw.contains("\\\n") {
+                return Err(ParseError::Syntax {
+                    kind: DiagnosticKind::Unsupported,
+                    message: "a heredoc delimiter continued on the next line is not read"
+                        .to_owned(),
+                    offset: self.offset(&d),
+                });
+            }
             for seg in d.into_inner() {
                 match seg.as_rule() {
                     Rule::hd_bare => slot.delimiter.push_str(seg.as_str()),

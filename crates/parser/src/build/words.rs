@@ -48,7 +48,12 @@ impl Builder<'_, '_, '_> {
                 let raw = self.raw(&part);
                 let splits = !matches!(part.as_rule(), Rule::procsub | Rule::extglob);
                 acc.expansion(&raw, splits);
-                self.collect_subs(part, &mut acc.subs, &mut acc.features)?;
+                // A backtick inside double quotes unescapes `\"` too (`"`echo \"a\"`"`):
+                // red-team 41j.
+                let outer = std::mem::replace(&mut self.in_dq, quoting == Quoting::Double);
+                let built = self.collect_subs(part, &mut acc.subs, &mut acc.features);
+                self.in_dq = outer;
+                built?;
             }
         }
         Ok(())
@@ -73,14 +78,27 @@ impl Builder<'_, '_, '_> {
                     SubKind::Command
                 };
                 let offset = self.offset(&pair);
+                // (`$(…)` starts a new quoting context: a backtick in it is not in the outer
+                // double quotes.)
+                let outer = std::mem::replace(&mut self.in_dq, false);
                 for p in pair.into_inner() {
                     if p.as_rule() == Rule::sub_list {
-                        self.enter(offset)?;
+                        if let Err(e) = self.enter(offset) {
+                            self.in_dq = outer;
+                            return Err(e);
+                        }
                         let list = self.build_sub_list(p);
                         self.leave();
-                        subs.push(Sub { kind, list: list? });
+                        match list {
+                            Ok(list) => subs.push(Sub { kind, list }),
+                            Err(e) => {
+                                self.in_dq = outer;
+                                return Err(e);
+                            }
+                        }
                     }
                 }
+                self.in_dq = outer;
                 return Ok(());
             }
             Rule::backtick => {

@@ -126,7 +126,7 @@ impl Scanner<'_> {
                     let raw = self.escape()?;
                     acc.unquoted_escape(raw);
                 }
-                b'`' => self.backquoted(&mut acc)?,
+                b'`' => self.backquoted(&mut acc, false)?,
                 b'<' | b'>' if self.peek_at(1) == Some(b'(') => {
                     self.process_substitution(&mut acc)?;
                 }
@@ -203,7 +203,7 @@ impl Scanner<'_> {
                     acc.dq_escape(raw);
                 }
                 b'$' => self.dollar(acc, Quoting::Double)?,
-                b'`' => self.backquoted(acc)?,
+                b'`' => self.backquoted(acc, true)?,
                 _ => {
                     let rest = self.bytes.get(self.pos..)?;
                     let len = rest
@@ -335,8 +335,9 @@ impl Scanner<'_> {
 
     /// `backtick`: `` `…` ``. The body is unescaped (`\$`, `` \` `` and `\\` lose their
     /// backslash) and scanned as a program whose spans map back to the input, as the tree
-    /// builder's `build_backtick` does. Backquotes inside backquotes decline.
-    fn backquoted(&mut self, acc: &mut WordAcc) -> Fast<()> {
+    /// builder's `build_backtick` does; inside double quotes (`dquote`), `\"` loses its
+    /// backslash too. Backquotes inside backquotes decline.
+    fn backquoted(&mut self, acc: &mut WordAcc, dquote: bool) -> Fast<()> {
         if self.map.is_some() {
             return None;
         }
@@ -353,7 +354,7 @@ impl Scanner<'_> {
         }
         let body = self.slice(body_start, at)?;
         let (text, table) =
-            cook::unescape_backquoted(body, false, |from| self.offset(body_start + from));
+            cook::unescape_backquoted(body, dquote, |from| self.offset(body_start + from));
         self.enter()?;
         let list = Scanner::new(&text, self.original, Some(&table), self.depth).body(None)?;
         self.depth -= 1;

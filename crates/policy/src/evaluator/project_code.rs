@@ -402,14 +402,29 @@ impl Run<'_> {
             }
         }
         let invocations = &self.expansion.invocations;
+        let sequential = !concurrent
+            && invocations.iter().all(|inv| {
+                matches!(
+                    inv.context,
+                    shellgate_parser::Context::Top
+                        | shellgate_parser::Context::Group
+                        | shellgate_parser::Context::Subshell
+                        | shellgate_parser::Context::CaseArm
+                )
+            });
         for (index, judged) in self.judged.iter_mut().enumerate() {
             // What a build makes cannot have brought the program that runs it either (`echo x
             // > t.js; npx jest`: the build's outputs, everything below its directory, hold
             // `node_modules/.bin/jest`).
-            // What a later clause may write cannot have brought the code an earlier one ran
-            // (`./gradlew jar && java -jar app.jar`), unless clauses run alongside one another or
-            // again (a loop).
-            let before = |writer: usize| concurrent || writer < index;
+            // What a later command of the list may write cannot have brought the code an earlier
+            // one ran (`./gradlew jar && java -jar app.jar`), unless clauses run alongside one
+            // another or again (a loop, its condition, a function, a command that runs another
+            // per item: `find -exec sh -c './tool; gcc -o tool …'`); a command a clause runs
+            // cannot have written that clause's own program.
+            let before = |writer: usize| {
+                !runs_inside(invocations, writer, index)
+                    && (!sequential || root(invocations, writer) <= root(invocations, index))
+            };
             let written: Vec<&PathBuf> = known
                 .iter()
                 .chain(
@@ -421,9 +436,7 @@ impl Run<'_> {
                 .chain(
                     outputs
                         .iter()
-                        .filter(|(owner, _)| {
-                            before(*owner) && !runs_inside(invocations, *owner, index)
-                        })
+                        .filter(|(owner, _)| before(*owner))
                         .map(|(_, p)| p),
                 )
                 .collect();
@@ -497,4 +510,17 @@ fn runs_inside(invocations: &[crate::expand::Invocation], inner: usize, outer: u
         }
     }
     false
+}
+
+/// The invocation of the command list that `index` belongs to (itself, or the clause that runs
+/// it, and so on).
+fn root(invocations: &[crate::expand::Invocation], index: usize) -> usize {
+    let mut at = index;
+    for _ in 0..=invocations.len() {
+        match invocations.get(at).and_then(|inv| inv.parent) {
+            Some(parent) => at = parent,
+            None => return at,
+        }
+    }
+    at
 }

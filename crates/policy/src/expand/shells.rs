@@ -618,7 +618,14 @@ pub(super) fn stdin_code(redirects: &[Redirect]) -> StdinCode {
         if let Some(text) = redirect.stdin_text() {
             return StdinCode::Text(text.to_owned());
         }
+        // (`< <(printf 'rm -rf ~')`: a process substitution, no file of the project.)
         if let Some(target) = redirect.read_target() {
+            if !target.literal {
+                return StdinCode::Dynamic(format!(
+                    "its standard input comes from `{}`, which is not known statically",
+                    target.raw
+                ));
+            }
             return StdinCode::File(target.cooked.clone());
         }
         // `<&3`, `<&-`: standard input comes from elsewhere.
