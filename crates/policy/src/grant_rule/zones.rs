@@ -8,8 +8,36 @@ use shellgate_rules::{Access, Decision, Policy, Protected, resolve_path};
 use super::{GrantRefusal, GrantRule};
 use crate::paths;
 
-/// Names no protected glob is about, for [`GrantRule::protected_filter`].
-const ORDINARY_NAMES: &[&str] = &["zz", "zz.txt", ".zz"];
+/// Names no protected glob is about, for [`GrantRule::protected_filter`]: a filter that
+/// selects one of these selects a kind of file (`--include='*.json'` admits `.mcp.json` and
+/// `package.json` alike), not secrets; the walk below the searched directory then looks for
+/// the protected ones that are there.
+const ORDINARY_NAMES: &[&str] = &[
+    "zz",
+    "zz.txt",
+    ".zz",
+    "zz.json",
+    "zz.yaml",
+    "zz.yml",
+    "zz.toml",
+    "zz.js",
+    "zz.ts",
+    "zz.py",
+    "zz.md",
+    "zz.cfg",
+    "zz.ini",
+    "zz.xml",
+    "zz.conf",
+    "zz.properties",
+    "zz.sh",
+    "zz.rb",
+    "zz.go",
+    "zz.rs",
+    "zz.java",
+    "zz.kt",
+    "zz.html",
+    "zz.css",
+];
 
 /// The literal bases of every protected entry's globs for one home directory.
 #[derive(Debug)]
