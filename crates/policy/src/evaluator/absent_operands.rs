@@ -81,10 +81,14 @@ impl Run<'_> {
             // A clause before this one may make the name (`git mv a.c b.c && git checkout b.c`).
             let made =
                 paths::finish(&path, ctx.symlinks).is_some_and(|path| self.written_before(&path));
-            made || !matches!(
-                std::fs::symlink_metadata(&path),
-                Err(e) if e.kind() == ErrorKind::NotFound
-            )
+            let exists = |path: &std::path::Path| {
+                !matches!(
+                    std::fs::symlink_metadata(path),
+                    Err(e) if e.kind() == ErrorKind::NotFound
+                )
+            };
+            // (git also tries `NAME.git` for a repository: red-team 41l.)
+            made || exists(&path) || (lenient && exists(&cwd.join(format!("{}.git", word.cooked))))
         });
         match present {
             Some(word) => SafeVerdict::Unsafe {
