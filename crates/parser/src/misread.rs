@@ -33,6 +33,7 @@ const LOCALE_STRING: &str =
 ///
 /// assert!(misread("echo \"$\\\n(rm -rf ~)\"").is_some());
 /// assert!(misread("echo \"${x:-'$(rm -rf ~)'}\"").is_some());
+/// assert!(misread("echo \"${x:-'}$(rm -rf ~)'}\"").is_some());
 /// assert!(misread("echo $\"hi\"").is_some());
 /// assert_eq!(misread("docker run \\\n  -it alpine && echo \"${x:-'a b'}\" ab\\\ncd"), None);
 /// ```
@@ -65,7 +66,13 @@ pub fn misread(text: &str) -> Option<&'static str> {
     }
     for (at, _) in text.match_indices("${") {
         let inner = expansion_inner(text, at + 2);
-        if inner.contains('\'') && (inner.contains("$(") || inner.contains('`')) {
+        // (A `}` inside the quotes ends the expansion where bash reads it, and the
+        // substitution follows it, up to where the quotes would end it: `"${x:-'}$(rm -rf
+        // ~)'}"`, red-team 41m.)
+        let quoted = quoted_expansion_inner(text, at + 2);
+        let beyond = quoted.get(inner.len()..).unwrap_or_default();
+        let runs = |t: &str| t.contains("$(") || t.contains('`');
+        if inner.contains('\'') && (runs(inner) || runs(beyond)) {
             return Some(QUOTED_DEFAULT);
         }
     }
@@ -150,6 +157,24 @@ const fn word_byte(b: u8) -> bool {
         )
 }
 
+/// [`expansion_inner`] with single-quoted text skipped, as the grammar reads it.
+fn quoted_expansion_inner(text: &str, start: usize) -> &str {
+    let rest = text.get(start..).unwrap_or_default();
+    let mut depth = 0_usize;
+    let mut quoted = false;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            _ if quoted => {}
+            '{' => depth += 1,
+            '}' if depth == 0 => return rest.get(..i).unwrap_or_default(),
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    rest
+}
+
 /// The text of a `${…}` from `start` (after the brace) to its closing brace, nested braces
 /// counted (quotes are not considered), or to the end.
 fn expansion_inner(text: &str, start: usize) -> &str {
@@ -205,6 +230,10 @@ mod tests {
         );
         assert_eq!(misread("echo \"${x-'`rm -rf ~`'}\""), Some(QUOTED_DEFAULT));
         assert_eq!(misread("echo \"${x:-'a b'}\" \"$(date)\""), None);
+        assert_eq!(
+            misread("echo \"${x:-'}$(rm -rf ~)'}\""),
+            Some(QUOTED_DEFAULT)
+        );
     }
 
     #[test]

@@ -229,6 +229,7 @@ table! {
         cwd_flags: Vec<Text> = or_default,
         judged_flags: Vec<Text> = or_default,
         stdin_flags: Vec<Text> = or_default,
+        posix_names: Vec<Text> = or_default,
         judged_values: Vec<Text> = or_default,
         later: bool = or_default,
         path_search: bool = or_default,

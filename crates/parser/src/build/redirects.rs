@@ -82,10 +82,19 @@ impl Builder<'_, '_, '_> {
             // bash removes a line continuation before it reads the delimiter (`<<E\⏎OF` is
             // `EOF`); the grammar reads the delimiter as written, so its body would end
             // elsewhere than bash's.
-            if slot.delimiter_raw.contains("\\\n") {
+            // (Nor does it read a delimiter with `${…}`, `$(…)` or a backquote as bash does: bash
+            // keeps the quotes inside `${a'b'}`, the grammar removes them: red-team 41m.)
+            let raw = &slot.delimiter_raw;
+            // (A backquote within one single-quoted delimiter is a character: `<<'```'`.)
+            let single_quoted = raw.len() > 1
+                && raw.starts_with('\'')
+                && raw.ends_with('\'')
+                && raw.matches('\'').count() == 2;
+            let backquote = raw.contains('`') && !single_quoted;
+            if raw.contains("\\\n") || raw.contains("${") || raw.contains("$(") || backquote {
                 return Err(ParseError::Syntax {
                     kind: DiagnosticKind::Unsupported,
-                    message: "a heredoc delimiter continued on the next line is not read"
+                    message: "a heredoc delimiter continued on the next line, or with `${`, `$(` or a backquote, is not read"
                         .to_owned(),
                     offset: self.offset(&d),
                 });

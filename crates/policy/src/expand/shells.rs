@@ -149,6 +149,20 @@ impl Walker<'_> {
                 }
             }
         };
+        // `sh` may be dash, which has no `$'…'` or `$"…"` quoting: bash's reading of the code
+        // is not dash's (red-team 41m: `sh -c "echo \$'\\' ; rm -rf ~ ; #'"`).
+        let program = words
+            .first()
+            .map(|w| w.cooked.rsplit('/').next().unwrap_or_default());
+        if program.is_some_and(|p| shell.posix_names.iter().any(|n| n == p))
+            && (code.contains("$'") || code.contains("$\""))
+        {
+            self.dynamic(
+                index,
+                "its code quotes with `$'…'` or `$\"…\"`, which a POSIX shell (dash) reads otherwise than bash",
+            );
+            return;
+        }
 
         if shell.split_only {
             let Some(split) = split_words(&code) else {

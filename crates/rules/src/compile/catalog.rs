@@ -292,6 +292,11 @@ impl Builder {
             judged_value_globs,
             later: raw.later,
             path_search: raw.path_search,
+            posix_names: raw
+                .posix_names
+                .iter()
+                .map(|n| n.get_ref().clone())
+                .collect(),
             why: raw.why.as_ref().map(|w| w.get_ref().clone()),
         };
         per_verb(verbs, entry, |e, verb| e.verb = verb, &mut self.shells);

@@ -197,6 +197,10 @@ pub struct Shell {
     /// A script operand without a `/` is looked up in `PATH` before the working directory
     /// (`source env.sh`): which file runs is not known.
     pub path_search: bool,
+    /// Program names among its verbs that may be a POSIX shell (`sh` is dash on Debian),
+    /// which reads `$'…'` and `$"…"` as a `$` and a quoted string: code holding either is not
+    /// known.
+    pub posix_names: Vec<String>,
     /// What it does, for explanations.
     pub why: Option<String>,
 }
