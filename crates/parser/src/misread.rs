@@ -72,7 +72,9 @@ pub fn misread(text: &str) -> Option<&'static str> {
         let quoted = quoted_expansion_inner(text, at + 2);
         let beyond = quoted.get(inner.len()..).unwrap_or_default();
         let runs = |t: &str| t.contains("$(") || t.contains('`');
-        if inner.contains('\'') && (runs(inner) || runs(beyond)) {
+        // (POSIX shells — dash, zsh, `bash --posix` — end it at that brace whatever follows:
+        // `sh -c 'echo "${x:-'"'"'}" ; rm -rf ~ ; "'"'"'}"'`, red-team 41o.)
+        if inner.contains('\'') && (runs(inner) || !beyond.is_empty()) {
             return Some(QUOTED_DEFAULT);
         }
     }

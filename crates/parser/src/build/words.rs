@@ -133,7 +133,17 @@ impl Builder<'_, '_, '_> {
             | Rule::EOI => return Ok(()),
             Rule::param_braced => {
                 features.parameter = true;
-                false
+                // (A backquote inside `${…}` is not in the outer double quotes: bash keeps its
+                // `\"`, red-team 41o.)
+                let outer = std::mem::replace(&mut self.in_dq, false);
+                let offset = self.offset(&pair);
+                self.enter(offset)?;
+                let result = pair
+                    .into_inner()
+                    .try_for_each(|p| self.collect_subs(p, subs, features));
+                self.leave();
+                self.in_dq = outer;
+                return result;
             }
             Rule::arith_sub | Rule::arith_bracket => {
                 features.arithmetic = true;

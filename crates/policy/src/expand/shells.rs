@@ -409,6 +409,11 @@ pub(super) fn find_code(shell: &Shell, words: &[Word]) -> Found {
             return Found::Stdin(i);
         } else if skipped < shell.skip_positionals {
             skipped += 1;
+        } else if shell.skip_positionals > 0 && !shell.join_args && !shell.script_operand {
+            // After the operands it skips, another one is a command with its own options
+            // (`flock FILE python3 -c CODE` runs python3; flock's `-c` comes right after the
+            // file): red-team 41o.
+            return Found::Nothing;
         } else if shell.join_args {
             return Found::Joined(i);
         } else if shell.script_operand {

@@ -197,8 +197,9 @@ pub struct Shell {
     /// A script operand without a `/` is looked up in `PATH` before the working directory
     /// (`source env.sh`): which file runs is not known.
     pub path_search: bool,
-    /// Program names among its verbs that may be a POSIX shell (`sh` is dash on Debian),
-    /// which reads `$'…'` and `$"…"` as a `$` and a quoted string: code holding either is not
+    /// Program names among its verbs that may be a POSIX shell (`sh` is dash on Debian), or
+    /// that hand their code to `sh -c` (`watch`, `flock -c`, `git submodule foreach`): dash
+    /// reads `$'…'` and `$"…"` as a `$` and a quoted string, so code holding either is not
     /// known.
     pub posix_names: Vec<String>,
     /// What it does, for explanations.
