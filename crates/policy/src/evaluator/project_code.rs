@@ -413,14 +413,12 @@ impl Run<'_> {
                 )
             });
         for (index, judged) in self.judged.iter_mut().enumerate() {
-            // What a build makes cannot have brought the program that runs it either (`echo x
-            // > t.js; npx jest`: the build's outputs, everything below its directory, hold
-            // `node_modules/.bin/jest`).
-            // What a later command of the list may write cannot have brought the code an earlier
-            // one ran (`./gradlew jar && java -jar app.jar`), unless clauses run alongside one
-            // another or again (a loop, its condition, a function, a command that runs another
-            // per item: `find -exec sh -c './tool; gcc -o tool …'`); a command a clause runs
-            // cannot have written that clause's own program.
+            // Writes that cannot have brought this clause's code are left out: those of a command
+            // it runs itself (`npx jest`: the build's outputs, everything below its directory,
+            // hold `node_modules/.bin/jest`), and those of a later command of a sequential list
+            // (`./gradlew jar && java -jar app.jar`) — not when clauses run alongside one another
+            // or again (a loop, its condition, a function, a command that runs another per item:
+            // `find -exec sh -c './tool; gcc -o tool …'`).
             let before = |writer: usize| {
                 !runs_inside(invocations, writer, index)
                     && (!sequential || root(invocations, writer) <= root(invocations, index))
