@@ -497,28 +497,22 @@ impl Run<'_> {
     }
 }
 
+/// Invocation `index`, then the clause that runs it, and so on up to its command list's own
+/// (bounded by the number of invocations).
+fn lineage(invocations: &[crate::expand::Invocation], index: usize) -> impl Iterator<Item = usize> {
+    std::iter::successors(Some(index), |&i| {
+        invocations.get(i).and_then(|inv| inv.parent)
+    })
+    .take(invocations.len().saturating_add(1))
+}
+
 /// Whether invocation `inner` is `outer` or runs inside it (a command a wrapper or runner runs).
 fn runs_inside(invocations: &[crate::expand::Invocation], inner: usize, outer: usize) -> bool {
-    let mut at = Some(inner);
-    for _ in 0..=invocations.len() {
-        match at {
-            Some(i) if i == outer => return true,
-            Some(i) => at = invocations.get(i).and_then(|inv| inv.parent),
-            None => return false,
-        }
-    }
-    false
+    lineage(invocations, inner).any(|i| i == outer)
 }
 
 /// The invocation of the command list that `index` belongs to (itself, or the clause that runs
 /// it, and so on).
 fn root(invocations: &[crate::expand::Invocation], index: usize) -> usize {
-    let mut at = index;
-    for _ in 0..=invocations.len() {
-        match invocations.get(at).and_then(|inv| inv.parent) {
-            Some(parent) => at = parent,
-            None => return at,
-        }
-    }
-    at
+    lineage(invocations, index).last().unwrap_or(index)
 }
